@@ -1,0 +1,60 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // Domain and tool packages never know about HTTP frameworks; only apps/server does.
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'packages/ must stay free of HTTP frameworks.' },
+            { group: ['@engram/server', '**/apps/**'], message: 'packages/ must not depend on apps/.' },
+          ],
+        },
+      ],
+      // Configuration is parsed once, in @engram/config.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @engram/config.' }],
+    },
+  },
+  {
+    files: ['packages/config/src/**/*.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['apps/server/src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @engram/config.' }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', '*.config.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+);
