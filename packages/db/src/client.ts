@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import type { Config } from '@engram/config';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema.ts';
+
+/** A drizzle database over either driver; query functions accept this or a transaction of it. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** An open database: the drizzle handle, which engine is behind it, and how to close it. */
+export interface DbHandle {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export interface CreateDbOptions {
+  /** Pool size for postgres.js (default 10). */
+  maxConnections?: number;
+}
+
+/** Thrown when the embedded database directory is already open in another process. */
+export class DatabaseLockedError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The embedded database at ${dataDir} is in use by another Engram process (pid ${pid}). ` +
+        'Stop that process, or point ENGRAM_DATA_DIR at another directory.',
+    );
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+/**
+ * Opens the configured database: postgres.js for `DATABASE_URL`, otherwise PGlite (a real
+ * Postgres engine in-process, with pgvector) in the data directory. `memory://` keeps PGlite in
+ * memory, for tests.
+ */
+export async function createDb(
+  database: Config['database'],
+  options: CreateDbOptions = {},
+): Promise<DbHandle> {
+  if (database.kind === 'postgres') {
+    const client = postgres(database.url, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+      connection: { application_name: 'engram' },
+    });
+    const db = drizzlePostgres({ client: preparedByDefault(client), schema }) as unknown as Database;
+    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+  }
+
+  const inMemory = database.dataDir.startsWith('memory://');
+  const release = inMemory ? () => {} : lockDataDir(database.dataDir);
+  try {
+    const client = await PGlite.create(database.dataDir, {
+      extensions: { vector },
+    });
+    const db = drizzlePglite({ client, schema }) as unknown as Database;
+    return {
+      db,
+      kind: 'pglite',
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/**
+ * Drizzle sends every query through `sql.unsafe(text, params, { prepare: false })`, which costs
+ * postgres.js an extra round trip (describe, then execute) per query. Drizzle's query text is
+ * stable per query shape, so preparing it is safe and about halves the latency of a short query
+ * (measured: 0.36 → 0.15 ms for a primary-key lookup). Transactions and savepoints hand drizzle a
+ * new `sql`, which gets the same treatment.
+ */
+function preparedByDefault(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (text: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(text, params, { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        const original = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: postgres.Sql) => unknown;
+          return original.call(target, ...args, (tx: postgres.Sql) => fn(preparedByDefault(tx)));
+        };
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}
+
+/**
+ * PGlite is single-process: two processes on one data directory corrupt it. A pid file next to
+ * the directory makes the second process fail with a clear message instead; a stale file left by a
+ * crashed process is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  const lockPath = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new DatabaseLockedError(dataDir, holder);
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock the embedded database at ${dataDir} (${lockPath})`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs a hand-written query and returns its rows, whichever driver is behind `db`
+ * (postgres.js answers with an array, PGlite with `{ rows }`).
+ */
+export async function queryRows<T extends Record<string, unknown>>(db: Database, query: SQL): Promise<T[]> {
+  const result: unknown = await db.execute(query);
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []);
+}
+
+/** True when the database answers a trivial query. */
+export async function ping(db: Database): Promise<boolean> {
+  try {
+    await db.execute(sql`select 1`);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
+import { queryRows, type Database } from './client.ts';
+
+/** The checked-in drizzle-kit SQL migrations (`drizzle/` at the repository root). */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+// Same bookkeeping table as drizzle-kit, so `drizzle-kit migrate` and Engram agree on what ran.
+const MIGRATIONS_TABLE = sql`"drizzle"."__drizzle_migrations"`;
+
+// Arbitrary constant; every Engram process migrating the same database takes this lock, so
+// instances started together apply each migration exactly once.
+const MIGRATION_LOCK_KEY = 7_263_551_902;
+
+export interface MigrationResult {
+  applied: number;
+  total: number;
+}
+
+function pending(all: MigrationMeta[], lastAppliedMillis: number | undefined): MigrationMeta[] {
+  return all.filter((m) => lastAppliedMillis === undefined || m.folderMillis > lastAppliedMillis);
+}
+
+/**
+ * Applies the migrations not yet applied, in one transaction, under an advisory lock. Safe to call
+ * at every start and from several instances at once.
+ */
+export async function migrate(db: Database, folder = MIGRATIONS_FOLDER): Promise<MigrationResult> {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  const applied = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    await tx.execute(sql`create schema if not exists "drizzle"`);
+    await tx.execute(
+      sql`create table if not exists ${MIGRATIONS_TABLE} (id serial primary key, hash text not null, created_at bigint)`,
+    );
+    const [last] = await queryRows<{ created_at: string | number }>(
+      tx,
+      sql`select created_at from ${MIGRATIONS_TABLE} order by created_at desc limit 1`,
+    );
+    const todo = pending(migrations, last ? Number(last.created_at) : undefined);
+    for (const migration of todo) {
+      for (const statement of migration.sql) {
+        if (statement.trim()) await tx.execute(sql.raw(statement));
+      }
+      await tx.execute(
+        sql`insert into ${MIGRATIONS_TABLE} (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`,
+      );
+    }
+    return todo.length;
+  });
+  return { applied, total: migrations.length };
+}
+
+/** Migrations in the folder that the database has not applied yet (0 when up to date). */
+export async function pendingMigrations(db: Database, folder = MIGRATIONS_FOLDER): Promise<number> {
+  const migrations = readMigrationFiles({ migrationsFolder: folder });
+  const [exists] = await queryRows<{ present: boolean }>(
+    db,
+    sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
+  );
+  if (!exists?.present) return migrations.length;
+  const [last] = await queryRows<{ created_at: string | number | null }>(
+    db,
+    sql`select max(created_at) as created_at from ${MIGRATIONS_TABLE}`,
+  );
+  const lastMillis = last?.created_at == null ? undefined : Number(last.created_at);
+  return pending(migrations, lastMillis).length;
+}

@@ -1,0 +1,400 @@
+/**
+ * The one drizzle schema of Engram (SPEC §4). Every table carries `workspace_id`; time is the only
+ * versioning primitive: a fact is current while `valid_until` is null.
+ *
+ * Changing this file? Run `npm run db:generate -- --name=<what-changed>` and commit the SQL under
+ * `drizzle/`; migrations are applied at start and by `engram migrate`.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  customType,
+  doublePrecision,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+  vector,
+} from 'drizzle-orm/pg-core';
+
+/** Dimension of every stored embedding: the local embedder and OpenAI (`dimensions: 512`) agree on it. */
+export const EMBEDDING_DIMENSIONS = 512;
+
+export const MEMBER_ROLES = ['owner', 'member', 'reader'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+export const FACT_TYPES = ['observation', 'inference', 'decision'] as const;
+export const MEMORY_OPS = ['add', 'update', 'delete', 'none'] as const;
+export const DURABILITIES = ['durable', 'ephemeral'] as const;
+export const FACT_SOURCES = ['commit', 'import'] as const;
+
+export const CONFLICT_KINDS = ['reversal', 'ambiguity', 'stale', 'value_mismatch', 'cross_scope'] as const;
+export const CONFLICT_DETECTORS = [
+  'narrative_llm',
+  'tier0_entity',
+  'tier2_numeric',
+  'tier2b_cross_scope',
+  'narrative_rules',
+] as const;
+export const SEVERITIES = ['high', 'medium', 'low'] as const;
+export const CONFLICT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
+export const RESOLUTION_TYPES = ['winner', 'merge', 'dismissed'] as const;
+
+export const JOB_STATUSES = ['pending', 'running', 'done', 'failed'] as const;
+export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
+
+const tsvector = customType<{ data: string }>({
+  dataType: () => 'tsvector',
+});
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const tstz = (name: string) => timestamp(name, { withTimezone: true });
+
+/** Quotes a list of literals for a CHECK constraint. */
+const oneOf = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+
+/** Workspace settings, stored as jsonb; every key optional, defaults applied by the domain. */
+export interface WorkspaceSettings {
+  anonymous_mode?: boolean;
+  anon_agents?: boolean;
+  commits_per_agent_per_hour?: number;
+  requests_per_token_per_minute?: number;
+  detective_daily_token_budget?: number;
+}
+
+export const workspaces = pgTable('workspaces', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  engramId: text('engram_id').notNull().unique(),
+  name: text('name').notNull(),
+  settings: jsonb('settings').$type<WorkspaceSettings>().notNull().default({}),
+  createdAt: createdAt(),
+  deletedAt: tstz('deleted_at'),
+});
+
+export const members = pgTable(
+  'members',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    displayName: text('display_name'),
+    createdAt: createdAt(),
+    removedAt: tstz('removed_at'),
+  },
+  (t) => [
+    unique('members_workspace_id_id_key').on(t.workspaceId, t.id),
+    check('members_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+  ],
+);
+
+export const tokens = pgTable(
+  'tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id').notNull(),
+    memberId: uuid('member_id').notNull(),
+    /** SHA-256 (hex) of the bearer token; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    label: text('label'),
+    createdAt: createdAt(),
+    lastUsedAt: tstz('last_used_at'),
+    revokedAt: tstz('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('tokens_token_hash_key').on(t.tokenHash),
+    index('tokens_workspace_member_idx').on(t.workspaceId, t.memberId),
+    // Composite key: a token can only belong to a member of its own workspace.
+    foreignKey({
+      name: 'tokens_member_fk',
+      columns: [t.workspaceId, t.memberId],
+      foreignColumns: [members.workspaceId, members.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+export const invites = pgTable(
+  'invites',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    createdByMemberId: uuid('created_by_member_id'),
+    usesRemaining: integer('uses_remaining').notNull(),
+    expiresAt: tstz('expires_at').notNull(),
+    revokedAt: tstz('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('invites_workspace_idx').on(t.workspaceId),
+    check('invites_uses_remaining_check', sql`${t.usesRemaining} >= 0`),
+    check('invites_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+  ],
+);
+
+export const agents = pgTable(
+  'agents',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id').notNull(),
+    memberId: uuid('member_id'),
+    label: text('label'),
+    firstSeenAt: tstz('first_seen_at').notNull().defaultNow(),
+    lastSeenAt: tstz('last_seen_at').notNull().defaultNow(),
+    totalCommits: integer('total_commits').notNull().default(0),
+    flaggedCommits: integer('flagged_commits').notNull().default(0),
+  },
+  (t) => [primaryKey({ name: 'agents_pkey', columns: [t.workspaceId, t.agentId] })],
+);
+
+/** One entity extracted from a fact's content (SPEC §6: subject-qualified slots). */
+export interface FactEntity {
+  /** Subject-qualified slot, e.g. `auth.rate_limit`. */
+  slot: string;
+  type: string;
+  value: string | number | boolean;
+  unit?: string;
+  /** Value normalized to the unit family's base (seconds, bytes, ...) for numeric comparison. */
+  normalized?: number;
+}
+
+export const facts = pgTable(
+  'facts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    lineageId: uuid('lineage_id').notNull(),
+    content: text('content').notNull(),
+    contentHash: text('content_hash').notNull(),
+    scope: text('scope').notNull(),
+    confidence: doublePrecision('confidence').notNull(),
+    factType: text('fact_type', { enum: FACT_TYPES }).notNull().default('observation'),
+    agentId: text('agent_id').notNull(),
+    memberId: uuid('member_id'),
+    provenance: text('provenance'),
+    entities: jsonb('entities').$type<FactEntity[]>().notNull().default([]),
+    keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
+    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
+    embeddingModel: text('embedding_model'),
+    tsv: tsvector('tsv').generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${facts.content})`),
+    committedAt: tstz('committed_at').notNull().defaultNow(),
+    validFrom: tstz('valid_from').notNull().defaultNow(),
+    validUntil: tstz('valid_until'),
+    ttlDays: integer('ttl_days'),
+    /** When a TTL runs out; the expiry sweep closes `valid_until` at this instant. */
+    expiresAt: tstz('expires_at'),
+    memoryOp: text('memory_op', { enum: MEMORY_OPS }).notNull().default('add'),
+    supersedesFactId: uuid('supersedes_fact_id'),
+    durability: text('durability', { enum: DURABILITIES }).notNull().default('durable'),
+    queryHits: integer('query_hits').notNull().default(0),
+    corroboratingAgents: integer('corroborating_agents').notNull().default(0),
+    source: text('source', { enum: FACT_SOURCES }).notNull().default('commit'),
+    /** Tombstone: the content was erased on request; the row (and its window) is kept. */
+    erasedAt: tstz('erased_at'),
+  },
+  (t) => [
+    index('facts_workspace_scope_valid_idx').on(t.workspaceId, t.scope, t.validUntil),
+    index('facts_workspace_content_hash_idx').on(t.workspaceId, t.contentHash),
+    index('facts_workspace_lineage_idx').on(t.workspaceId, t.lineageId),
+    index('facts_workspace_window_idx').on(t.workspaceId, t.validFrom, t.validUntil),
+    index('facts_workspace_committed_idx').on(t.workspaceId, t.committedAt),
+    index('facts_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.validUntil} is null and ${t.expiresAt} is not null`),
+    index('facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('facts_tsv_gin_idx').using('gin', t.tsv),
+    check('facts_confidence_check', sql`${t.confidence} >= 0 and ${t.confidence} <= 1`),
+    check('facts_fact_type_check', sql`${t.factType} in (${oneOf(FACT_TYPES)})`),
+    check('facts_memory_op_check', sql`${t.memoryOp} in (${oneOf(MEMORY_OPS)})`),
+    check('facts_durability_check', sql`${t.durability} in (${oneOf(DURABILITIES)})`),
+    check('facts_source_check', sql`${t.source} in (${oneOf(FACT_SOURCES)})`),
+    check('facts_window_check', sql`${t.validUntil} is null or ${t.validUntil} >= ${t.validFrom}`),
+  ],
+);
+
+export const conflicts = pgTable(
+  'conflicts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: CONFLICT_KINDS }).notNull(),
+    /** A yes/no question a human can answer without reading the raw facts. */
+    question: text('question').notNull(),
+    explanation: text('explanation'),
+    detectedBy: text('detected_by', { enum: CONFLICT_DETECTORS }).notNull(),
+    severity: text('severity', { enum: SEVERITIES }).notNull(),
+    status: text('status', { enum: CONFLICT_STATUSES }).notNull().default('open'),
+    /** Sorted fact ids joined with ','; the same set is never raised twice in a workspace. */
+    factSetKey: text('fact_set_key').notNull(),
+    detectedAt: tstz('detected_at').notNull().defaultNow(),
+    resolvedAt: tstz('resolved_at'),
+    resolvedByMemberId: uuid('resolved_by_member_id'),
+    resolutionType: text('resolution_type', { enum: RESOLUTION_TYPES }),
+    resolution: text('resolution'),
+    winningFactId: uuid('winning_fact_id'),
+  },
+  (t) => [
+    unique('conflicts_workspace_fact_set_key').on(t.workspaceId, t.factSetKey),
+    index('conflicts_workspace_status_idx').on(t.workspaceId, t.status),
+    check('conflicts_kind_check', sql`${t.kind} in (${oneOf(CONFLICT_KINDS)})`),
+    check('conflicts_detected_by_check', sql`${t.detectedBy} in (${oneOf(CONFLICT_DETECTORS)})`),
+    check('conflicts_severity_check', sql`${t.severity} in (${oneOf(SEVERITIES)})`),
+    check('conflicts_status_check', sql`${t.status} in (${oneOf(CONFLICT_STATUSES)})`),
+  ],
+);
+
+export const conflictFacts = pgTable(
+  'conflict_facts',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    conflictId: uuid('conflict_id')
+      .notNull()
+      .references(() => conflicts.id, { onDelete: 'cascade' }),
+    factId: uuid('fact_id')
+      .notNull()
+      .references(() => facts.id, { onDelete: 'cascade' }),
+  },
+  (t) => [
+    primaryKey({ name: 'conflict_facts_pkey', columns: [t.conflictId, t.factId] }),
+    index('conflict_facts_workspace_fact_idx').on(t.workspaceId, t.factId),
+  ],
+);
+
+export const detectionFeedback = pgTable(
+  'detection_feedback',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    conflictId: uuid('conflict_id')
+      .notNull()
+      .references(() => conflicts.id, { onDelete: 'cascade' }),
+    factSetKey: text('fact_set_key').notNull(),
+    feedback: text('feedback', { enum: ['true_positive', 'false_positive'] }).notNull(),
+    memberId: uuid('member_id'),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+  },
+  (t) => [index('detection_feedback_workspace_idx').on(t.workspaceId, t.factSetKey)],
+);
+
+export const detectionJobs = pgTable(
+  'detection_jobs',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** The fact whose commit (or import, or promotion) asked for detection. */
+    triggerFactId: uuid('trigger_fact_id'),
+    reason: text('reason').notNull().default('commit'),
+    status: text('status', { enum: JOB_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    runAfter: tstz('run_after').notNull().defaultNow(),
+    /** Visibility timeout: a running job whose lock has lapsed is claimed again. */
+    lockedUntil: tstz('locked_until'),
+    lockedBy: text('locked_by'),
+    runId: uuid('run_id'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [
+    index('detection_jobs_claim_idx').on(t.status, t.runAfter),
+    index('detection_jobs_workspace_status_idx').on(t.workspaceId, t.status),
+    check('detection_jobs_status_check', sql`${t.status} in (${oneOf(JOB_STATUSES)})`),
+  ],
+);
+
+export const detectionRuns = pgTable(
+  'detection_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: RUN_STATUSES }).notNull().default('running'),
+    startedAt: tstz('started_at').notNull().defaultNow(),
+    finishedAt: tstz('finished_at'),
+    durationMs: integer('duration_ms'),
+    jobsCoalesced: integer('jobs_coalesced').notNull().default(0),
+    factsRead: integer('facts_read').notNull().default(0),
+    conflictsRaised: integer('conflicts_raised').notNull().default(0),
+    factsRetired: integer('facts_retired').notNull().default(0),
+    llmCalls: integer('llm_calls').notNull().default(0),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    /** Seed of the run's randomness (forgetting curve), so a run can be replayed exactly. */
+    seed: text('seed'),
+    error: text('error'),
+  },
+  (t) => [
+    index('detection_runs_workspace_started_idx').on(t.workspaceId, t.startedAt),
+    check('detection_runs_status_check', sql`${t.status} in (${oneOf(RUN_STATUSES)})`),
+  ],
+);
+
+export const scopePermissions = pgTable(
+  'scope_permissions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id').notNull(),
+    memberId: uuid('member_id').notNull(),
+    /** Hierarchical: `payments` covers `payments/webhooks`. */
+    scopePrefix: text('scope_prefix').notNull(),
+    canRead: boolean('can_read').notNull().default(true),
+    canWrite: boolean('can_write').notNull().default(true),
+    validFrom: tstz('valid_from'),
+    validUntil: tstz('valid_until'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('scope_permissions_workspace_member_idx').on(t.workspaceId, t.memberId),
+    foreignKey({
+      name: 'scope_permissions_member_fk',
+      columns: [t.workspaceId, t.memberId],
+      foreignColumns: [members.workspaceId, members.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** Null only for calls that never reached a workspace (e.g. a rejected operator token). */
+    workspaceId: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'cascade' }),
+    memberId: uuid('member_id'),
+    tokenId: uuid('token_id'),
+    actor: text('actor', { enum: ['member', 'operator', 'invite', 'anonymous', 'system'] }).notNull(),
+    /** Tool name (`engram_commit`) or route (`POST /api/v1/facts/import`). */
+    action: text('action').notNull(),
+    /** Argument summary: shapes and sizes, never secrets or full content. */
+    summary: jsonb('summary').$type<Record<string, unknown>>().notNull().default({}),
+    outcome: text('outcome', { enum: ['ok', 'error', 'denied'] }).notNull(),
+    errorCode: text('error_code'),
+    durationMs: integer('duration_ms').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_workspace_created_idx').on(t.workspaceId, t.createdAt)],
+);

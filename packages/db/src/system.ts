@@ -1,0 +1,88 @@
+/**
+ * The cross-tenant operations, kept few and named for what they are. Everything else goes
+ * through a {@link TenantDb}.
+ */
+import { and, asc, count, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Database } from './client.ts';
+import { members, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
+
+/** Who a bearer token speaks for. */
+export interface TokenOwner {
+  tokenId: string;
+  workspaceId: string;
+  engramId: string;
+  workspaceName: string;
+  settings: WorkspaceSettings;
+  memberId: string;
+  role: MemberRole;
+  displayName: string | null;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Resolves a token hash to its member and workspace, across all tenants (the hash is the only
+ * thing a caller proves). Revoked tokens, removed members and deleted workspaces resolve to null.
+ */
+export async function findTokenOwnerByHash(db: Database, tokenHash: string): Promise<TokenOwner | null> {
+  const [row] = await db
+    .select({
+      tokenId: tokens.id,
+      workspaceId: workspaces.id,
+      engramId: workspaces.engramId,
+      workspaceName: workspaces.name,
+      settings: workspaces.settings,
+      memberId: members.id,
+      role: members.role,
+      displayName: members.displayName,
+      lastUsedAt: tokens.lastUsedAt,
+    })
+    .from(tokens)
+    .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(
+      and(
+        eq(tokens.tokenHash, tokenHash),
+        isNull(tokens.revokedAt),
+        isNull(members.removedAt),
+        isNull(workspaces.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+/** Records use of a token, at most once per `minIntervalMs` so reads do not turn into writes. */
+export async function touchToken(db: Database, tokenId: string, minIntervalMs = 60_000): Promise<void> {
+  const threshold = new Date(Date.now() - minIntervalMs);
+  await db
+    .update(tokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(tokens.id, tokenId), or(isNull(tokens.lastUsedAt), lt(tokens.lastUsedAt, threshold))));
+}
+
+/** Creates a tenant. Its members, tokens and invites are then written through its TenantDb. */
+export async function insertWorkspace(
+  db: Database,
+  values: { engramId: string; name: string; settings: WorkspaceSettings },
+) {
+  const [row] = await db.insert(workspaces).values(values).returning();
+  if (!row) throw new Error('insert into workspaces returned no row');
+  return row;
+}
+
+/** Number of live workspaces (the embedded start-up creates a default one when there are none). */
+export async function countWorkspaces(db: Database): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(workspaces).where(isNull(workspaces.deletedAt));
+  return row?.n ?? 0;
+}
+
+/** The first workspace created that is still live (embedded mode's default). */
+export async function findOldestWorkspace(db: Database) {
+  const [row] = await db
+    .select()
+    .from(workspaces)
+    .where(isNull(workspaces.deletedAt))
+    .orderBy(asc(workspaces.createdAt))
+    .limit(1);
+  return row ?? null;
+}
