@@ -1,0 +1,84 @@
+/**
+ * Typed domain errors. Each has a stable `code` (part of the API contract: clients branch on it),
+ * the HTTP status it maps to, and a message that tells the caller what to change. The web layer
+ * maps them in one place; MCP tools turn them into `isError` results.
+ */
+
+/** Stable error codes and the HTTP status each maps to. */
+export const ERROR_STATUS = {
+  invalid_input: 400,
+  unauthorized: 401,
+  invalid_token: 401,
+  invite_invalid: 400,
+  invite_expired: 410,
+  invite_revoked: 410,
+  invite_used_up: 410,
+  forbidden: 403,
+  admin_disabled: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One field-level problem of an invalid input. */
+export interface FieldProblem {
+  /** Dotted path of the field, e.g. `invite.max_uses`; empty for the whole input. */
+  field: string;
+  message: string;
+}
+
+/** An error the caller can act on. */
+export class EngramError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'EngramError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = details;
+  }
+}
+
+/** The input failed validation; `problems` names each field and what it must be. */
+export class InvalidInputError extends EngramError {
+  readonly problems: FieldProblem[];
+
+  constructor(problems: FieldProblem[]) {
+    const summary = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; ');
+    super('invalid_input', `Invalid input: ${summary}`, { problems });
+    this.problems = problems;
+  }
+}
+
+export const unauthorized = (message = 'Authentication required: send `Authorization: Bearer <token>`.') =>
+  new EngramError('unauthorized', message);
+
+export const invalidToken = () =>
+  new EngramError(
+    'invalid_token',
+    'The bearer token is not valid: it may have been revoked, or mistyped. Ask a workspace owner for a new token.',
+  );
+
+export const forbidden = (message: string) => new EngramError('forbidden', message);
+
+export const notFound = (what: string) => new EngramError('not_found', `${what} was not found.`);
+
+/** Converts zod issues into field problems with dotted paths. */
+export function problemsFromZod(issues: readonly { path: PropertyKey[]; message: string }[]): FieldProblem[] {
+  return issues.map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}

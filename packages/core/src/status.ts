@@ -1,0 +1,66 @@
+import { conflicts, facts, forWorkspace, type Database } from '@engram/db';
+import { count, eq, isNull } from 'drizzle-orm';
+import type { MemberPrincipal } from './auth.ts';
+
+/** What `engram_status` reports to a connected member. */
+export interface StatusReport {
+  status: 'ready';
+  engram_id: string;
+  workspace: { id: string; name: string };
+  member: { id: string; role: string; display_name: string | null };
+  memory: { current_facts: number; open_conflicts: number };
+  detective: { narrative: 'on' | 'off'; model: string | null; note: string };
+  next_prompt: string;
+}
+
+export interface StatusOptions {
+  llm: { enabled: boolean; model: string };
+  /** Tools this caller can use; the next prompt only mentions these. */
+  tools: readonly string[];
+}
+
+/** Reads the caller's workspace and says where they stand and what to tell the user next. */
+export async function getStatus(db: Database, principal: MemberPrincipal, options: StatusOptions): Promise<StatusReport> {
+  const tenant = forWorkspace(db, principal.workspaceId);
+  const [factCount, conflictCount] = await Promise.all([
+    tenant.db.select({ n: count() }).from(facts).where(tenant.where(facts, isNull(facts.validUntil))),
+    tenant.db.select({ n: count() }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open'))),
+  ]);
+  const memory = { current_facts: factCount[0]?.n ?? 0, open_conflicts: conflictCount[0]?.n ?? 0 };
+  const detective = options.llm.enabled
+    ? {
+        narrative: 'on' as const,
+        model: options.llm.model,
+        note: `The narrative detective (${options.llm.model}) reads this workspace's story after each commit.`,
+      }
+    : {
+        narrative: 'off' as const,
+        model: null,
+        note: 'The narrative detective is off: this server has no OPENAI_API_KEY. Deterministic conflict checks still run.',
+      };
+  return {
+    status: 'ready',
+    engram_id: principal.engramId,
+    workspace: { id: principal.workspaceId, name: principal.workspaceName },
+    member: { id: principal.memberId, role: principal.role, display_name: principal.displayName },
+    memory,
+    detective,
+    next_prompt: readyPrompt(principal, memory, options.tools),
+  };
+}
+
+function readyPrompt(principal: MemberPrincipal, memory: StatusReport['memory'], tools: readonly string[]): string {
+  const lines = [
+    `Engram is connected: workspace "${principal.workspaceName}" (${principal.engramId}), you are ${article(principal.role)} ${principal.role}.`,
+    `Team memory holds ${plural(memory.current_facts, 'current fact')} and ${plural(memory.open_conflicts, 'open conflict')}.`,
+  ];
+  if (tools.includes('engram_query')) lines.push('Before starting work on an area of the codebase, call engram_query for it.');
+  if (tools.includes('engram_commit')) lines.push('After verifying something worth keeping, call engram_commit.');
+  if (memory.open_conflicts > 0 && tools.includes('engram_conflicts')) {
+    lines.push('Call engram_conflicts to see where the team\'s memory disagrees.');
+  }
+  return lines.join(' ');
+}
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -1,0 +1,3 @@
+export * from './http.ts';
+export * from './server.ts';
+export * from './tool.ts';

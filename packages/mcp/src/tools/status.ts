@@ -1,0 +1,42 @@
+import { getStatus } from '@engram/core';
+import { z } from 'zod';
+import { defineTool } from '../tool.ts';
+
+const StatusOutput = z.object({
+  status: z.enum(['unconfigured', 'joining', 'ready']).describe('Where this caller stands with Engram.'),
+  engram_id: z.string().optional().describe('The workspace id, e.g. ENG-X7K2-P9M4.'),
+  workspace: z.object({ id: z.string(), name: z.string() }).optional(),
+  member: z
+    .object({ id: z.string(), role: z.string(), display_name: z.string().nullable() })
+    .optional()
+    .describe('The member this token belongs to.'),
+  memory: z
+    .object({ current_facts: z.number().int(), open_conflicts: z.number().int() })
+    .optional()
+    .describe('Size of the team memory right now.'),
+  detective: z
+    .object({ narrative: z.enum(['on', 'off']), model: z.string().nullable(), note: z.string() })
+    .optional()
+    .describe('Whether the LLM narrative detective is running on this server.'),
+  next_prompt: z.string().describe('What to tell the user next, in your own words.'),
+});
+
+/** `engram_status`: the entry point an agent calls first. */
+export const statusTool = defineTool({
+  name: 'engram_status',
+  title: 'Engram status',
+  description: [
+    'Check whether Engram (the team\'s shared memory for this codebase) is set up and what to do next.',
+    '',
+    'Call this FIRST in every session, before any other engram_* tool, and again whenever another tool',
+    'says setup is incomplete. It is cheap and changes nothing.',
+    '',
+    'Read `next_prompt` in the result and tell the user what it says (in your own words, keeping every',
+    'command, key and URL exact). When `status` is "ready", no setup is needed: carry on with the task.',
+  ].join('\n'),
+  input: z.object({}).strict(),
+  output: StatusOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  availableTo: () => true,
+  handler: (_args, ctx) => getStatus(ctx.db, ctx.principal, { llm: ctx.llm, tools: ctx.tools }),
+});
