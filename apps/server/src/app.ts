@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import { ENGRAM_VERSION } from '@engram/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AppContext } from './context.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerRequestGuard } from './plugins/request-guard.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { healthRoutes } from './routes/health.ts';
+import { homeRoutes } from './routes/home.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+import { wellKnownRoutes } from './routes/well-known.ts';
+
+export interface BuildAppOptions {
+  /** The process logger; tests pass a silent or capturing one. */
+  logger: FastifyBaseLogger;
+}
+
+/**
+ * Builds the Engram HTTP app (not listening): MCP at `/mcp`, REST under `/api/v1`, health checks,
+ * one error handler, Host/Origin validation. `server.ts` listens; tests call `inject()`.
+ */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: () => randomUUID(),
+    bodyLimit: 1_048_576,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  registerRequestGuard(app, ctx.config);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Engram API', version: ENGRAM_VERSION },
+      components: {
+        securitySchemes: {
+          memberToken: { type: 'http', scheme: 'bearer', description: 'A member token (egm_...)' },
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'ENGRAM_ADMIN_TOKEN' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(async (scope) => healthRoutes(scope, ctx));
+  await app.register(async (scope) => wellKnownRoutes(scope, ctx));
+  await app.register(async (scope) => mcpRoutes(scope, ctx));
+  await app.register(async (scope) => adminRoutes(scope, ctx));
+  await app.register(async (scope) => homeRoutes(scope, ctx));
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * The `engram` command: start the service, run migrations, provision a workspace.
+ * Configuration comes from the environment (see README); a bad value stops here with a message
+ * naming the variable.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '@engram/config';
+import { provisionWorkspace } from '@engram/core';
+import { createDb, migrate } from '@engram/db';
+import { startupBanner } from './banner.ts';
+import { resolveSecret } from './local-state.ts';
+import { createLogger } from './logger.ts';
+import { startServer } from './server.ts';
+
+const USAGE = `Usage: engram <command> [options]
+
+Commands:
+  start                     Start the service (applies migrations first)
+  migrate                   Apply database migrations and exit
+  workspace create          Create a workspace; prints its owner token and invite key
+      --name <name>           Workspace name
+      --owner-name <name>     Owner's display name
+      --anonymous             Strip member identity from stored facts
+      --anon-agents           Replace agent ids with per-session random ids
+      --json                  Print JSON instead of text
+  help                      Show this message
+
+Configuration is read from environment variables; see README.md.`;
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+async function start(config: Config): Promise<void> {
+  const logger = createLogger(config);
+  const server = await startServer(config, logger);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.stdout.write(
+    `${startupBanner({ config, baseUrl: server.baseUrl, local: server.local, readyMs: performance.now() })}\n`,
+  );
+}
+
+async function runMigrate(config: Config): Promise<void> {
+  const db = await createDb(config.database);
+  try {
+    const result = await migrate(db.db);
+    process.stdout.write(`Migrations: ${result.applied} applied, ${result.total} in total; the database is up to date.\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function createWorkspace(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      'owner-name': { type: 'string' },
+      anonymous: { type: 'boolean', default: false },
+      'anon-agents': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const db = await createDb(config.database);
+  try {
+    await migrate(db.db);
+    const created = await provisionWorkspace(db.db, resolveSecret(config), {
+      name: values.name,
+      owner_display_name: values['owner-name'],
+      anonymous_mode: values.anonymous,
+      anon_agents: values['anon-agents'],
+    });
+    const mcpUrl = `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`;
+    const result = {
+      workspace_id: created.workspaceId,
+      engram_id: created.engramId,
+      name: created.name,
+      owner_token: created.ownerToken,
+      invite_key: created.inviteKey,
+      invite_expires_at: created.inviteExpiresAt.toISOString(),
+      mcp_url: mcpUrl,
+    };
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      process.stdout.write(
+        [
+          `Workspace "${result.name}" created: ${result.engram_id}`,
+          `  MCP URL      ${result.mcp_url}`,
+          `  Owner token  ${result.owner_token}`,
+          `  Invite key   ${result.invite_key}`,
+          `  (invite expires ${result.invite_expires_at}; the token and key are shown only now)`,
+          '',
+        ].join('\n'),
+      );
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  switch (command) {
+    case 'start':
+      await start(config);
+      return -1; // keeps running
+    case 'migrate':
+      await runMigrate(config);
+      return 0;
+    case 'workspace':
+      if (rest[0] === 'create') {
+        await createWorkspace(config, rest.slice(1));
+        return 0;
+      }
+      process.stderr.write(`Unknown workspace command "${rest[0] ?? ''}". Try: engram workspace create --name <name>\n`);
+      return 2;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

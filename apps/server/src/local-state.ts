@@ -1,0 +1,91 @@
+/**
+ * Embedded mode's state in the data directory: the generated server secret and the default
+ * workspace's owner token, so `npm start` works on a fresh clone and prints the same token after a
+ * restart. Both files are written with mode 0600.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '@engram/config';
+import { authenticateToken, EngramError, issueToken, provisionWorkspace } from '@engram/core';
+import { countWorkspaces, findOldestWorkspace, forWorkspace, members, type Database } from '@engram/db';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { z } from 'zod';
+
+const SECRET_FILE = 'secret';
+const LOCAL_WORKSPACE_FILE = 'local-workspace.json';
+
+function writePrivate(file: string, contents: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, contents, { mode: 0o600 });
+}
+
+/**
+ * The server secret: `ENGRAM_SECRET`, or in embedded mode one generated once into the data
+ * directory. (Configuration refuses Postgres without ENGRAM_SECRET, so this never invents a secret
+ * for a shared deployment.)
+ */
+export function resolveSecret(config: Config): string {
+  if (config.secret) return config.secret;
+  if (config.database.kind !== 'pglite') {
+    throw new Error('ENGRAM_SECRET is required with DATABASE_URL');
+  }
+  const file = path.join(config.dataDir, SECRET_FILE);
+  if (fs.existsSync(file)) {
+    const stored = fs.readFileSync(file, 'utf8').trim();
+    if (stored.length >= 32) return stored;
+  }
+  const secret = randomBytes(48).toString('base64url');
+  writePrivate(file, `${secret}\n`);
+  return secret;
+}
+
+const LocalWorkspace = z.object({ workspace_id: z.uuid(), engram_id: z.string(), owner_token: z.string() });
+export type LocalWorkspace = z.infer<typeof LocalWorkspace> & { created: boolean };
+
+function readLocalWorkspace(file: string): z.infer<typeof LocalWorkspace> | undefined {
+  try {
+    return LocalWorkspace.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The embedded default workspace: the one recorded in the data directory if its token still works;
+ * otherwise the first run creates one, and a data directory that lost its token file gets a new
+ * owner token for its oldest workspace.
+ */
+export async function ensureLocalWorkspace(db: Database, secret: string, dataDir: string): Promise<LocalWorkspace> {
+  const file = path.join(dataDir, LOCAL_WORKSPACE_FILE);
+  const recorded = readLocalWorkspace(file);
+  if (recorded) {
+    try {
+      await authenticateToken(db, recorded.owner_token);
+      return { ...recorded, created: false };
+    } catch (error) {
+      if (!(error instanceof EngramError)) throw error;
+    }
+  }
+
+  let local: z.infer<typeof LocalWorkspace>;
+  let created = false;
+  if ((await countWorkspaces(db)) === 0) {
+    const provisioned = await provisionWorkspace(db, secret, { name: 'Local workspace' });
+    local = { workspace_id: provisioned.workspaceId, engram_id: provisioned.engramId, owner_token: provisioned.ownerToken };
+    created = true;
+  } else {
+    const workspace = await findOldestWorkspace(db);
+    if (!workspace) throw new Error('no live workspace found');
+    const tenant = forWorkspace(db, workspace.id);
+    const [owner] = await tenant
+      .select(members, and(eq(members.role, 'owner'), isNull(members.removedAt)))
+      .orderBy(asc(members.createdAt))
+      .limit(1);
+    if (!owner) throw new Error(`workspace ${workspace.engramId} has no owner`);
+    const { token } = await issueToken(tenant, owner.id, 'local owner token');
+    local = { workspace_id: workspace.id, engram_id: workspace.engramId, owner_token: token };
+  }
+  writePrivate(file, `${JSON.stringify(local, null, 2)}\n`);
+  return { ...local, created };
+}

@@ -1,0 +1,73 @@
+import { EngramError, InvalidInputError, problemsFromZod, type FieldProblem } from '@engram/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/** The body of every error response. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown>; request_id: string };
+}
+
+/** Fastify's own 4xx errors, mapped to Engram codes and messages that say what to change. */
+function fastifyClientError(error: FastifyError): EngramError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new InvalidInputError([{ field: '', message: 'the request body is empty; send a JSON object' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new InvalidInputError([{ field: '', message: 'the request body is not valid JSON' }]);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new EngramError('payload_too_large', 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new EngramError('unsupported_media_type', 'Send the body as application/json.');
+    default:
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        return new EngramError('invalid_input', error.message);
+      }
+      return undefined;
+  }
+}
+
+/** Sends an Engram error with its status and the headers its code implies. */
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: EngramError): FastifyReply {
+  const retryAfter = error.details?.retry_after_seconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  const body: ErrorBody = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      request_id: request.id,
+    },
+  };
+  return reply.code(error.status).send(body);
+}
+
+/**
+ * One error handler for the whole app: domain errors keep their code and message, validation
+ * failures name each field, and any 5xx is logged and answered without internals.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof EngramError) return sendError(reply, request, error);
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const problems: FieldProblem[] = problemsFromZod(
+        error.validation.map((v) => ({
+          path: v.instancePath.split('/').filter(Boolean),
+          message: v.message ?? 'is invalid',
+        })),
+      );
+      return sendError(reply, request, new InvalidInputError(problems));
+    }
+    const client = fastifyClientError(error);
+    if (client) return sendError(reply, request, client);
+
+    request.log.error({ err: error }, 'request failed');
+    const body: ErrorBody = {
+      error: { code: 'internal', message: 'Internal server error.', request_id: request.id },
+    };
+    return reply.code(500).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, request, new EngramError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+}

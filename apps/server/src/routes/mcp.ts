@@ -1,0 +1,52 @@
+import { EngramError } from '@engram/core';
+import { handleMcpRequest } from '@engram/mcp';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { requireMember } from '../plugins/auth.ts';
+
+// Hop-by-hop and body-framing headers describe the incoming socket, not the MCP message.
+const SKIPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/** The web-standard Request the MCP transport reads (the body is passed already parsed). */
+function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
+}
+
+/** `/mcp`: MCP Streamable HTTP, stateless, bearer-authenticated. */
+export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
+
+  app.post('/mcp', async (request, reply) => {
+    const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+    const response = await handleMcpRequest(
+      toWebRequest(request, 'http://engram.invalid'),
+      { db: ctx.db.db, principal, llm, log: request.log },
+      request.body,
+    );
+    // JSON-mode responses are small and complete: sending the text avoids piping a web stream.
+    void reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    return reply.send(response.body ? await response.text() : undefined);
+  });
+
+  // Stateless server: there is no session to stream to (GET) or to end (DELETE).
+  const notAllowed = async () => {
+    throw new EngramError(
+      'method_not_allowed',
+      'This MCP endpoint is stateless: send JSON-RPC messages with POST; GET streams and DELETE are not used.',
+    );
+  };
+  app.get('/mcp', async (request, reply) => {
+    void reply.header('allow', 'POST');
+    return notAllowed();
+  });
+  app.delete('/mcp', async (request, reply) => {
+    void reply.header('allow', 'POST');
+    return notAllowed();
+  });
+}

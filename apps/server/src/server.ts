@@ -1,0 +1,59 @@
+import type { Config } from '@engram/config';
+import { createDb, migrate, type DbHandle } from '@engram/db';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { ensureLocalWorkspace, resolveSecret, type LocalWorkspace } from './local-state.ts';
+
+/** A listening Engram server. */
+export interface RunningServer {
+  app: FastifyInstance;
+  db: DbHandle;
+  /** Where clients reach it (ENGRAM_PUBLIC_URL, or derived from the bound address). */
+  baseUrl: string;
+  /** Embedded mode's default workspace and owner token. */
+  local: LocalWorkspace | undefined;
+  /** Stops accepting requests, waits for in-flight ones, closes the database. */
+  close(): Promise<void>;
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/**
+ * Opens the database, applies migrations, ensures embedded mode's default workspace, and listens.
+ */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const db = await createDb(config.database);
+  try {
+    const migrations = await migrate(db.db);
+    if (migrations.applied > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
+    const secret = resolveSecret(config);
+    const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir) : undefined;
+
+    const app = await buildApp({ config, db, secret }, { logger });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;
+
+    return {
+      app,
+      db,
+      baseUrl,
+      local,
+      close: async () => {
+        try {
+          await app.close();
+        } finally {
+          await db.close();
+        }
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
