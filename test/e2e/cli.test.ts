@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli, startCli } from '../support/cli.ts';
+
+describe('engram CLI', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-cli-'));
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts on a fresh data dir, prints the banner, serves MCP with the printed token, stops on SIGTERM', async () => {
+    const cli = await startCli(cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' }));
+    try {
+      expect(cli.banner).toMatch(/Engram is ready/);
+      expect(cli.banner).toMatch(/\(created now\)/);
+      expect(cli.mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      expect(cli.dashboardUrl).toBe(cli.mcpUrl.replace(/mcp$/, ''));
+      expect(cli.ownerToken).toMatch(/^egm_/);
+      expect(cli.banner).toContain(`claude mcp add --transport http engram ${cli.mcpUrl} --header "Authorization: Bearer ${cli.ownerToken}"`);
+
+      const client = new Client({ name: 'cli-e2e', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(cli.mcpUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${cli.ownerToken}` } },
+        }),
+      );
+      const result = await client.callTool({ name: 'engram_status', arguments: {} });
+      expect(result.structuredContent).toMatchObject({ status: 'ready' });
+      await client.close();
+
+      const dashboard = await fetch(cli.dashboardUrl);
+      expect(dashboard.status).toBe(200);
+      expect(await dashboard.text()).toContain(cli.mcpUrl);
+    } finally {
+      expect(await cli.stop('SIGTERM')).toBe(0);
+    }
+    expect(fs.existsSync(path.join(dataDir, 'pgdata.lock'))).toBe(false);
+  });
+
+  it('prints the same token after a restart', async () => {
+    const token = JSON.parse(fs.readFileSync(path.join(dataDir, 'local-workspace.json'), 'utf8')).owner_token;
+    const cli = await startCli(cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' }));
+    try {
+      expect(cli.ownerToken).toBe(token);
+      expect(cli.banner).not.toMatch(/created now/);
+    } finally {
+      expect(await cli.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('migrates and creates workspaces from the command line', async () => {
+    const migrate = await runCli(['migrate'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(migrate.code).toBe(0);
+    expect(migrate.stdout).toMatch(/0 applied, 2 in total/);
+
+    const created = await runCli(['workspace', 'create', '--name', 'Team B', '--json'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(created.code).toBe(0);
+    const body = JSON.parse(created.stdout) as Record<string, string>;
+    expect(body).toMatchObject({ name: 'Team B', mcp_url: 'http://localhost:8080/mcp' });
+    expect(body.owner_token).toMatch(/^egm_/);
+    expect(body.invite_key).toMatch(/^ek_/);
+  });
+
+  it('fails fast on bad configuration, naming the variable', async () => {
+    const result = await runCli(['start'], cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: 'eighty', DATABASE_URL: 'postgres://db/x' }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('PORT must be an integer from 0 to 65535');
+    expect(result.stderr).toContain('ENGRAM_SECRET is required when DATABASE_URL is set');
+  });
+
+  it('explains unknown commands', async () => {
+    const result = await runCli(['frobnicate'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Unknown command "frobnicate"/);
+    expect(result.stderr).toMatch(/Usage: engram/);
+  });
+});

@@ -1,0 +1,218 @@
+import { provisionWorkspace, openInviteKey } from '@engram/core';
+import type { DbHandle } from '@engram/db';
+import { createDb } from '@engram/db';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
+import { testDatabases } from '../support/databases.ts';
+
+const HOST = { host: 'localhost:8080' };
+
+describe.each(testDatabases())('HTTP app on $name', (engine) => {
+  let handle: DbHandle;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    handle = await engine.open();
+    app = await testApp(handle);
+    app.get('/test/boom', async () => {
+      throw new Error('database password is hunter2');
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await handle?.close();
+  });
+
+  it('answers /healthz and /readyz', async () => {
+    const health = await app.inject({ url: '/healthz' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ status: 'ok' });
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await app.inject({ url: '/nope', headers: HOST });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toMatchObject({ code: 'not_found', message: 'No route for GET /nope.' });
+    expect(res.json().error.request_id).toBe(res.headers['x-request-id']);
+  });
+
+  it('hides the message of a 5xx', async () => {
+    const res = await app.inject({ url: '/test/boom', headers: HOST });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error).toMatchObject({ code: 'internal', message: 'Internal server error.' });
+    expect(res.body).not.toContain('hunter2');
+  });
+
+  it('rejects a foreign Host or Origin (DNS rebinding)', async () => {
+    const host = await app.inject({ method: 'POST', url: '/mcp', headers: { host: 'evil.example.com' }, payload: {} });
+    expect(host.statusCode).toBe(403);
+    expect(host.json().error.code).toBe('host_not_allowed');
+    const origin = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...HOST, origin: 'http://evil.example.com' },
+      payload: {},
+    });
+    expect(origin.statusCode).toBe(403);
+    expect(origin.json().error.code).toBe('origin_not_allowed');
+  });
+
+  it('asks for a bearer token on /mcp with an RFC 9728 challenge', async () => {
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: HOST, payload: {} });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"',
+    );
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...HOST, authorization: 'Bearer egm_' + 'x'.repeat(43) },
+      payload: {},
+    });
+    expect(bad.statusCode).toBe(401);
+    expect(bad.json().error.code).toBe('invalid_token');
+    expect(bad.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", resource_metadata=/);
+
+    const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource', headers: HOST });
+    expect(metadata.json()).toMatchObject({ resource: 'http://localhost:8080/mcp', bearer_methods_supported: ['header'] });
+  });
+
+  it('refuses GET and DELETE on the stateless MCP endpoint', async () => {
+    const res = await app.inject({ method: 'GET', url: '/mcp', headers: HOST });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it('answers MCP over POST for a member token', async () => {
+    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Inject' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        ...HOST,
+        authorization: `Bearer ${created.ownerToken}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'engram_status', arguments: {} } },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      id: 7,
+      result: { structuredContent: { status: 'ready', engram_id: created.engramId } },
+    });
+  });
+
+  describe('admin API', () => {
+    const url = '/api/v1/admin/workspaces';
+    const admin = { ...HOST, authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+    it('provisions a workspace for the operator', async () => {
+      const res = await app.inject({ method: 'POST', url, headers: admin, payload: { name: 'Infra' } });
+      expect(res.statusCode).toBe(201);
+      const body = res.json();
+      expect(body).toMatchObject({ name: 'Infra', mcp_url: 'http://localhost:8080/mcp' });
+      expect(Object.keys(body).sort()).toEqual(
+        ['engram_id', 'invite_expires_at', 'invite_key', 'mcp_url', 'name', 'owner_token', 'workspace_id'].sort(),
+      );
+      expect(body.owner_token).toMatch(/^egm_/);
+      expect((await openInviteKey(TEST_SECRET, body.invite_key)).workspace_id).toBe(body.workspace_id);
+
+      const status = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: {
+          ...HOST,
+          authorization: `Bearer ${body.owner_token}`,
+          accept: 'application/json, text/event-stream',
+        },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'engram_status', arguments: {} } },
+      });
+      expect(status.json().result.structuredContent.workspace.name).toBe('Infra');
+    });
+
+    it('accepts an empty body', async () => {
+      const res = await app.inject({ method: 'POST', url, headers: admin });
+      expect(res.statusCode).toBe(201);
+      expect(res.json().name).toMatch(/^Workspace ENG-/);
+    });
+
+    it('names each invalid field', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: admin,
+        payload: { name: '', invite: { max_uses: 0 }, surprise: true },
+      });
+      expect(res.statusCode).toBe(400);
+      const error = res.json().error;
+      expect(error.code).toBe('invalid_input');
+      const fields = (error.details.problems as { field: string }[]).map((p) => p.field);
+      expect(fields).toEqual(expect.arrayContaining(['name', 'invite.max_uses']));
+      expect(error.message).toMatch(/name: must not be empty/);
+      expect(error.message).toMatch(/invite\.max_uses: must be at least 1/);
+      expect(error.message).toMatch(/surprise/);
+    });
+
+    it('rejects a missing or wrong operator token', async () => {
+      const none = await app.inject({ method: 'POST', url, headers: HOST, payload: {} });
+      expect(none.statusCode).toBe(401);
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
+      const wrong = await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...HOST, authorization: 'Bearer not-the-admin-token' },
+        payload: {},
+      });
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json().error.code).toBe('invalid_token');
+    });
+
+    it('is disabled without ENGRAM_ADMIN_TOKEN', async () => {
+      const disabled = await testApp(handle, { adminToken: undefined });
+      try {
+        const res = await disabled.inject({ method: 'POST', url, headers: admin, payload: {} });
+        expect(res.statusCode).toBe(403);
+        expect(res.json().error).toMatchObject({ code: 'admin_disabled' });
+        expect(res.json().error.message).toMatch(/ENGRAM_ADMIN_TOKEN/);
+      } finally {
+        await disabled.close();
+      }
+    });
+
+    it('reports a malformed JSON body', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...admin, 'content-type': 'application/json' },
+        payload: '{"name":',
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.message).toMatch(/not valid JSON/);
+    });
+  });
+
+  it('publishes an OpenAPI document', async () => {
+    const res = await app.inject({ url: '/api/v1/openapi.json', headers: HOST });
+    expect(res.statusCode).toBe(200);
+    expect(Object.keys(res.json().paths)).toContain('/api/v1/admin/workspaces');
+  });
+});
+
+describe('readiness before migrations', () => {
+  it('reports pending migrations with 503', async () => {
+    const handle = await createDb({ kind: 'pglite', dataDir: 'memory://' });
+    const app = await testApp(handle);
+    try {
+      const res = await app.inject({ url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: '2 pending' } });
+    } finally {
+      await app.close();
+      await handle.close();
+    }
+  });
+});

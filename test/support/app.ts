@@ -1,0 +1,25 @@
+import { configFor, type Config } from '@engram/config';
+import { buildApp, createLogger } from '@engram/server';
+import type { DbHandle } from '@engram/db';
+import type { FastifyInstance } from 'fastify';
+
+/** A secret for tests (never used outside them). */
+export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghijklmnop';
+
+/** Test configuration: silent logs, the test secret and admin token, and the given overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return configFor({
+    logLevel: 'silent',
+    secret: TEST_SECRET,
+    adminToken: TEST_ADMIN_TOKEN,
+    port: 0,
+    ...overrides,
+  });
+}
+
+/** Builds the app over an open database, for `inject()` tests. */
+export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const config = testConfig(overrides);
+  return buildApp({ config, db, secret: config.secret ?? TEST_SECRET }, { logger: createLogger(config) });
+}
