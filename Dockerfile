@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Engram service image: Node 24, production dependencies only, runs as the unprivileged `node` user.
+# `engram start` applies pending migrations, then listens (Fly also runs `engram migrate` as its
+# release command, so a failed migration stops a deploy before any machine is replaced).
+
+# --- dependencies: resolved from the lockfile, without dev tools ------------------------------
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY apps/server/package.json apps/server/
+COPY packages/config/package.json packages/config/
+COPY packages/core/package.json packages/core/
+COPY packages/db/package.json packages/db/
+COPY packages/mcp/package.json packages/mcp/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime -----------------------------------------------------------------------------------
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    ENGRAM_DATA_DIR=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY drizzle ./drizzle
+COPY packages ./packages
+COPY apps ./apps
+# /data holds the embedded database when DATABASE_URL is not set (mount a volume there).
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "apps/server/src/cli.ts", "start"]
