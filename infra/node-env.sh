@@ -13,7 +13,9 @@ if [ "$(engram_node_major)" -lt "$engram_node_min" ]; then
     [ "$("$engram_node_cache/node_modules/.bin/node" -p 'process.versions.node.split(".")[0]')" -lt "$engram_node_min" ]; then
     echo "[engram] node $(node -v 2>/dev/null || echo missing) is older than $engram_node_min; fetching node@$engram_node_fetch into $engram_node_cache" >&2
     mkdir -p "$engram_node_cache"
-    npm install --prefix "$engram_node_cache" --no-save --no-audit --no-fund --loglevel=error "node@$engram_node_fetch" >&2 || {
+    # The `node` package installs its binary from a preinstall script, which npm runs only when allowed.
+    printf '{ "name": "engram-node-cache", "private": true, "allowScripts": { "node": true } }\n' >"$engram_node_cache/package.json"
+    npm install --prefix "$engram_node_cache" --no-audit --no-fund --loglevel=error "node@$engram_node_fetch" >&2 || {
       echo "[engram] could not fetch node@$engram_node_fetch from the npm registry" >&2
       return 1 2>/dev/null || exit 1
     }
