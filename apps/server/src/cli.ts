@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '@engram/config';
-import { provisionWorkspace } from '@engram/core';
+import { toProvisionedWorkspaceBody, provisionWorkspace } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
 import { startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
@@ -92,15 +92,7 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
       anon_agents: values['anon-agents'],
     });
     const mcpUrl = `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`;
-    const result = {
-      workspace_id: created.workspaceId,
-      engram_id: created.engramId,
-      name: created.name,
-      owner_token: created.ownerToken,
-      invite_key: created.inviteKey,
-      invite_expires_at: created.inviteExpiresAt.toISOString(),
-      mcp_url: mcpUrl,
-    };
+    const result = toProvisionedWorkspaceBody(created, mcpUrl);
     if (values.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {

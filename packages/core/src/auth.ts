@@ -1,18 +1,10 @@
-import { findTokenOwnerByHash, touchToken, type Database, type MemberRole, type WorkspaceSettings } from '@engram/db';
+import { findTokenOwnerByHash, touchToken, type Database, type TokenOwner } from '@engram/db';
 import { hashToken, looksLikeToken } from './credentials.ts';
 import { invalidToken } from './errors.ts';
 
-/** A caller authenticated with a member token. */
-export interface MemberPrincipal {
+/** A caller authenticated with a member token: the token's owner as resolved from the database. */
+export interface MemberPrincipal extends Omit<TokenOwner, 'lastUsedAt'> {
   kind: 'member';
-  tokenId: string;
-  workspaceId: string;
-  engramId: string;
-  workspaceName: string;
-  settings: WorkspaceSettings;
-  memberId: string;
-  role: MemberRole;
-  displayName: string | null;
 }
 
 /** Who is calling. Invite-key and anonymous callers arrive with onboarding. */
@@ -32,15 +24,6 @@ export async function authenticateToken(db: Database, token: string): Promise<Me
   if (!owner.lastUsedAt || Date.now() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await touchToken(db, owner.tokenId, TOUCH_INTERVAL_MS);
   }
-  return {
-    kind: 'member',
-    tokenId: owner.tokenId,
-    workspaceId: owner.workspaceId,
-    engramId: owner.engramId,
-    workspaceName: owner.workspaceName,
-    settings: owner.settings,
-    memberId: owner.memberId,
-    role: owner.role,
-    displayName: owner.displayName,
-  };
+  const { lastUsedAt: _lastUsedAt, ...identity } = owner;
+  return { kind: 'member', ...identity };
 }

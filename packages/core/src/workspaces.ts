@@ -47,6 +47,30 @@ export interface ProvisionedWorkspace {
   inviteExpiresAt: Date;
 }
 
+/** The wire shape of a provisioned workspace (admin API, CLI): snake_case, secrets shown once. */
+export const ProvisionedWorkspaceBody = z.object({
+  workspace_id: z.uuid(),
+  engram_id: z.string(),
+  name: z.string(),
+  owner_token: z.string().describe('Bearer token of the workspace owner. Shown once.'),
+  invite_key: z.string().describe('Invite key for teammates. Shown once.'),
+  invite_expires_at: z.iso.datetime(),
+  mcp_url: z.url(),
+});
+export type ProvisionedWorkspaceBody = z.infer<typeof ProvisionedWorkspaceBody>;
+
+export function toProvisionedWorkspaceBody(created: ProvisionedWorkspace, mcpUrl: string): ProvisionedWorkspaceBody {
+  return {
+    workspace_id: created.workspaceId,
+    engram_id: created.engramId,
+    name: created.name,
+    owner_token: created.ownerToken,
+    invite_key: created.inviteKey,
+    invite_expires_at: created.inviteExpiresAt.toISOString(),
+    mcp_url: mcpUrl,
+  };
+}
+
 /** Issues a new bearer token for a member and returns it; only the hash is stored. */
 export async function issueToken(tenant: TenantDb, memberId: string, label?: string): Promise<{ token: string; tokenId: string }> {
   const token = generateToken();
