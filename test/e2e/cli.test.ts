@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
+import { MIGRATION_COUNT } from '../support/migrations.ts';
 
 describe('engram CLI', () => {
   let dataDir: string;
@@ -56,7 +57,7 @@ describe('engram CLI', () => {
   it('migrates and creates workspaces from the command line', async () => {
     const migrate = await runCli(['migrate'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
     expect(migrate.code).toBe(0);
-    expect(migrate.stdout).toMatch(/0 applied, 2 in total/);
+    expect(migrate.stdout).toContain(`0 applied, ${MIGRATION_COUNT} in total`);
 
     const created = await runCli(['workspace', 'create', '--name', 'Team B', '--json'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
     expect(created.code).toBe(0);
@@ -64,6 +65,36 @@ describe('engram CLI', () => {
     expect(body).toMatchObject({ name: 'Team B', mcp_url: 'http://localhost:8080/mcp' });
     expect(body.owner_token).toMatch(/^egm_/);
     expect(body.invite_key).toMatch(/^ek_/);
+  });
+
+  it('imports a journal file into a running server and exports it again', async () => {
+    const cli = await startCli(cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' }));
+    try {
+      const url = cli.dashboardUrl.replace(/\/$/, '');
+      const file = path.join(dataDir, 'story.ndjson');
+      const lines = [
+        { content: 'We use REST for the public API', scope: 'api', agent_id: 'agent-1', committed_at: '2026-01-01T00:00:00.000Z' },
+        { content: 'We switched the public API to GraphQL', scope: 'api', agent_id: 'agent-2', committed_at: '2026-02-01T00:00:00.000Z', id: 'ignored', valid_until: null },
+      ];
+      fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+      // The token defaults to the embedded owner token recorded in the data directory.
+      const imported = await runCli(['import', file, '--url', url], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect(imported.stderr).toBe('');
+      expect(imported.stdout).toMatch(/Imported 2 new fact\(s\); 0 were already known/);
+      const again = await runCli(['import', file, '--url', url, '--json'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect((JSON.parse(again.stdout) as { facts: { duplicate: boolean }[] }).facts.every((f) => f.duplicate)).toBe(true);
+
+      const exported = await runCli(['export', '--url', url, '--scope', 'api'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect(exported.code).toBe(0);
+      const rows = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { content: string; committed_at: string });
+      expect(rows.map((r) => [r.content, r.committed_at])).toEqual(lines.map((l) => [l.content, l.committed_at]));
+
+      const noToken = await runCli(['export', '--url', url, '--token', 'egm_wrong'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect(noToken.code).toBe(1);
+      expect(noToken.stderr).toMatch(/401/);
+    } finally {
+      await cli.stop();
+    }
   });
 
   it('fails fast on bad configuration, naming the variable', async () => {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
+import { MIGRATION_COUNT } from '../support/migrations.ts';
 
 const HOST = { host: 'localhost:8080' };
 
@@ -209,7 +210,7 @@ describe('readiness before migrations', () => {
     try {
       const res = await app.inject({ url: '/readyz' });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: '2 pending' } });
+      expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: `${MIGRATION_COUNT} pending` } });
     } finally {
       await app.close();
       await handle.close();

@@ -12,6 +12,7 @@ import {
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { testDatabases } from '../support/databases.ts';
+import { MIGRATION_COUNT } from '../support/migrations.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 
 describe.each(testDatabases())('database on $name', (engine) => {
@@ -26,7 +27,7 @@ describe.each(testDatabases())('database on $name', (engine) => {
 
   it('is fully migrated, and migrating again applies nothing', async () => {
     expect(await pendingMigrations(handle.db)).toBe(0);
-    expect(await migrate(handle.db)).toEqual({ applied: 0, total: 2 });
+    expect(await migrate(handle.db)).toEqual({ applied: 0, total: MIGRATION_COUNT });
   });
 
   it('has pgvector, the HNSW and GIN indexes and the validity-window indexes', async () => {
@@ -102,14 +103,14 @@ describe.runIf(inject('postgresAdminUrl'))('migrations on a fresh Postgres datab
   it('are applied exactly once when several instances start together', async () => {
     const handles = await Promise.all([1, 2, 3].map(() => createDb({ kind: 'postgres', url }, { maxConnections: 2 })));
     try {
-      expect(await pendingMigrations(handles[0]!.db)).toBe(2);
+      expect(await pendingMigrations(handles[0]!.db)).toBe(MIGRATION_COUNT);
       const results = await Promise.all(handles.map((h) => migrate(h.db)));
-      expect(results.reduce((sum, r) => sum + r.applied, 0)).toBe(2);
+      expect(results.reduce((sum, r) => sum + r.applied, 0)).toBe(MIGRATION_COUNT);
       const [row] = await queryRows<{ n: number }>(
         handles[0]!.db,
         sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
       );
-      expect(row?.n).toBe(2);
+      expect(row?.n).toBe(MIGRATION_COUNT);
       expect(await pendingMigrations(handles[1]!.db)).toBe(0);
     } finally {
       await Promise.all(handles.map((h) => h.close()));

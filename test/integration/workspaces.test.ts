@@ -77,11 +77,11 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
     const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Status' });
     const principal = await authenticateToken(handle.db, created.ownerToken);
     const tenant = forWorkspace(handle.db, created.workspaceId);
-    const base = { lineageId: crypto.randomUUID(), contentHash: 'h', scope: 'auth', confidence: 1, agentId: 'a' };
+    const base = { lineageId: crypto.randomUUID(), scope: 'auth', confidence: 1, agentId: 'a' };
     await tenant.insert(facts, [
-      { ...base, content: 'current one' },
-      { ...base, content: 'current two' },
-      { ...base, content: 'superseded', validFrom: new Date(Date.now() - 60_000), validUntil: new Date() },
+      { ...base, content: 'current one', contentHash: 'h1' },
+      { ...base, content: 'current two', contentHash: 'h2' },
+      { ...base, content: 'superseded', contentHash: 'h3', validFrom: new Date(Date.now() - 60_000), validUntil: new Date() },
     ]);
     const off = await getStatus(handle.db, principal, { llm: { enabled: false, model: 'gpt-4o-mini' }, tools: ['engram_status'] });
     expect(off).toMatchObject({

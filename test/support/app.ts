@@ -1,4 +1,5 @@
 import { configFor, type Config } from '@engram/config';
+import { LocalEmbedder } from '@engram/core';
 import { buildApp, createLogger } from '@engram/server';
 import type { DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
@@ -21,5 +22,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** Builds the app over an open database, for `inject()` tests. */
 export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const config = testConfig(overrides);
-  return buildApp({ config, db, secret: config.secret ?? TEST_SECRET }, { logger: createLogger(config) });
+  return buildApp(
+    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder() },
+    { logger: createLogger(config) },
+  );
 }

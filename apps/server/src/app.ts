@@ -7,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerRequestGuard } from './plugins/request-guard.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { factRoutes } from './routes/facts.ts';
 import { healthRoutes } from './routes/health.ts';
 import { homeRoutes } from './routes/home.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -55,6 +56,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => wellKnownRoutes(scope, ctx));
   await app.register(async (scope) => mcpRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
+  await app.register(async (scope) => factRoutes(scope, ctx));
   await app.register(async (scope) => homeRoutes(scope, ctx));
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

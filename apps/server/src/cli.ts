@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `engram` command: start the service, run migrations, provision a workspace.
+ * The `engram` command: start the service, run migrations, provision a workspace, move facts in
+ * and out, re-embed.
  * Configuration comes from the environment (see README); a bad value stops here with a message
  * naming the variable.
  */
@@ -11,6 +12,8 @@ import { createDb, migrate } from '@engram/db';
 import { startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
+import { exportCommand, importCommand } from './commands/journal.ts';
+import { reembedCommand } from './commands/reembed.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `Usage: engram <command> [options]
@@ -24,6 +27,15 @@ Commands:
       --anonymous             Strip member identity from stored facts
       --anon-agents           Replace agent ids with per-session random ids
       --json                  Print JSON instead of text
+  import FILE               Import facts (NDJSON or JSON) into a running server's workspace
+      --url <url>             Server (default: ENGRAM_PUBLIC_URL or http://127.0.0.1:$PORT)
+      --token <token>         Member token (default: the embedded owner token in ENGRAM_DATA_DIR)
+      --json                  Print the ids of the imported facts
+  export                    Print the workspace's facts journal as NDJSON
+      --after <iso>           Only facts committed after this instant
+      --scope <scope>         Only this scope and below
+      --url, --token          As for import
+  reembed                   Recompute embeddings with the configured embedder
   help                      Show this message
 
 Configuration is read from environment variables; see README.md.`;
@@ -142,6 +154,15 @@ async function main(argv: string[]): Promise<number> {
       }
       process.stderr.write(`Unknown workspace command "${rest[0] ?? ''}". Try: engram workspace create --name <name>\n`);
       return 2;
+    case 'import':
+      await importCommand(config, rest);
+      return 0;
+    case 'export':
+      await exportCommand(config, rest);
+      return 0;
+    case 'reembed':
+      await reembedCommand(config);
+      return 0;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 2;

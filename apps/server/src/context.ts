@@ -1,4 +1,5 @@
 import type { Config } from '@engram/config';
+import type { Embedder, FactServices, Logger } from '@engram/core';
 import type { DbHandle } from '@engram/db';
 
 /** What the app needs to serve requests; built once at start (or per test). */
@@ -7,4 +8,11 @@ export interface AppContext {
   db: DbHandle;
   /** Server secret that seals invite keys (ENGRAM_SECRET, or the embedded mode's generated one). */
   secret: string;
+  /** Computes fact and query vectors (local, or OpenAI when configured). */
+  embedder: Embedder;
+}
+
+/** The fact services for one request, logging through the request's logger. */
+export function factServicesOf(ctx: AppContext, log: Logger): FactServices {
+  return { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, log };
 }

@@ -51,6 +51,11 @@ function readLocalWorkspace(file: string): z.infer<typeof LocalWorkspace> | unde
   }
 }
 
+/** The owner token recorded in the data directory by an embedded start, if any. */
+export function localOwnerToken(dataDir: string): string | undefined {
+  return readLocalWorkspace(path.join(dataDir, LOCAL_WORKSPACE_FILE))?.owner_token;
+}
+
 /**
  * The embedded default workspace: the one recorded in the data directory if its token still works;
  * otherwise the first run creates one, and a data directory that lost its token file gets a new

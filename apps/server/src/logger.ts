@@ -43,12 +43,21 @@ export function scrubQueryParams(text: string | undefined): string | undefined {
   return text?.replace(/\nparams: .*$/gm, '\nparams: [redacted]');
 }
 
-function serializeError(error: Error): Record<string, unknown> {
-  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+// Error properties that carry query parameters (drizzle, postgres.js, PGlite): never logged.
+const PARAMETER_KEYS = ['params', 'parameters', 'args', 'values'];
+
+function scrubError(serialized: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  for (const key of PARAMETER_KEYS) if (key in serialized) serialized[key] = '[redacted]';
   for (const key of ['message', 'stack'] as const) {
     if (typeof serialized[key] === 'string') serialized[key] = scrubQueryParams(serialized[key]);
   }
+  const cause = serialized.cause;
+  if (cause && typeof cause === 'object' && depth < 5) serialized.cause = scrubError({ ...(cause as Record<string, unknown>) }, depth + 1);
   return serialized;
+}
+
+function serializeError(error: Error): Record<string, unknown> {
+  return scrubError(pino.stdSerializers.err(error));
 }
 
 /** pino options for Engram: redaction, error scrubbing, pretty output only on a terminal. */

@@ -1,9 +1,11 @@
 import type { Config } from '@engram/config';
+import { createEmbedder } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureLocalWorkspace, resolveSecret, type LocalWorkspace } from './local-state.ts';
+import { startMaintenance, type Maintenance } from './maintenance.ts';
 
 /** A listening Engram server. */
 export interface RunningServer {
@@ -13,6 +15,7 @@ export interface RunningServer {
   baseUrl: string;
   /** Embedded mode's default workspace and owner token. */
   local: LocalWorkspace | undefined;
+  maintenance: Maintenance;
   /** Stops accepting requests, waits for in-flight ones, closes the database. */
   close(): Promise<void>;
 }
@@ -33,8 +36,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const secret = resolveSecret(config);
     const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir) : undefined;
 
-    const app = await buildApp({ config, db, secret }, { logger });
+    const embedder = createEmbedder(config);
+    const app = await buildApp({ config, db, secret, embedder }, { logger });
     await app.listen({ port: config.port, host: config.host });
+    const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;
@@ -44,9 +49,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       db,
       baseUrl,
       local,
+      maintenance,
       close: async () => {
         try {
           await app.close();
+          await maintenance.stop();
         } finally {
           await db.close();
         }

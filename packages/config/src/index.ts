@@ -31,6 +31,8 @@ export interface Config {
     baseUrl: string | undefined;
     detectiveModel: string;
   };
+  /** Which embedder computes fact vectors: OpenAI(-compatible) when a key is set, else local. */
+  embeddings: { provider: 'local' | 'openai'; model: string };
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -128,6 +130,15 @@ export const EnvSchema = z
     OPENAI_API_KEY: optional(z.string()),
     OPENAI_BASE_URL: optional(httpUrl('OPENAI_BASE_URL', 'http://localhost:11434/v1')),
     ENGRAM_DETECTIVE_MODEL: z.preprocess(blankToUndefined, z.string().default('gpt-4o-mini')),
+    ENGRAM_EMBEDDINGS: z.preprocess(
+      (v) => (typeof v === 'string' ? blankToUndefined(v.toLowerCase()) : v),
+      z
+        .enum(['auto', 'local', 'openai'], {
+          error: 'ENGRAM_EMBEDDINGS must be auto, local or openai, e.g. ENGRAM_EMBEDDINGS=local',
+        })
+        .default('auto'),
+    ),
+    ENGRAM_EMBEDDING_MODEL: z.preprocess(blankToUndefined, z.string().default('text-embedding-3-small')),
     LOG_LEVEL: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.toLowerCase()) : v),
       z
@@ -149,6 +160,9 @@ function crossVariableProblems(env: Record<string, string | undefined>): string[
     problems.push(
       'ENGRAM_SECRET is required when DATABASE_URL is set (all instances must share it); generate one with `openssl rand -base64 48`',
     );
+  }
+  if ((blankToUndefined(env.ENGRAM_EMBEDDINGS) as string | undefined)?.toLowerCase() === 'openai' && !set('OPENAI_API_KEY')) {
+    problems.push('ENGRAM_EMBEDDINGS=openai needs OPENAI_API_KEY; set the key or use ENGRAM_EMBEDDINGS=local');
   }
   return problems;
 }
@@ -190,6 +204,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       detectiveModel: e.ENGRAM_DETECTIVE_MODEL,
+    },
+    embeddings: {
+      provider:
+        e.ENGRAM_EMBEDDINGS === 'openai' || (e.ENGRAM_EMBEDDINGS === 'auto' && e.OPENAI_API_KEY) ? 'openai' : 'local',
+      model: e.ENGRAM_EMBEDDING_MODEL,
     },
     logLevel: e.LOG_LEVEL,
   };

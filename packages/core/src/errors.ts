@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  secret_detected: 422,
+  embedding_unavailable: 503,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

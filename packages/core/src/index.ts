@@ -4,3 +4,7 @@ export * from './errors.ts';
 export * from './status.ts';
 export * from './workspaces.ts';
 export * from './version.ts';
+export * from './embeddings/index.ts';
+export * from './facts/index.ts';
+export * from './ids.ts';
+export * from './logger.ts';

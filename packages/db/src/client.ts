@@ -49,7 +49,9 @@ export async function createDb(
     const client = postgres(database.url, {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
-      connection: { application_name: 'engram' },
+      // Filtered vector searches (one workspace, one scope) keep scanning the HNSW index until
+      // they have enough rows, instead of returning too few (pgvector >= 0.8).
+      connection: { application_name: 'engram', 'hnsw.iterative_scan': 'relaxed_order' },
     });
     const db = drizzlePostgres({ client: preparedByDefault(client), schema }) as unknown as Database;
     return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
@@ -61,6 +63,7 @@ export async function createDb(
     const client = await PGlite.create(database.dataDir, {
       extensions: { vector },
     });
+    await client.exec(`set hnsw.iterative_scan = 'relaxed_order'`);
     const db = drizzlePglite({ client, schema }) as unknown as Database;
     return {
       db,

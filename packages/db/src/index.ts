@@ -4,3 +4,4 @@ export * from './schema.ts';
 export * from './system.ts';
 export * from './tenant.ts';
 export * as schema from './schema.ts';
+export * from './facts.ts';

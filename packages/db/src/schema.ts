@@ -170,6 +170,12 @@ export interface FactEntity {
   unit?: string;
   /** Value normalized to the unit family's base (seconds, bytes, ...) for numeric comparison. */
   normalized?: number;
+  /** Qualifiers that make it a different slot, e.g. environments (`prod`, `staging`). */
+  qualifiers?: string[];
+  /** The fact says this is *not* the case ("does not use JWT"). */
+  negated?: boolean;
+  /** A value the fact names as the old one ("replaced Redis with Memcached": Redis). */
+  previous?: boolean;
 }
 
 export const facts = pgTable(
@@ -210,7 +216,12 @@ export const facts = pgTable(
   },
   (t) => [
     index('facts_workspace_scope_valid_idx').on(t.workspaceId, t.scope, t.validUntil),
-    index('facts_workspace_content_hash_idx').on(t.workspaceId, t.contentHash),
+    // At most one current fact per content in a scope: dedup holds even for concurrent commits.
+    uniqueIndex('facts_current_content_key')
+      .on(t.workspaceId, t.scope, t.contentHash)
+      .where(sql`${t.validUntil} is null`),
+    // Import idempotency: the same content at the same instant is the same fact.
+    index('facts_workspace_content_hash_idx').on(t.workspaceId, t.contentHash, t.committedAt),
     index('facts_workspace_lineage_idx').on(t.workspaceId, t.lineageId),
     index('facts_workspace_window_idx').on(t.workspaceId, t.validFrom, t.validUntil),
     index('facts_workspace_committed_idx').on(t.workspaceId, t.committedAt),

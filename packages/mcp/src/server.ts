@@ -2,10 +2,16 @@ import { ENGRAM_VERSION } from '@engram/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { registerTools, type EngramTool, type ToolContext } from './tool.ts';
+import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { statusTool } from './tools/status.ts';
 
 /** Every Engram tool, in the order clients list them. */
-export const ALL_TOOLS: readonly EngramTool[] = [statusTool];
+export const ALL_TOOLS: readonly EngramTool[] = [
+  statusTool,
+  queryTool,
+  commitTool,
+  promoteTool,
+];
 
 /** The server `instructions`: the behavioural contract the connecting agent reads once. */
 export function serverInstructions(tools: readonly string[]): string {

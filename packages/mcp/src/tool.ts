@@ -1,4 +1,4 @@
-import type { MemberPrincipal } from '@engram/core';
+import type { Embedder, FactServices, MemberPrincipal } from '@engram/core';
 import { EngramError } from '@engram/core';
 import type { Database } from '@engram/db';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -14,6 +14,9 @@ export interface ToolLogger {
 /** What a tool call may use. Built per request by the transport adapter. */
 export interface ToolContext {
   db: Database;
+  embedder: Embedder;
+  /** Server secret (pseudonymous agent ids). */
+  secret: string;
   principal: MemberPrincipal;
   llm: { enabled: boolean; model: string };
   /** Names of the tools this caller can use (for prompts that point at them). */
@@ -32,6 +35,16 @@ export interface EngramTool<I extends z.ZodObject = z.ZodObject, O extends z.Zod
   /** Whether this caller may see and call the tool (SPEC §3, access by credential). */
   availableTo(principal: MemberPrincipal): boolean;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+}
+
+/** The fact services of a tool call. */
+export function factServices(ctx: ToolContext): FactServices {
+  return {
+    db: ctx.db,
+    embedder: ctx.embedder,
+    secret: ctx.secret,
+    log: { info: () => {}, warn: (o, m) => ctx.log.warn(o, m), error: (o, m) => ctx.log.error(o, m) },
+  };
 }
 
 /** Declares a tool with its types inferred from its schemas. */

@@ -25,7 +25,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
     const response = await handleMcpRequest(
       toWebRequest(request, 'http://engram.invalid'),
-      { db: ctx.db.db, principal, llm, log: request.log },
+      { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, principal, llm, log: request.log },
       request.body,
     );
     // JSON-mode responses are small and complete: sending the text avoids piping a web stream.

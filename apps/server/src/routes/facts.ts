@@ -1,0 +1,69 @@
+import { Readable } from 'node:stream';
+import { EngramError, ImportInput, ImportOutput, importFacts, readJournal, Scope } from '@engram/core';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { factServicesOf, type AppContext } from '../context.ts';
+import { requireMember } from '../plugins/auth.ts';
+
+const SinceQuery = z
+  .object({
+    after: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' })
+      .optional()
+      .describe('Watermark: only facts committed after this instant (exclusive).'),
+    scope: Scope.optional().describe('Only this scope and below.'),
+  })
+  .strict();
+
+/** The facts journal (SPEC §8): import with original timestamps, export as NDJSON after a watermark. */
+export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.post(
+    '/api/v1/facts/import',
+    {
+      // 1,000 facts of up to 4,000 characters each, with room for JSON.
+      bodyLimit: 8 * 1024 * 1024,
+      schema: {
+        summary: 'Import facts with their original committed_at, agent_id and scope (idempotent)',
+        tags: ['facts'],
+        security: [{ memberToken: [] }],
+        body: ImportInput,
+        response: { 200: ImportOutput },
+      },
+    },
+    async (request, reply) => {
+      const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+      if (principal.role === 'reader') {
+        throw new EngramError('forbidden', 'Readers cannot import facts; ask a workspace owner for a member token.');
+      }
+      return importFacts(factServicesOf(ctx, request.log), principal, request.body);
+    },
+  );
+
+  typed.get(
+    '/api/v1/facts/since',
+    {
+      schema: {
+        summary: 'Every fact version committed after a watermark, as NDJSON, oldest first',
+        tags: ['facts'],
+        security: [{ memberToken: [] }],
+        querystring: SinceQuery,
+      },
+    },
+    async (request, reply) => {
+      const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+      const entries = readJournal(ctx.db.db, principal.workspaceId, {
+        after: request.query.after ? new Date(request.query.after) : undefined,
+        scope: request.query.scope,
+      });
+      const lines = Readable.from(
+        (async function* () {
+          for await (const entry of entries) yield `${JSON.stringify(entry)}\n`;
+        })(),
+      );
+      return reply.type('application/x-ndjson; charset=utf-8').send(lines);
+    },
+  );
+}

@@ -1,0 +1,337 @@
+/**
+ * The commit pipeline (SPEC §5): validate → secret scan → normalize + hash → dedup → entities →
+ * embedding → lineage → close superseded window → insert → enqueue detection, the last three in
+ * one statement.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import {
+  addCorroboration,
+  closeLineage,
+  findCurrentDuplicate,
+  forWorkspace,
+  insertFact,
+  lineageFacts,
+  nearestCurrentInScope,
+  type Database,
+  type FactEntity,
+  type FactRow,
+  type NewFact,
+  type SimilarFact,
+  type TenantDb,
+} from '@engram/db';
+import type { MemberPrincipal } from '../auth.ts';
+import type { Embedder } from '../embeddings/embedder.ts';
+import { EngramError, notFound } from '../errors.ts';
+import { uuidv7 } from '../ids.ts';
+import type { Logger } from '../logger.ts';
+import { comparableValue, extractEntities, slotKey } from './entities.ts';
+import { contentHash } from './normalize.ts';
+import type { CommitInput, CommitOutput } from './schemas.ts';
+import { assertNoSecrets } from './secrets.ts';
+
+/** What the fact operations need from the running service. */
+export interface FactServices {
+  db: Database;
+  embedder: Embedder;
+  /** Server secret (pseudonymous agent ids under `anon_agents`). */
+  secret: string;
+  log: Logger;
+}
+
+/** `operation: "update"` supersedes the most similar current fact in scope at or above this cosine. */
+export const UPDATE_SIMILARITY = 0.75;
+/** A near-duplicate from another agent at or above this cosine corroborates instead of adding a row. */
+export const CORROBORATION_SIMILARITY = 0.92;
+/** Ephemeral facts expire after a day unless a TTL is given. */
+export const EPHEMERAL_TTL_DAYS = 1;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The agent id stored with a fact. Without one, a stable pseudonym of the token. Under the
+ * workspace's `anon_agents` setting, a random-looking id per token, agent and day (the stateless
+ * stand-in for "per session"), unlinkable across days without the server secret.
+ */
+export function resolveAgentId(principal: MemberPrincipal, requested: string | undefined, secret: string, now: Date): string {
+  const base = requested ?? `agent-${createHash('sha256').update(principal.tokenId).digest('hex').slice(0, 8)}`;
+  if (!principal.settings.anon_agents) return base;
+  const day = now.toISOString().slice(0, 10);
+  const pseudonym = createHmac('sha256', secret).update(`${principal.tokenId}:${base}:${day}`).digest('hex').slice(0, 12);
+  return `anon-${pseudonym}`;
+}
+
+/** The member id stored with a fact: none under the workspace's `anonymous_mode`. */
+export function resolveMemberId(principal: MemberPrincipal): string | null {
+  return principal.settings.anonymous_mode ? null : principal.memberId;
+}
+
+/** Words worth indexing as keywords: config keys, technical identifiers, numbers with units. */
+export function keywordsOf(content: string, entities: FactEntity[]): string[] {
+  const words = new Set<string>();
+  for (const e of entities) {
+    if (e.type === 'config_key' || e.type === 'technology') words.add(String(e.value).toLowerCase());
+  }
+  for (const m of content.matchAll(/\b[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+\b/g)) words.add(m[0].toLowerCase());
+  return [...words].slice(0, 32);
+}
+
+/**
+ * True when two facts state the same values: every slot they share has the same value set, and
+ * both state values for the same slots. Near-duplicate texts that differ in a value ("1000 req/s"
+ * vs "2000 req/s") do not agree, so they never corroborate each other.
+ */
+export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]): boolean {
+  const valued = (list: readonly FactEntity[]) => {
+    const map = new Map<string, Set<string>>();
+    for (const e of list) {
+      if (e.type === 'config_key') continue;
+      const key = `${slotKey(e)}|${e.type}`;
+      const value = `${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`;
+      map.set(key, (map.get(key) ?? new Set()).add(value));
+    }
+    return map;
+  };
+  const left = valued(a);
+  const right = valued(b);
+  if (left.size !== right.size) return false;
+  for (const [key, values] of left) {
+    const other = right.get(key);
+    if (!other || other.size !== values.size || [...values].some((v) => !other.has(v))) return false;
+  }
+  return true;
+}
+
+/** Embeds one text; on failure the fact is still stored (without a vector) and re-embedded later. */
+export async function embedOrNull(services: FactServices, texts: string[]): Promise<(number[] | null)[]> {
+  try {
+    return await services.embedder.embed(texts);
+  } catch (error) {
+    services.log.warn({ err: error, model: services.embedder.model }, 'embedding failed; storing facts without vectors');
+    return texts.map(() => null);
+  }
+}
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+function duplicateResult(existing: FactRow, note: string, corroborated: boolean): CommitOutput {
+  return {
+    fact_id: existing.id,
+    lineage_id: existing.lineage_id,
+    committed_at: iso(existing.committed_at),
+    duplicate: true,
+    corroborated,
+    memory_op: 'none',
+    supersedes_fact_id: null,
+    verified: existing.provenance !== null,
+    durability: existing.durability,
+    expires_at: iso(existing.expires_at),
+    note,
+  };
+}
+
+/** The near-duplicate from another agent that a new fact corroborates instead of being stored. */
+export function corroborationTarget(neighbours: readonly SimilarFact[], agentId: string, entities: readonly FactEntity[]) {
+  return neighbours.find(
+    (n) =>
+      n.similarity >= CORROBORATION_SIMILARITY &&
+      n.agent_id !== agentId &&
+      n.durability === 'durable' &&
+      entitiesAgree(n.entities, entities),
+  );
+}
+
+/** A fact ready to be stored, whatever its origin (commit or import). */
+export interface FactDraft {
+  content: string;
+  contentHash: string;
+  scope: string;
+  confidence: number;
+  factType: NewFact['factType'];
+  agentId: string;
+  memberId: string | null;
+  provenance: string | null;
+  entities: FactEntity[];
+  embedding: number[] | null;
+  committedAt: Date;
+  ttlDays: number | null;
+  durability: NewFact['durability'];
+  source: NewFact['source'];
+  lineageId: string | null;
+  supersedesFactId: string | null;
+}
+
+/**
+ * Stores a new fact: a time-ordered id, its expiry (TTL, or a day for ephemeral facts), the
+ * superseded window closed and a detection job enqueued for durable facts, in one statement.
+ */
+export async function storeNewFact(tenant: TenantDb, services: FactServices, draft: FactDraft) {
+  const id = uuidv7(draft.committedAt.getTime());
+  const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
+  const fact: NewFact = {
+    id,
+    lineageId: draft.lineageId ?? id,
+    content: draft.content,
+    contentHash: draft.contentHash,
+    scope: draft.scope,
+    confidence: draft.confidence,
+    factType: draft.factType,
+    agentId: draft.agentId,
+    memberId: draft.memberId,
+    provenance: draft.provenance,
+    entities: draft.entities,
+    keywords: keywordsOf(draft.content, draft.entities),
+    embedding: draft.embedding,
+    embeddingModel: draft.embedding ? services.embedder.model : null,
+    committedAt: draft.committedAt,
+    ttlDays: draft.ttlDays,
+    expiresAt: ttlForExpiry ? new Date(draft.committedAt.getTime() + ttlForExpiry * DAY_MS) : null,
+    memoryOp: draft.supersedesFactId ? 'update' : 'add',
+    supersedesFactId: draft.supersedesFactId,
+    durability: draft.durability,
+    source: draft.source,
+  };
+  const stored = await insertFact(tenant, fact, {
+    closeLineageId: draft.lineageId,
+    detectionReason: draft.durability === 'durable' ? draft.source : null,
+  });
+  return { fact, stored };
+}
+
+/** Resolves which lineage a new fact continues, if any. */
+async function resolveLineage(
+  tenant: TenantDb,
+  input: CommitInput,
+  similar: () => Promise<{ id: string; lineage_id: string; similarity: number } | undefined>,
+): Promise<{ lineageId: string | null; supersedes: string | null; note?: string }> {
+  if (input.corrects_lineage) {
+    const versions = await lineageFacts(tenant, input.corrects_lineage);
+    if (versions.length === 0) throw notFound(`A fact with lineage_id ${input.corrects_lineage} in this workspace`);
+    const latest = versions.find((v) => v.valid_until === null) ?? versions[0]!;
+    return { lineageId: input.corrects_lineage, supersedes: latest.id };
+  }
+  if (input.operation === 'update') {
+    const best = await similar();
+    if (best && best.similarity >= UPDATE_SIMILARITY) return { lineageId: best.lineage_id, supersedes: best.id };
+    return {
+      lineageId: null,
+      supersedes: null,
+      note: `No current fact in scope "${input.scope}" was similar enough to update (cosine >= ${UPDATE_SIMILARITY}); committed as a new fact. Pass corrects_lineage to say which fact this replaces.`,
+    };
+  }
+  return { lineageId: null, supersedes: null };
+}
+
+/** Commits one fact for a member (SPEC §5 `engram_commit`). */
+export async function commitFact(
+  services: FactServices,
+  principal: MemberPrincipal,
+  input: CommitInput,
+  now = new Date(),
+): Promise<CommitOutput> {
+  const tenant = forWorkspace(services.db, principal.workspaceId);
+  const base: CommitOutput = {
+    fact_id: null,
+    lineage_id: null,
+    committed_at: null,
+    duplicate: false,
+    corroborated: false,
+    memory_op: input.operation,
+    supersedes_fact_id: null,
+    verified: Boolean(input.provenance),
+    durability: null,
+    expires_at: null,
+  };
+  if (input.operation === 'none') return { ...base, note: 'Nothing was written (operation "none").' };
+
+  assertNoSecrets({ content: input.content, provenance: input.provenance });
+
+  if (input.operation === 'delete') {
+    const lineage = input.corrects_lineage!;
+    const versions = await lineageFacts(tenant, lineage);
+    if (versions.length === 0) throw notFound(`A fact with lineage_id ${lineage} in this workspace`);
+    const closed = await closeLineage(tenant, lineage, now);
+    return {
+      ...base,
+      lineage_id: lineage,
+      supersedes_fact_id: closed[0] ?? null,
+      note: closed.length ? `Retired ${closed.length} current fact(s) of this lineage.` : 'This lineage had no current fact; nothing changed.',
+    };
+  }
+
+  const hash = contentHash(input.content);
+  const existing = await findCurrentDuplicate(tenant, input.scope, hash);
+  if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+
+  const entities = extractEntities(input.content, input.scope);
+  const [embedding] = await embedOrNull(services, [input.content]);
+  const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
+
+  let neighbours: Awaited<ReturnType<typeof nearestCurrentInScope>> | undefined;
+  const nearest = async () => {
+    if (!embedding) return [];
+    neighbours ??= await nearestCurrentInScope(tenant, {
+      scope: input.scope,
+      embedding,
+      model: services.embedder.model,
+      limit: 5,
+      at: now,
+    });
+    return neighbours;
+  };
+
+  const lineage = await resolveLineage(tenant, input, async () => (await nearest())[0]);
+
+  if (!lineage.lineageId && input.durability === 'durable') {
+    const corroborated = corroborationTarget(await nearest(), agentId, entities);
+    if (corroborated) {
+      await addCorroboration(tenant, corroborated.id);
+      return duplicateResult(
+        corroborated,
+        'A near-identical fact from another agent is already current; counted as corroboration.',
+        true,
+      );
+    }
+  }
+
+  const { fact, stored } = await storeNewFact(tenant, services, {
+    content: input.content,
+    contentHash: hash,
+    scope: input.scope,
+    confidence: input.confidence,
+    factType: input.fact_type,
+    agentId,
+    memberId: resolveMemberId(principal),
+    provenance: input.provenance ?? null,
+    entities,
+    embedding: embedding ?? null,
+    committedAt: now,
+    ttlDays: input.ttl_days ?? null,
+    durability: input.durability,
+    source: 'commit',
+    lineageId: lineage.lineageId,
+    supersedesFactId: lineage.supersedes,
+  });
+  if (!stored.inserted) {
+    // An identical commit won a race for the same scope; answer like the dedup check would have.
+    const winner = await findCurrentDuplicate(tenant, input.scope, hash);
+    if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
+    throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
+  }
+  services.log.info(
+    { workspace_id: principal.workspaceId, fact_id: stored.id, memory_op: fact.memoryOp, scope: input.scope },
+    'fact committed',
+  );
+  return {
+    fact_id: stored.id,
+    lineage_id: fact.lineageId,
+    committed_at: stored.committedAt.toISOString(),
+    duplicate: false,
+    corroborated: false,
+    memory_op: fact.memoryOp,
+    supersedes_fact_id: fact.supersedesFactId,
+    verified: fact.provenance !== null,
+    durability: fact.durability,
+    expires_at: iso(fact.expiresAt),
+    ...(lineage.note ? { note: lineage.note } : {}),
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * Input and output schemas of the fact operations, shared by the MCP tools and the REST routes
+ * (validate once, at the boundary). Messages say what is allowed, for the calling model to fix.
+ */
+import { FACT_TYPES } from '@engram/db';
+import { z } from 'zod';
+
+/** Longest fact content accepted (SPEC §5). */
+export const MAX_CONTENT_LENGTH = 4000;
+
+const SCOPE_SEGMENT = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** A hierarchical scope such as `auth` or `payments/webhooks` (lower-cased, slashes trimmed). */
+export const Scope = z
+  .string({ error: 'must be a string like "auth" or "payments/webhooks"' })
+  .transform((s) => s.trim().toLowerCase().replace(/^\/+|\/+$/g, ''))
+  .pipe(
+    z
+      .string()
+      .min(1, { error: 'must not be empty; use a topic path like "auth" or "payments/webhooks"' })
+      .max(200, { error: 'must be at most 200 characters' })
+      .refine((s) => s.split('/').every((seg) => SCOPE_SEGMENT.test(seg)), {
+        error:
+          'must be a path like "auth" or "payments/webhooks": segments of lowercase letters, digits, ".", "_" or "-", separated by "/"',
+      })
+      .refine((s) => s.split('/').length <= 8, { error: 'must have at most 8 segments' }),
+  );
+
+export const AgentId = z
+  .string()
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(100, { error: 'must be at most 100 characters' })
+  .regex(/^[A-Za-z0-9._:@/-]+$/, { error: 'may contain letters, digits and . _ : @ / - only' });
+
+const Content = z
+  .string({ error: 'is required: the claim, in plain English' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(MAX_CONTENT_LENGTH, { error: `must be at most ${MAX_CONTENT_LENGTH} characters; split long findings into several facts` });
+
+const Confidence = z
+  .number({ error: 'must be a number from 0 to 1 (1.0 = verified in code, 0.7 = observed, 0.3 = inferred)' })
+  .min(0, { error: 'must be at least 0' })
+  .max(1, { error: 'must be at most 1' });
+
+const FactType = z.enum(FACT_TYPES, { error: 'must be "observation", "inference" or "decision"' });
+const Provenance = z.string().trim().min(1).max(2000, { error: 'must be at most 2000 characters' });
+
+/** `engram_commit` arguments. */
+export const CommitInput = z
+  .object({
+    content: Content.describe(
+      'The claim in plain English. Be specific: service names, versions, config keys, numeric values with units.',
+    ),
+    scope: Scope.describe('Hierarchical topic path, e.g. "auth", "payments/webhooks", "infra/docker".'),
+    confidence: Confidence.describe('0.0-1.0: 1.0 = verified in code, 0.7 = observed behaviour, 0.3 = inferred.'),
+    agent_id: AgentId.optional().describe('Your agent identifier. Derived from your token if omitted.'),
+    corrects_lineage: z
+      .uuid({ error: 'must be the lineage_id (a UUID) of the fact being corrected' })
+      .optional()
+      .describe('lineage_id of a fact this one corrects; that fact is marked superseded.'),
+    provenance: Provenance.optional().describe(
+      'Evidence: file path and line, test output, command. Facts with provenance are marked verified.',
+    ),
+    fact_type: FactType.default('observation').describe(
+      '"observation" (seen in code/tests/logs), "inference" (concluded) or "decision" (a choice someone made).',
+    ),
+    ttl_days: z
+      .number()
+      .int({ error: 'must be a whole number of days' })
+      .min(1, { error: 'must be at least 1' })
+      .max(3650, { error: 'must be at most 3650' })
+      .optional()
+      .describe('Days until the fact expires by itself. Omit for facts that stay true.'),
+    operation: z
+      .enum(['add', 'update', 'delete', 'none'], { error: 'must be "add", "update", "delete" or "none"' })
+      .default('add')
+      .describe(
+        '"add" a new fact; "update" supersedes the most similar current fact in scope (or corrects_lineage); "delete" retires corrects_lineage; "none" writes nothing.',
+      ),
+    durability: z
+      .enum(['durable', 'ephemeral'], { error: 'must be "durable" or "ephemeral"' })
+      .default('durable')
+      .describe('"ephemeral" for scratch notes: hidden from default queries, expire in a day unless they prove useful.'),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (input.operation === 'delete' && !input.corrects_lineage) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['corrects_lineage'],
+        message: 'is required when operation is "delete": pass the lineage_id of the fact to retire',
+      });
+    }
+  });
+export type CommitInput = z.output<typeof CommitInput>;
+
+const nullableIso = z.string().nullable();
+
+/** `engram_commit` result. */
+export const CommitOutput = z.object({
+  fact_id: z.string().nullable().describe('Id of the stored (or matching existing) fact; null for "none" and "delete".'),
+  lineage_id: z.string().nullable(),
+  committed_at: nullableIso,
+  duplicate: z.boolean().describe('True when an identical or corroborated fact already existed; nothing new was stored.'),
+  corroborated: z.boolean().describe('True when this commit counted as another agent agreeing with an existing fact.'),
+  memory_op: z.enum(['add', 'update', 'delete', 'none']),
+  supersedes_fact_id: z.string().nullable().describe('The fact this one replaced (update) or retired (delete).'),
+  verified: z.boolean().describe('True when the fact has provenance.'),
+  durability: z.enum(['durable', 'ephemeral']).nullable(),
+  expires_at: nullableIso,
+  note: z.string().optional(),
+});
+export type CommitOutput = z.infer<typeof CommitOutput>;
+
+/** Phrases that ask about the past: queries containing them include superseded versions. */
+export const HISTORY_PHRASES = /\b(used to|originally|before|previously|back when)\b/i;
+
+/** `engram_query` arguments. */
+export const QueryInput = z
+  .object({
+    topic: z
+      .string({ error: 'is required: what you want to know, as a specific question or phrase' })
+      .trim()
+      .min(1, { error: 'must not be empty' })
+      .max(1000, { error: 'must be at most 1000 characters' })
+      .describe('What you want to know. Specific beats broad: "How does auth refresh JWTs?" not "auth".'),
+    scope: Scope.optional().describe('Only facts in this scope and below ("auth" includes "auth/jwt").'),
+    limit: z
+      .number()
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be at least 1' })
+      .max(50, { error: 'must be at most 50' })
+      .default(10)
+      .describe('Maximum results (default 10, max 50).'),
+    as_of: z.iso
+      .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' })
+      .optional()
+      .describe('ISO 8601 instant: answer with what the team believed then.'),
+    fact_type: FactType.optional().describe('Only "observation", "inference" or "decision" facts.'),
+    include_ephemeral: z.boolean().default(false).describe('Include ephemeral scratch facts (ranked lower).'),
+    include_history: z
+      .boolean()
+      .optional()
+      .describe('Include superseded versions with their validity windows. On by default for "used to", "originally", "before", "previously", "back when".'),
+  })
+  .strict();
+export type QueryInput = z.output<typeof QueryInput>;
+
+export const QueryResultFact = z.object({
+  fact_id: z.string(),
+  lineage_id: z.string(),
+  content: z.string(),
+  scope: z.string(),
+  score: z.number(),
+  confidence: z.number(),
+  fact_type: z.enum(FACT_TYPES),
+  agent_id: z.string(),
+  committed_at: z.string(),
+  valid_from: z.string(),
+  valid_until: z.string().nullable().describe('Null while current; set when superseded, retired or expired.'),
+  has_open_conflict: z.boolean().describe('True: another fact disputes this one. Do not treat it as settled.'),
+  verified: z.boolean().describe('False: no provenance; treat with scepticism.'),
+  provenance: z.string().nullable(),
+  durability: z.enum(['durable', 'ephemeral']),
+  corroborating_agents: z.number().int(),
+  truncated: z.boolean().optional().describe('The content was cut to fit the response budget.'),
+});
+export type QueryResultFact = z.infer<typeof QueryResultFact>;
+
+/** `engram_query` result. */
+export const QueryOutput = z.object({
+  mode: z.enum(['current', 'as_of', 'history']).describe('current facts, facts current at as_of, or every version'),
+  as_of: z.string().optional(),
+  results: z.array(QueryResultFact),
+  omitted: z.number().int().describe('Further matches left out to keep the response within ~4,000 tokens.'),
+  note: z.string().optional(),
+});
+export type QueryOutput = z.infer<typeof QueryOutput>;
+
+/** `engram_promote` arguments and result. */
+export const PromoteInput = z
+  .object({ fact_id: z.uuid({ error: 'must be the fact_id (a UUID) of an ephemeral fact' }) })
+  .strict();
+export const PromoteOutput = z.object({
+  fact_id: z.string(),
+  promoted: z.boolean().describe('True when this call made the fact durable.'),
+  durability: z.enum(['durable', 'ephemeral']),
+  note: z.string().optional(),
+});
+export type PromoteOutput = z.infer<typeof PromoteOutput>;
+
+/** One fact of an import batch (federation journal). */
+export const ImportFact = z
+  .object({
+    content: Content,
+    scope: Scope,
+    committed_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' }),
+    agent_id: AgentId,
+    fact_type: FactType.optional(),
+    confidence: Confidence.optional(),
+    provenance: Provenance.optional(),
+  })
+  .strict();
+export type ImportFact = z.output<typeof ImportFact>;
+
+/** Most facts one import request may carry. */
+export const MAX_IMPORT_BATCH = 1000;
+
+export const ImportInput = z
+  .object({
+    facts: z
+      .array(ImportFact, { error: 'must be an array of facts' })
+      .min(1, { error: 'must contain at least one fact' })
+      .max(MAX_IMPORT_BATCH, { error: `must contain at most ${MAX_IMPORT_BATCH} facts per request; split the import` }),
+  })
+  .strict();
+export type ImportInput = z.output<typeof ImportInput>;
+
+export const ImportOutput = z.object({
+  facts: z.array(z.object({ id: z.string(), duplicate: z.boolean() })),
+});
+export type ImportOutput = z.infer<typeof ImportOutput>;

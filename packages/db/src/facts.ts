@@ -1,0 +1,446 @@
+/**
+ * Data access for facts, always through a {@link TenantDb}: every statement here filters on (and
+ * every insert writes) the tenant's workspace id. Hand-written SQL where one round trip matters
+ * (the commit) or drizzle cannot express it (hybrid retrieval).
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Database } from './client.ts';
+import type { FactEntity } from './schema.ts';
+import type { TenantDb } from './tenant.ts';
+
+/** Postgres text-array literal (drizzle would expand a JS array into a parenthesised list). */
+export const textArrayLiteral = (values: readonly string[]) =>
+  `{${values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
+
+/**
+ * A timestamp parameter. Drizzle's postgres.js driver turns off postgres.js's Date handling (it
+ * maps dates itself for typed columns), so hand-written SQL passes ISO strings, cast explicitly.
+ */
+export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
+
+/** pgvector's text form of a vector. */
+export const vectorLiteral = (embedding: readonly number[]) => `[${embedding.join(',')}]`;
+
+/** A fact is current while its window is open and its TTL has not run out. */
+const CURRENT = sql`f.valid_until is null and (f.expires_at is null or f.expires_at > now())`;
+
+/** `scope` or any scope below it (`payments` covers `payments/webhooks`). */
+export function scopeFilter(scope: string, column: SQL = sql`f.scope`): SQL {
+  return sql`(${column} = ${scope} or starts_with(${column}, ${`${scope}/`}))`;
+}
+
+/** Row shape shared by the read queries. */
+export interface FactRow {
+  id: string;
+  lineage_id: string;
+  content: string;
+  scope: string;
+  confidence: number;
+  fact_type: 'observation' | 'inference' | 'decision';
+  agent_id: string;
+  member_id: string | null;
+  provenance: string | null;
+  entities: FactEntity[];
+  committed_at: Date;
+  valid_from: Date;
+  valid_until: Date | null;
+  expires_at: Date | null;
+  ttl_days: number | null;
+  memory_op: 'add' | 'update' | 'delete' | 'none';
+  supersedes_fact_id: string | null;
+  durability: 'durable' | 'ephemeral';
+  query_hits: number;
+  corroborating_agents: number;
+  source: 'commit' | 'import';
+  embedding_model: string | null;
+}
+
+const FACT_COLUMNS = sql.raw(
+  [
+    'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance', 'entities',
+    'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
+    'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model',
+  ]
+    .map((c) => `f.${c}`)
+    .join(', '),
+);
+
+const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at'] as const;
+
+/** Parses Postgres' timestamptz text ("2026-11-22 00:43:33.132+00") or ISO text. */
+export function parseTimestamp(text: string): Date {
+  const iso = text.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) throw new Error(`unparseable timestamp from the database: ${text}`);
+  return date;
+}
+
+/**
+ * Rows as the types say: drizzle leaves timestamps as the driver's text, and postgres.js returns
+ * double precision as a string in some paths; both drivers get the same shape here.
+ */
+async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL): Promise<T[]> {
+  const raw = await queryRows<Record<string, unknown>>(tenant.db, query);
+  for (const row of raw) {
+    for (const field of TIMESTAMP_FIELDS) {
+      const value = row[field];
+      if (typeof value === 'string') row[field] = parseTimestamp(value);
+    }
+    if (row.confidence !== undefined) row.confidence = Number(row.confidence);
+  }
+  return raw as T[];
+}
+
+/** The current fact with this exact content in this scope, if any. */
+export async function findCurrentDuplicate(tenant: TenantDb, scope: string, contentHash: string): Promise<FactRow | null> {
+  const [row] = await rows<FactRow & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS} from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.scope = ${scope} and f.content_hash = ${contentHash}
+          and f.valid_until is null
+        limit 1`,
+  );
+  return row ?? null;
+}
+
+/** A fact already imported with this content at this instant (import idempotency). */
+export async function findByHashAt(tenant: TenantDb, contentHash: string, committedAt: Date): Promise<FactRow | null> {
+  const [row] = await rows<FactRow & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS} from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.content_hash = ${contentHash} and f.committed_at = ${ts(committedAt)}
+        limit 1`,
+  );
+  return row ?? null;
+}
+
+export interface SimilarFact extends FactRow {
+  similarity: number;
+}
+
+/**
+ * The current facts of a scope nearest to `embedding` (same embedding model only), most similar
+ * first. Uses the HNSW index; iterative scans keep the scope filter from starving the result.
+ */
+export async function nearestCurrentInScope(
+  tenant: TenantDb,
+  params: { scope: string; embedding: readonly number[]; model: string; limit: number; at?: Date },
+): Promise<SimilarFact[]> {
+  const vector = vectorLiteral(params.embedding);
+  const found = await rows<SimilarFact & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS}, 1 - (f.embedding <=> ${vector}::vector) as similarity
+        from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.scope = ${params.scope} and f.embedding_model = ${params.model}
+          and f.valid_until is null
+          and (f.expires_at is null or f.expires_at > ${ts(params.at ?? new Date())})
+        order by f.embedding <=> ${vector}::vector
+        limit ${params.limit}`,
+  );
+  return found.map((r) => ({ ...r, similarity: Number(r.similarity) })).sort((a, b) => b.similarity - a.similarity);
+}
+
+/** Facts of a lineage, newest first (current ones have `valid_until` null). */
+export async function lineageFacts(tenant: TenantDb, lineageId: string): Promise<FactRow[]> {
+  return rows<FactRow & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS} from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.lineage_id = ${lineageId}
+        order by f.valid_from desc`,
+  );
+}
+
+/** Everything needed to insert one fact. */
+export interface NewFact {
+  id: string;
+  lineageId: string;
+  content: string;
+  contentHash: string;
+  scope: string;
+  confidence: number;
+  factType: 'observation' | 'inference' | 'decision';
+  agentId: string;
+  memberId: string | null;
+  provenance: string | null;
+  entities: FactEntity[];
+  keywords: string[];
+  embedding: readonly number[] | null;
+  embeddingModel: string | null;
+  committedAt: Date;
+  ttlDays: number | null;
+  expiresAt: Date | null;
+  memoryOp: 'add' | 'update';
+  supersedesFactId: string | null;
+  durability: 'durable' | 'ephemeral';
+  source: 'commit' | 'import';
+}
+
+export interface InsertedFact {
+  /** False when an identical current fact won the race (the unique key held). */
+  inserted: boolean;
+  id: string;
+  committedAt: Date;
+  closedFactIds: string[];
+}
+
+/**
+ * Inserts a fact in one statement: closes the superseded lineage's window, inserts the row
+ * (unless an identical current fact exists), enqueues its detection job (durable facts only) and
+ * counts the commit for its agent. One round trip, atomic.
+ */
+export async function insertFact(
+  tenant: TenantDb,
+  fact: NewFact,
+  options: { closeLineageId: string | null; detectionReason: string | null },
+): Promise<InsertedFact> {
+  const w = tenant.workspaceId;
+  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::vector` : sql`null`;
+  const closeLineage = options.closeLineageId
+    ? sql`update facts set valid_until = greatest(valid_from, ${ts(fact.committedAt)})
+          where workspace_id = ${w} and lineage_id = ${options.closeLineageId} and valid_until is null
+          returning id`
+    : sql`select null::uuid as id where false`;
+  const [row] = await rows<{ id: string | null; committed_at: Date | null; closed: string[] | null }>(
+    tenant,
+    sql`with closed as (${closeLineage}),
+      inserted as (
+        insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, fact_type, agent_id,
+          member_id, provenance, entities, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
+          expires_at, memory_op, supersedes_fact_id, durability, source)
+        values (${fact.id}, ${w}, ${fact.lineageId}, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence},
+          ${fact.factType}, ${fact.agentId}, ${fact.memberId}, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
+          ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
+          ${fact.ttlDays}, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}, ${fact.durability}, ${fact.source})
+        on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
+        returning id, committed_at
+      ),
+      job as (
+        insert into detection_jobs (workspace_id, trigger_fact_id, reason)
+        select ${w}, i.id, ${options.detectionReason ?? 'commit'} from inserted i where ${options.detectionReason !== null}
+      ),
+      agent as (
+        insert into agents (workspace_id, agent_id, member_id, total_commits, last_seen_at)
+        select ${w}, ${fact.agentId}, ${fact.memberId}, 1, now() from inserted
+        on conflict (workspace_id, agent_id)
+        do update set total_commits = agents.total_commits + 1, last_seen_at = now()
+      )
+      select (select id from inserted) as id, (select committed_at from inserted) as committed_at,
+             (select array_agg(id) from closed) as closed`,
+  );
+  return {
+    inserted: Boolean(row?.id),
+    id: row?.id ?? fact.id,
+    committedAt: row?.committed_at ? new Date(row.committed_at) : fact.committedAt,
+    closedFactIds: row?.closed ?? [],
+  };
+}
+
+/** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */
+export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date): Promise<string[]> {
+  const closed = await rows<{ id: string }>(
+    tenant,
+    sql`update facts set valid_until = greatest(valid_from, ${ts(at)})
+        where workspace_id = ${tenant.workspaceId} and lineage_id = ${lineageId} and valid_until is null
+        returning id`,
+  );
+  return closed.map((r) => r.id);
+}
+
+/** Counts one more independent agent agreeing with a fact. */
+export async function addCorroboration(tenant: TenantDb, factId: string): Promise<void> {
+  await tenant.db.execute(
+    sql`update facts set corroborating_agents = corroborating_agents + 1
+        where workspace_id = ${tenant.workspaceId} and id = ${factId}`,
+  );
+}
+
+/** A retrieval candidate with its fused rank and the signals the scoring formula needs. */
+export interface Candidate extends FactRow {
+  rrf: number;
+  vector_rank: number | null;
+  text_rank: number | null;
+  has_open_conflict: boolean;
+  agent_total_commits: number | null;
+  agent_flagged_commits: number | null;
+}
+
+export interface RetrievalParams {
+  embedding: readonly number[] | null;
+  model: string;
+  /** The topic, for full-text search (words are OR-ed). */
+  topic: string;
+  scope?: string;
+  factType?: string;
+  includeEphemeral: boolean;
+  /** Window filter: current facts, the facts current at an instant, or every version. */
+  window: { kind: 'current' } | { kind: 'as_of'; at: Date } | { kind: 'history' };
+  /** Candidates taken from each retriever. */
+  depth: number;
+}
+
+/**
+ * Hybrid retrieval: pgvector cosine (HNSW) and Postgres full-text rank, each taking `depth`
+ * candidates under the same filters, fused with reciprocal rank fusion (k = 60).
+ */
+export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams): Promise<Candidate[]> {
+  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`];
+  if (params.window.kind === 'current') filters.push(CURRENT);
+  if (params.window.kind === 'as_of') {
+    const at = params.window.at;
+    filters.push(sql`f.valid_from <= ${ts(at)} and (f.valid_until is null or f.valid_until > ${ts(at)})`);
+    filters.push(sql`(f.expires_at is null or f.expires_at > ${ts(at)})`);
+  }
+  if (params.scope) filters.push(scopeFilter(params.scope));
+  if (params.factType) filters.push(sql`f.fact_type = ${params.factType}`);
+  if (!params.includeEphemeral) filters.push(sql`f.durability = 'durable'`);
+  filters.push(sql`f.erased_at is null`);
+  const where = sql.join(filters, sql` and `);
+
+  const vectorPart = params.embedding
+    ? sql`select f.id, row_number() over (order by f.embedding <=> ${vectorLiteral(params.embedding)}::vector) as r
+          from facts f where ${where} and f.embedding_model = ${params.model}
+          order by f.embedding <=> ${vectorLiteral(params.embedding)}::vector limit ${params.depth}`
+    : sql`select null::uuid as id, 0::bigint as r where false`;
+  // OR the topic's lexemes: a question rarely contains every word of the fact that answers it.
+  const tsquery = sql`nullif(replace(plainto_tsquery('english', ${params.topic})::text, '&', '|'), '')::tsquery`;
+  const found = await rows<Candidate & Record<string, unknown>>(
+    tenant,
+    sql`with vec as (${vectorPart}),
+      txt as (
+        select f.id, row_number() over (order by ts_rank_cd(f.tsv, tq.q) desc) as r
+        from facts f cross join (select ${tsquery} as q) tq
+        where ${where} and f.tsv @@ tq.q
+        order by ts_rank_cd(f.tsv, tq.q) desc limit ${params.depth}
+      ),
+      fused as (
+        select id, sum(1.0 / (60 + r)) as rrf, min(r) filter (where src = 'v') as vector_rank,
+               min(r) filter (where src = 't') as text_rank
+        from (select id, r, 'v' as src from vec union all select id, r, 't' as src from txt) ranked
+        group by id
+      )
+      select ${FACT_COLUMNS}, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
+             fused.text_rank::int as text_rank,
+             exists (
+               select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id
+               where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = f.id and c.status = 'open'
+             ) as has_open_conflict,
+             a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
+      from fused
+      join facts f on f.id = fused.id and f.workspace_id = ${tenant.workspaceId}
+      left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
+      order by fused.rrf desc`,
+  );
+  return found.map((r) => ({ ...r, rrf: Number(r.rrf), confidence: Number(r.confidence) }));
+}
+
+/**
+ * Counts query hits on ephemeral facts; those reaching `threshold` become durable (their default
+ * TTL lifted) and enter detection. Returns the promoted ids.
+ */
+export async function recordEphemeralHits(tenant: TenantDb, factIds: string[], threshold: number): Promise<string[]> {
+  if (factIds.length === 0) return [];
+  const promoted = await rows<{ id: string }>(
+    tenant,
+    // One UPDATE does both: a second UPDATE of the same row in one statement would be ignored.
+    sql`with hit as (
+          update facts set query_hits = query_hits + 1,
+            durability = case when query_hits + 1 >= ${threshold} then 'durable' else durability end,
+            expires_at = case when query_hits + 1 >= ${threshold} and ttl_days is null then null else expires_at end
+          where workspace_id = ${tenant.workspaceId} and durability = 'ephemeral'
+            and id in (${sql.join(factIds.map((id) => sql`${id}::uuid`), sql`, `)})
+          returning id, durability
+        ),
+        promoted as (select id from hit where durability = 'durable'),
+        job as (
+          insert into detection_jobs (workspace_id, trigger_fact_id, reason)
+          select ${tenant.workspaceId}, id, 'promote' from promoted
+        )
+        select id from promoted`,
+  );
+  return promoted.map((r) => r.id);
+}
+
+/** Makes an ephemeral fact durable and enqueues its detection; null when there is no such fact. */
+export async function promoteFact(tenant: TenantDb, factId: string): Promise<{ fact: FactRow; promotedNow: boolean } | null> {
+  const [row] = await rows<FactRow & { promoted_now: number } & Record<string, unknown>>(
+    tenant,
+    sql`with target as (
+          select id, durability from facts where workspace_id = ${tenant.workspaceId} and id = ${factId}
+        ),
+        promoted as (
+          update facts f set durability = 'durable',
+            expires_at = case when f.ttl_days is null then null else f.expires_at end
+          from target where f.id = target.id and f.workspace_id = ${tenant.workspaceId} and target.durability = 'ephemeral'
+          returning f.id
+        ),
+        job as (
+          insert into detection_jobs (workspace_id, trigger_fact_id, reason)
+          select ${tenant.workspaceId}, id, 'promote' from promoted
+        )
+        select ${FACT_COLUMNS}, (select count(*) from promoted)::int as promoted_now
+        from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
+  );
+  if (!row) return null;
+  const { promoted_now: promotedNow, ...fact } = row;
+  return { fact: fact, promotedNow: promotedNow > 0 };
+}
+
+/** A fact by id within the tenant. */
+export async function getFact(tenant: TenantDb, factId: string): Promise<FactRow | null> {
+  const [row] = await rows<FactRow & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
+  );
+  return row ?? null;
+}
+
+/**
+ * Closes the window of every fact whose TTL has run out, in all workspaces (a maintenance sweep:
+ * cross-tenant by nature). Returns how many were closed.
+ */
+export async function expireFacts(db: Database, now = new Date()): Promise<number> {
+  const closed = await queryRows<{ id: string }>(
+    db,
+    sql`update facts set valid_until = greatest(valid_from, expires_at)
+        where valid_until is null and expires_at is not null and expires_at <= ${ts(now)}
+        returning id`,
+  );
+  return closed.length;
+}
+
+/** One page of the journal: every version committed after the watermark, oldest first. */
+export async function journalPage(
+  tenant: TenantDb,
+  params: { after: Date | null; afterId: string | null; scope?: string; limit: number },
+): Promise<FactRow[]> {
+  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`];
+  if (params.after && params.afterId) {
+    filters.push(sql`(f.committed_at, f.id) > (${ts(params.after)}, ${params.afterId}::uuid)`);
+  } else if (params.after) {
+    filters.push(sql`f.committed_at > ${ts(params.after)}`);
+  }
+  if (params.scope) filters.push(scopeFilter(params.scope));
+  return rows<FactRow & Record<string, unknown>>(
+    tenant,
+    sql`select ${FACT_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
+        order by f.committed_at, f.id limit ${params.limit}`,
+  );
+}
+
+/** Facts whose embedding is missing or from another model (for `engram reembed`), any workspace. */
+export async function factsToReembed(db: Database, model: string, limit: number): Promise<{ id: string; content: string }[]> {
+  return queryRows<{ id: string; content: string }>(
+    db,
+    sql`select id, content from facts
+        where (embedding is null or embedding_model is distinct from ${model}) and erased_at is null
+        order by committed_at limit ${limit}`,
+  );
+}
+
+/** Stores a recomputed embedding. */
+export async function setEmbedding(db: Database, factId: string, embedding: readonly number[], model: string): Promise<void> {
+  await db.execute(
+    sql`update facts set embedding = ${vectorLiteral(embedding)}::vector, embedding_model = ${model} where id = ${factId}`,
+  );
+}

@@ -1,0 +1,63 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { inject } from 'vitest';
+import type { Config } from '@engram/config';
+import { TEST_ADMIN_TOKEN } from './app.ts';
+import { startTestServer } from './server.ts';
+
+/** Connects the SDK's real MCP client over Streamable HTTP with a bearer token. */
+export async function connectMcp(mcpUrl: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'engram-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A tool result: the structured content, or the error text of an `isError` result. */
+export type ToolOutcome<T = Record<string, unknown>> = { ok: true; value: T } | { ok: false; error: string };
+
+export async function callTool<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolOutcome<T>> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) {
+    return { ok: false, error: (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n') };
+  }
+  return { ok: true, value: result.structuredContent as T };
+}
+
+/** Calls a tool that must succeed. */
+export async function mustCall<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const outcome = await callTool<T>(client, name, args);
+  if (!outcome.ok) throw new Error(`${name} failed: ${outcome.error}`);
+  return outcome.value;
+}
+
+/** The engines end-to-end suites run on: the embedded database, and Postgres when configured. */
+export function serverEngines(): { name: 'pglite' | 'postgres'; overrides: Partial<Config> }[] {
+  const url = inject('postgresUrl');
+  return [
+    { name: 'pglite', overrides: {} },
+    ...(url ? [{ name: 'postgres' as const, overrides: { database: { kind: 'postgres' as const, url } } }] : []),
+  ];
+}
+
+/** Provisions a workspace through the admin API of a running server. */
+export async function provisionOverHttp(
+  baseUrl: string,
+  body: Record<string, unknown> = {},
+): Promise<{ workspace_id: string; engram_id: string; owner_token: string; invite_key: string; mcp_url: string }> {
+  const res = await fetch(`${baseUrl}/api/v1/admin/workspaces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`provisioning failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as never;
+}
+
+export { startTestServer };
