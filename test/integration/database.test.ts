@@ -38,7 +38,7 @@ describe.each(testDatabases())('database on $name', (engine) => {
       sql`select indexname, indexdef from pg_indexes where tablename = 'facts'`,
     );
     const byName = Object.fromEntries(indexes.map((i) => [i.indexname, i.indexdef]));
-    expect(byName.facts_embedding_hnsw_idx).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+    expect(byName.facts_embedding_hnsw_idx).toMatch(/USING hnsw \(embedding halfvec_cosine_ops\)/);
     expect(byName.facts_tsv_gin_idx).toMatch(/USING gin \(tsv\)/);
     expect(byName.facts_workspace_scope_valid_idx).toMatch(/\(workspace_id, scope, valid_until\)/);
     expect(byName.facts_workspace_window_idx).toMatch(/\(workspace_id, valid_from, valid_until\)/);
@@ -59,7 +59,7 @@ describe.each(testDatabases())('database on $name', (engine) => {
     const [row] = await queryRows<{ matches: boolean; distance: number }>(
       handle.db,
       sql`select tsv @@ plainto_tsquery('english', 'rate limits') as matches,
-                 embedding <=> ${JSON.stringify(embedding)}::vector as distance
+                 embedding <=> ${JSON.stringify(embedding)}::halfvec as distance
           from facts where workspace_id = ${workspace.id}`,
     );
     expect(row).toEqual({ matches: true, distance: 0 });

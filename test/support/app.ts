@@ -1,5 +1,5 @@
 import { configFor, type Config } from '@engram/config';
-import { LocalEmbedder } from '@engram/core';
+import { LocalEmbedder, TokenCache } from '@engram/core';
 import { buildApp, createLogger } from '@engram/server';
 import type { DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +23,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const config = testConfig(overrides);
   return buildApp(
-    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder() },
+    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache() },
     { logger: createLogger(config) },
   );
 }

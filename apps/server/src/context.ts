@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import type { Embedder, FactServices, Logger } from '@engram/core';
+import type { Embedder, FactServices, Logger, TokenCache } from '@engram/core';
 import type { DbHandle } from '@engram/db';
 
 /** What the app needs to serve requests; built once at start (or per test). */
@@ -10,6 +10,8 @@ export interface AppContext {
   secret: string;
   /** Computes fact and query vectors (local, or OpenAI when configured). */
   embedder: Embedder;
+  /** Recently resolved bearer tokens (a few seconds), shared by every route of this process. */
+  tokens: TokenCache;
 }
 
 /** The fact services for one request, logging through the request's logger. */

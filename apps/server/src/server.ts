@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { createEmbedder } from '@engram/core';
+import { createEmbedder, TokenCache } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -37,7 +37,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir) : undefined;
 
     const embedder = createEmbedder(config);
-    const app = await buildApp({ config, db, secret, embedder }, { logger });
+    const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache() }, { logger });
     await app.listen({ port: config.port, host: config.host });
     const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
     const address = app.server.address();

@@ -19,7 +19,7 @@ export const textArrayLiteral = (values: readonly string[]) =>
 export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
 
-/** pgvector's text form of a vector. */
+/** pgvector's text form of a vector (cast to `halfvec` in SQL). */
 export const vectorLiteral = (embedding: readonly number[]) => `[${embedding.join(',')}]`;
 
 /** A fact is current while its window is open and its TTL has not run out. */
@@ -115,9 +115,15 @@ export async function findByHashAt(tenant: TenantDb, contentHash: string, commit
   return row ?? null;
 }
 
-export interface SimilarFact extends FactRow {
-  similarity: number;
-}
+/** What the commit pipeline needs to know about a neighbour (dedup answer, lineage, corroboration). */
+export type SimilarFact = Pick<
+  FactRow,
+  'id' | 'lineage_id' | 'agent_id' | 'durability' | 'entities' | 'committed_at' | 'provenance' | 'expires_at'
+> & { similarity: number };
+
+const NEIGHBOUR_COLUMNS = sql.raw(
+  ['id', 'lineage_id', 'agent_id', 'durability', 'entities', 'committed_at', 'provenance', 'expires_at'].map((c) => `f.${c}`).join(', '),
+);
 
 /**
  * The current facts of a scope nearest to `embedding` (same embedding model only), most similar
@@ -125,17 +131,26 @@ export interface SimilarFact extends FactRow {
  */
 export async function nearestCurrentInScope(
   tenant: TenantDb,
-  params: { scope: string; embedding: readonly number[]; model: string; limit: number; at?: Date },
+  params: {
+    scope: string;
+    embedding: readonly number[];
+    model: string;
+    limit: number;
+    at?: Date;
+    /** Only facts stating exactly these values (see `facts.entity_signature`). */
+    entitySignature?: string;
+  },
 ): Promise<SimilarFact[]> {
   const vector = vectorLiteral(params.embedding);
   const found = await rows<SimilarFact & Record<string, unknown>>(
     tenant,
-    sql`select ${FACT_COLUMNS}, 1 - (f.embedding <=> ${vector}::vector) as similarity
+    sql`select ${NEIGHBOUR_COLUMNS}, 1 - (f.embedding <=> ${vector}::halfvec) as similarity
         from facts f
         where f.workspace_id = ${tenant.workspaceId} and f.scope = ${params.scope} and f.embedding_model = ${params.model}
           and f.valid_until is null
           and (f.expires_at is null or f.expires_at > ${ts(params.at ?? new Date())})
-        order by f.embedding <=> ${vector}::vector
+          ${params.entitySignature === undefined ? sql`` : sql`and f.entity_signature = ${params.entitySignature}`}
+        order by f.embedding <=> ${vector}::halfvec
         limit ${params.limit}`,
   );
   return found.map((r) => ({ ...r, similarity: Number(r.similarity) })).sort((a, b) => b.similarity - a.similarity);
@@ -164,6 +179,8 @@ export interface NewFact {
   memberId: string | null;
   provenance: string | null;
   entities: FactEntity[];
+  /** See `facts.entity_signature`. */
+  entitySignature: string;
   keywords: string[];
   embedding: readonly number[] | null;
   embeddingModel: string | null;
@@ -195,7 +212,7 @@ export async function insertFact(
   options: { closeLineageId: string | null; detectionReason: string | null },
 ): Promise<InsertedFact> {
   const w = tenant.workspaceId;
-  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::vector` : sql`null`;
+  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null`;
   const closeLineage = options.closeLineageId
     ? sql`update facts set valid_until = greatest(valid_from, ${ts(fact.committedAt)})
           where workspace_id = ${w} and lineage_id = ${options.closeLineageId} and valid_until is null
@@ -206,11 +223,11 @@ export async function insertFact(
     sql`with closed as (${closeLineage}),
       inserted as (
         insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, fact_type, agent_id,
-          member_id, provenance, entities, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
+          member_id, provenance, entities, entity_signature, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
           expires_at, memory_op, supersedes_fact_id, durability, source)
         values (${fact.id}, ${w}, ${fact.lineageId}, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence},
           ${fact.factType}, ${fact.agentId}, ${fact.memberId}, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
-          ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
+          ${fact.entitySignature}, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
           ${fact.ttlDays}, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}, ${fact.durability}, ${fact.source})
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
         returning id, committed_at
@@ -279,6 +296,9 @@ export interface RetrievalParams {
   depth: number;
 }
 
+/** Most full-text matches ranked per query (heap reads and ranking are the cost). */
+const TEXT_POOL = 200;
+
 /**
  * Hybrid retrieval: pgvector cosine (HNSW) and Postgres full-text rank, each taking `depth`
  * candidates under the same filters, fused with reciprocal rank fusion (k = 60).
@@ -298,20 +318,24 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
   const where = sql.join(filters, sql` and `);
 
   const vectorPart = params.embedding
-    ? sql`select f.id, row_number() over (order by f.embedding <=> ${vectorLiteral(params.embedding)}::vector) as r
+    ? sql`select f.id, row_number() over (order by f.embedding <=> ${vectorLiteral(params.embedding)}::halfvec) as r
           from facts f where ${where} and f.embedding_model = ${params.model}
-          order by f.embedding <=> ${vectorLiteral(params.embedding)}::vector limit ${params.depth}`
+          order by f.embedding <=> ${vectorLiteral(params.embedding)}::halfvec limit ${params.depth}`
     : sql`select null::uuid as id, 0::bigint as r where false`;
-  // OR the topic's lexemes: a question rarely contains every word of the fact that answers it.
-  const tsquery = sql`nullif(replace(plainto_tsquery('english', ${params.topic})::text, '&', '|'), '')::tsquery`;
+  // Full text: facts containing every lexeme of the topic (stopwords dropped), ranked by
+  // ts_rank. The pool read before ranking is capped, so a very common word costs a bounded scan
+  // instead of ranking a third of the workspace (an OR query measured 30 ms at 10,000 facts).
   const found = await rows<Candidate & Record<string, unknown>>(
     tenant,
     sql`with vec as (${vectorPart}),
       txt as (
-        select f.id, row_number() over (order by ts_rank_cd(f.tsv, tq.q) desc) as r
-        from facts f cross join (select ${tsquery} as q) tq
-        where ${where} and f.tsv @@ tq.q
-        order by ts_rank_cd(f.tsv, tq.q) desc limit ${params.depth}
+        select pool.id, row_number() over (order by ts_rank(pool.tsv, pool.q) desc) as r
+        from (
+          select f.id, f.tsv, tq.q from facts f cross join (select plainto_tsquery('english', ${params.topic}) as q) tq
+          where ${where} and f.tsv @@ tq.q
+          limit ${TEXT_POOL}
+        ) pool
+        order by ts_rank(pool.tsv, pool.q) desc limit ${params.depth}
       ),
       fused as (
         select id, sum(1.0 / (60 + r)) as rrf, min(r) filter (where src = 'v') as vector_rank,
@@ -441,6 +465,6 @@ export async function factsToReembed(db: Database, model: string, limit: number)
 /** Stores a recomputed embedding. */
 export async function setEmbedding(db: Database, factId: string, embedding: readonly number[], model: string): Promise<void> {
   await db.execute(
-    sql`update facts set embedding = ${vectorLiteral(embedding)}::vector, embedding_model = ${model} where id = ${factId}`,
+    sql`update facts set embedding = ${vectorLiteral(embedding)}::halfvec, embedding_model = ${model} where id = ${factId}`,
   );
 }

@@ -23,11 +23,18 @@ import {
   unique,
   uniqueIndex,
   uuid,
-  vector,
+  halfvec,
 } from 'drizzle-orm/pg-core';
 
 /** Dimension of every stored embedding: the local embedder and OpenAI (`dimensions: 512`) agree on it. */
 export const EMBEDDING_DIMENSIONS = 512;
+/**
+ * Embeddings are stored as pgvector's half-precision `halfvec`: 1 KB instead of 2 KB per fact, so a
+ * fact row stays inline (no TOAST fetch per vector read) and the HNSW index is half the size.
+ * Measured at 100,000 facts: scoped nearest-neighbour 2.5 → 1.4 ms, insert 2.4 → 1.8 ms; cosine
+ * similarity is unchanged to three decimals.
+ */
+export const EMBEDDING_SQL_TYPE = 'halfvec';
 
 export const MEMBER_ROLES = ['owner', 'member', 'reader'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -195,8 +202,14 @@ export const facts = pgTable(
     memberId: uuid('member_id'),
     provenance: text('provenance'),
     entities: jsonb('entities').$type<FactEntity[]>().notNull().default([]),
+    /**
+     * Hash of the fact's stated values (its entities, canonically ordered). Two facts can only
+     * corroborate each other when they state the same values, so the near-duplicate search on
+     * commit looks only at current facts of the scope with the same signature.
+     */
+    entitySignature: text('entity_signature'),
     keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
-    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
+    embedding: halfvec('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text('embedding_model'),
     tsv: tsvector('tsv').generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${facts.content})`),
     committedAt: tstz('committed_at').notNull().defaultNow(),
@@ -228,8 +241,14 @@ export const facts = pgTable(
     index('facts_expiry_idx')
       .on(t.expiresAt)
       .where(sql`${t.validUntil} is null and ${t.expiresAt} is not null`),
-    index('facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
-    index('facts_tsv_gin_idx').using('gin', t.tsv),
+    index('facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('halfvec_cosine_ops')),
+    // A small pending list: inserts stay cheap (batched into the index), and a query never scans
+    // more than 256 kB of unindexed entries (with the default 4 MB, a common term took 7 ms instead
+    // of 2 ms at 100,000 facts; with no pending list at all, every commit paid ~0.3 ms more).
+    index('facts_tsv_gin_idx').using('gin', t.tsv).with({ fastupdate: true, gin_pending_list_limit: 256 }),
+    index('facts_current_signature_idx')
+      .on(t.workspaceId, t.scope, t.entitySignature)
+      .where(sql`${t.validUntil} is null`),
     check('facts_confidence_check', sql`${t.confidence} >= 0 and ${t.confidence} <= 1`),
     check('facts_fact_type_check', sql`${t.factType} in (${oneOf(FACT_TYPES)})`),
     check('facts_memory_op_check', sql`${t.memoryOp} in (${oneOf(MEMORY_OPS)})`),

@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { authenticateToken, EngramError, secretsEqual, unauthorized, type MemberPrincipal } from '@engram/core';
+import { authenticateToken, EngramError, secretsEqual, unauthorized, type MemberPrincipal, type TokenCache } from '@engram/core';
 import type { Database } from '@engram/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -29,15 +29,15 @@ export function challenge(reply: FastifyReply, config: Config, request: FastifyR
 
 /** Authenticates a member token or throws a 401 (with its challenge header set on the reply). */
 export async function requireMember(
-  db: Database,
-  config: Config,
+  ctx: { db: { db: Database }; config: Config; tokens: TokenCache },
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<MemberPrincipal> {
+  const { config } = ctx;
   const token = bearerToken(request);
   try {
     if (!token) throw unauthorized();
-    return await authenticateToken(db, token);
+    return await authenticateToken(ctx.db.db, token, ctx.tokens);
   } catch (error) {
     if (error instanceof EngramError && error.status === 401) challenge(reply, config, request, error);
     throw error;

@@ -34,7 +34,7 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+      const principal = await requireMember(ctx, request, reply);
       if (principal.role === 'reader') {
         throw new EngramError('forbidden', 'Readers cannot import facts; ask a workspace owner for a member token.');
       }
@@ -53,7 +53,7 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
       },
     },
     async (request, reply) => {
-      const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+      const principal = await requireMember(ctx, request, reply);
       const entries = readJournal(ctx.db.db, principal.workspaceId, {
         after: request.query.after ? new Date(request.query.after) : undefined,
         scope: request.query.scope,

@@ -22,7 +22,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
   const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
 
   app.post('/mcp', async (request, reply) => {
-    const principal = await requireMember(ctx.db.db, ctx.config, request, reply);
+    const principal = await requireMember(ctx, request, reply);
     const response = await handleMcpRequest(
       toWebRequest(request, 'http://engram.invalid'),
       { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, principal, llm, log: request.log },

@@ -101,6 +101,17 @@ export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]
   return true;
 }
 
+/**
+ * A digest of the values a fact states (its entities, canonically ordered). Facts that can
+ * corroborate each other share it, which keeps the near-duplicate search to a handful of rows.
+ */
+export function entitySignature(entities: readonly FactEntity[]): string {
+  const parts = entities
+    .filter((e) => e.type !== 'config_key')
+    .map((e) => `${slotKey(e)}|${e.type}|${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`);
+  return createHash('sha256').update([...new Set(parts)].sort().join('\n')).digest('hex').slice(0, 32);
+}
+
 /** Embeds one text; on failure the fact is still stored (without a vector) and re-embedded later. */
 export async function embedOrNull(services: FactServices, texts: string[]): Promise<(number[] | null)[]> {
   try {
@@ -113,7 +124,11 @@ export async function embedOrNull(services: FactServices, texts: string[]): Prom
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-function duplicateResult(existing: FactRow, note: string, corroborated: boolean): CommitOutput {
+function duplicateResult(
+  existing: Pick<FactRow, 'id' | 'lineage_id' | 'committed_at' | 'provenance' | 'durability' | 'expires_at'>,
+  note: string,
+  corroborated: boolean,
+): CommitOutput {
   return {
     fact_id: existing.id,
     lineage_id: existing.lineage_id,
@@ -179,6 +194,7 @@ export async function storeNewFact(tenant: TenantDb, services: FactServices, dra
     memberId: draft.memberId,
     provenance: draft.provenance,
     entities: draft.entities,
+    entitySignature: entitySignature(draft.entities),
     keywords: keywordsOf(draft.content, draft.entities),
     embedding: draft.embedding,
     embeddingModel: draft.embedding ? services.embedder.model : null,
@@ -259,30 +275,37 @@ export async function commitFact(
   }
 
   const hash = contentHash(input.content);
-  const existing = await findCurrentDuplicate(tenant, input.scope, hash);
-  if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
-
   const entities = extractEntities(input.content, input.scope);
+  const signature = entitySignature(entities);
   const [embedding] = await embedOrNull(services, [input.content]);
   const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
 
-  let neighbours: Awaited<ReturnType<typeof nearestCurrentInScope>> | undefined;
-  const nearest = async () => {
-    if (!embedding) return [];
-    neighbours ??= await nearestCurrentInScope(tenant, {
-      scope: input.scope,
-      embedding,
-      model: services.embedder.model,
-      limit: 5,
-      at: now,
-    });
-    return neighbours;
-  };
+  const nearest = (onlySignature?: string) =>
+    embedding
+      ? nearestCurrentInScope(tenant, {
+          scope: input.scope,
+          embedding,
+          model: services.embedder.model,
+          limit: 5,
+          at: now,
+          entitySignature: onlySignature,
+        })
+      : Promise.resolve([]);
+
+  // A plain add may be another agent saying what is already known. Only facts stating the same
+  // values can be that, so the search covers the scope's facts with the same entity signature;
+  // it runs alongside the exact-duplicate check (neither waits on the other).
+  const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
+  const [existing, sameValues] = await Promise.all([
+    findCurrentDuplicate(tenant, input.scope, hash),
+    plainAdd ? nearest(signature) : Promise.resolve([]),
+  ]);
+  if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
 
   const lineage = await resolveLineage(tenant, input, async () => (await nearest())[0]);
 
-  if (!lineage.lineageId && input.durability === 'durable') {
-    const corroborated = corroborationTarget(await nearest(), agentId, entities);
+  if (plainAdd) {
+    const corroborated = corroborationTarget(sameValues, agentId, entities);
     if (corroborated) {
       await addCorroboration(tenant, corroborated.id);
       return duplicateResult(

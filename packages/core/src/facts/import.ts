@@ -9,6 +9,7 @@ import { EngramError, type FieldProblem, InvalidInputError } from '../errors.ts'
 import {
   corroborationTarget,
   embedOrNull,
+  entitySignature,
   resolveAgentId,
   resolveMemberId,
   storeNewFact,
@@ -68,6 +69,7 @@ export async function importFacts(
         model: services.embedder.model,
         limit: 5,
         at: committedAt,
+        entitySignature: entitySignature(entities),
       });
       const corroborated = corroborationTarget(
         neighbours.filter((n) => new Date(n.committed_at) <= committedAt),

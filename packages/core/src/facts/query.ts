@@ -94,7 +94,7 @@ export async function queryFacts(
     factType: input.fact_type,
     includeEphemeral: input.include_ephemeral,
     window,
-    depth: Math.max(50, input.limit * 5),
+    depth: Math.max(30, input.limit * 3),
   });
 
   const reference = asOf ?? now;

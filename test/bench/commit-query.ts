@@ -1,0 +1,251 @@
+/**
+ * Commit and query performance on real Postgres, at 10,000 and 100,000 facts in one workspace.
+ *
+ *   npm run bench                       # sizes 10000,100000
+ *   npm run bench -- --sizes 10000 --commits 300 --queries 200
+ *
+ * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
+ * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The server runs as its own
+ * process (`engram start`); the clients are the SDK's real MCP client. The reference is the same
+ * fact row inserted directly with postgres.js (prepared, one row per statement).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { contentHash, embedLocally, extractEntities, uuidv7 } from '@engram/core';
+import { createDb, facts, forWorkspace, queryRows, vectorLiteral } from '@engram/db';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { cliEnv, startCli } from '../support/cli.ts';
+import { connectMcp, mustCall } from '../support/mcp.ts';
+import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import { fmt, median, percentile } from './stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10000,100000' },
+    commits: { type: 'string', default: '500' },
+    concurrent: { type: 'string', default: '1000' },
+    queries: { type: 'string', default: '300' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const SIZES = args.sizes.split(',').map(Number);
+const SEQUENTIAL_COMMITS = Number(args.commits);
+const CONCURRENT_COMMITS = Number(args.concurrent);
+const QUERIES = Number(args.queries);
+const CLIENTS = 10;
+
+const ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
+const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+// --- a synthetic but varied codebase story --------------------------------------------------
+const SUBJECTS = ['auth', 'payments', 'search', 'billing', 'orders', 'inventory', 'notifications', 'gateway', 'users', 'analytics'];
+const AREAS = ['api', 'worker', 'db', 'cache', 'queue', 'config', 'deploy', 'tests'];
+const TEMPLATES = [
+  (s: string, n: number) => `The ${s} service rate limit is ${100 + (n % 900)} req/s per IP`,
+  (s: string, n: number) => `${s} requests time out after ${1 + (n % 60)} seconds`,
+  (s: string, n: number) => `The ${s} worker pool size is ${2 + (n % 30)} threads`,
+  (s: string, n: number) => `${s} uses Redis for caching with a TTL of ${60 + (n % 3600)} seconds`,
+  (s: string, n: number) => `Max ${s} database connections is ${10 + (n % 190)} connections`,
+  (s: string, n: number) => `The ${s} queue retries failed jobs ${1 + (n % 9)} times with exponential backoff`,
+  (s: string, n: number) => `${s} stores uploads up to ${1 + (n % 500)} MB in S3`,
+  (s: string, n: number) => `The ${s} API returns paginated JSON with page size ${10 + (n % 90)}`,
+  (s: string, n: number) => `Feature flag ${s.toUpperCase()}_V${n % 7}_ENABLED controls the new ${s} flow`,
+  (s: string, n: number) => `The ${s} service is deployed to us-east-1 with ${1 + (n % 12)} replicas`,
+];
+const scopeOf = (n: number) => `${SUBJECTS[n % SUBJECTS.length]}/${AREAS[Math.floor(n / SUBJECTS.length) % AREAS.length]}`;
+/** A distinct fact per n (the serial keeps contents unique within a scope). */
+function factText(n: number): { content: string; scope: string } {
+  const subject = SUBJECTS[n % SUBJECTS.length]!;
+  const template = TEMPLATES[Math.floor(n / 7) % TEMPLATES.length]!;
+  return { content: `${template(subject, n)} (note ${n})`, scope: scopeOf(n) };
+}
+const TOPICS = [
+  'What is the auth service rate limit?',
+  'how long until payments requests time out',
+  'search worker pool size',
+  'which cache does billing use and what is the ttl',
+  'orders database connection limit',
+  'inventory queue retry policy',
+  'notification upload size limit',
+  'gateway api pagination',
+  'users feature flags for the new flow',
+  'where is analytics deployed and how many replicas',
+];
+
+// --- measurement helpers ---------------------------------------------------------------------
+async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+interface Row {
+  size: number;
+  metric: string;
+  p50: number | null;
+  p99: number | null;
+  perSecond: number | null;
+}
+const rows: Row[] = [];
+const report = (row: Row) => {
+  rows.push(row);
+  process.stderr.write(
+    `  [${row.size}] ${row.metric}: ${row.p50 !== null ? `p50 ${fmt(row.p50)}, p99 ${fmt(row.p99!)}` : ''}${row.perSecond !== null ? ` ${row.perSecond.toFixed(0)}/s` : ''}\n`,
+  );
+};
+
+let serial = 10_000_000;
+const commitArgs = () => {
+  const n = serial++;
+  const { content, scope } = factText(n);
+  return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
+};
+
+async function seed(databaseUrl: string, workspaceId: string, from: number, to: number): Promise<void> {
+  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 4 });
+  const tenant = forWorkspace(handle.db, workspaceId);
+  const started = performance.now();
+  // Bulk load without the HNSW index, then build it once: how a real migration of 100k facts runs.
+  await handle.db.execute(sql`drop index if exists facts_embedding_hnsw_idx`);
+  const batch = 1000;
+  for (let start = from; start < to; start += batch) {
+    const values = [];
+    for (let n = start; n < Math.min(to, start + batch); n++) {
+      const { content, scope } = factText(n);
+      const committedAt = new Date(Date.now() - (to - n) * 60_000);
+      const id = uuidv7(committedAt.getTime());
+      values.push({
+        id,
+        lineageId: id,
+        content,
+        contentHash: contentHash(content),
+        scope,
+        confidence: 0.9,
+        agentId: `seed-${n % 23}`,
+        entities: extractEntities(content, scope),
+        embedding: embedLocally(content),
+        embeddingModel: 'engram-local-hash-v1',
+        committedAt,
+        validFrom: committedAt,
+      });
+    }
+    await tenant.insert(facts, values);
+  }
+  await handle.db.execute(sql`set maintenance_work_mem = '512MB'`);
+  await handle.db.execute(sql`create index facts_embedding_hnsw_idx on facts using hnsw (embedding halfvec_cosine_ops)`);
+  await handle.db.execute(sql`analyze facts`);
+  await handle.close();
+  process.stderr.write(`  seeded ${to - from} facts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+async function directInsertReference(databaseUrl: string, workspaceId: string, size: number, count: number): Promise<void> {
+  const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
+  const insertOne = async () => {
+    const { content, scope } = commitArgs();
+    const id = uuidv7();
+    const entities = extractEntities(content, scope);
+    await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, embedding, embedding_model)
+      values (${id}, ${workspaceId}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, 'reference',
+              ${JSON.stringify(entities)}::jsonb, ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
+  };
+  for (let i = 0; i < 50; i++) await insertOne();
+  const sequential: number[] = [];
+  for (let i = 0; i < Math.min(count, 300); i++) sequential.push(await timed(insertOne));
+  report({ size, metric: 'direct insert (postgres.js), sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: 1000 / (sequential.reduce((a, b) => a + b, 0) / sequential.length) });
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let i = 0; i < count / CLIENTS; i++) latencies.push(await timed(insertOne));
+    }),
+  );
+  const elapsed = performance.now() - t0;
+  report({ size, metric: `direct insert (postgres.js), ${CLIENTS} concurrent`, p50: median(latencies), p99: percentile(latencies, 99), perSecond: (count / elapsed) * 1000 });
+  await client.end();
+}
+
+async function measure(size: number, mcpUrl: string, token: string, databaseUrl: string, workspaceId: string): Promise<void> {
+  const clients: Client[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectMcp(mcpUrl, token)));
+  const main = clients[0]!;
+  // Warm up the server (JIT, caches, connections) before measuring.
+  for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
+
+  const sequential: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) sequential.push(await timed(() => mustCall(main, 'engram_commit', commitArgs())));
+  report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: (SEQUENTIAL_COMMITS / (performance.now() - t0)) * 1000 });
+
+  const concurrent: number[] = [];
+  const t1 = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let i = 0; i < CONCURRENT_COMMITS / CLIENTS; i++) concurrent.push(await timed(() => mustCall(client, 'engram_commit', commitArgs())));
+    }),
+  );
+  report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent), p99: percentile(concurrent, 99), perSecond: (CONCURRENT_COMMITS / (performance.now() - t1)) * 1000 });
+
+  for (let i = 0; i < 20; i++) await mustCall(main, 'engram_query', { topic: TOPICS[i % TOPICS.length]! });
+  const queries: number[] = [];
+  for (let i = 0; i < QUERIES; i++) {
+    queries.push(await timed(() => mustCall(main, 'engram_query', { topic: TOPICS[i % TOPICS.length]!, limit: 10 })));
+  }
+  report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
+
+  await Promise.all(clients.map((c) => c.close()));
+  await directInsertReference(databaseUrl, workspaceId, size, CONCURRENT_COMMITS);
+}
+
+const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
+process.stderr.write(`bench database ${new URL(databaseUrl).pathname.slice(1)}\n`);
+const server = await startCli(
+  cliEnv({
+    DATABASE_URL: databaseUrl,
+    ENGRAM_SECRET: SECRET,
+    ENGRAM_ADMIN_TOKEN: ADMIN_TOKEN,
+    ENGRAM_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+  }),
+);
+try {
+  const res = await fetch(new URL('/api/v1/admin/workspaces', server.mcpUrl), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const workspace = (await res.json()) as { owner_token: string; workspace_id: string };
+  let seeded = 0;
+  for (const size of SIZES) {
+    process.stderr.write(`\n== ${size} facts\n`);
+    const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
+    const [counted] = await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts`);
+    const n = counted?.n ?? 0;
+    await handle.close();
+    if (n < size) await seed(databaseUrl, workspace.workspace_id, seeded, seeded + (size - n));
+    seeded += Math.max(0, size - n);
+    await measure(size, server.mcpUrl, workspace.owner_token, databaseUrl, workspace.workspace_id);
+  }
+} finally {
+  await server.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (!args.keep) await dropScratchDatabase(ADMIN_URL, databaseUrl);
+}
+
+const header = '| facts | measurement | p50 | p99 | per second |\n| ---: | --- | ---: | ---: | ---: |';
+const lines = rows.map(
+  (r) =>
+    `| ${r.size.toLocaleString('en-US')} | ${r.metric} | ${r.p50 === null ? '' : fmt(r.p50)} | ${r.p99 === null ? '' : fmt(r.p99)} | ${r.perSecond === null ? '' : r.perSecond.toFixed(0)} |`,
+);
+const ratios = SIZES.map((size) => {
+  const engram = rows.find((r) => r.size === size && r.metric.startsWith('engram_commit') && r.metric.includes('concurrent'));
+  const direct = rows.find((r) => r.size === size && r.metric.startsWith('direct insert') && r.metric.includes('concurrent'));
+  return engram && direct ? `${size.toLocaleString('en-US')} facts: commit throughput ${(((engram.perSecond ?? 0) / (direct.perSecond ?? 1)) * 100).toFixed(0)}% of direct insert` : '';
+});
+process.stdout.write(`\n${header}\n${lines.join('\n')}\n\n${ratios.filter(Boolean).join('\n')}\n`);
