@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       allowedOrigins: [],
       openSignup: false,
       openai: { apiKey: undefined, baseUrl: undefined, detectiveModel: 'gpt-4o-mini' },
+      embeddings: { provider: 'local', model: 'text-embedding-3-small' },
       logLevel: 'info',
     });
   });
@@ -110,6 +111,15 @@ describe('loadConfig', () => {
     expect(problemsOf({ ENGRAM_ALLOWED_ORIGINS: 'https://a.example/path' })[0]).toMatch(
       /^ENGRAM_ALLOWED_ORIGINS must list origins only/,
     );
+  });
+
+  it('chooses the embedder: OpenAI when a key is set, unless told otherwise', () => {
+    expect(loadConfig({}).embeddings).toEqual({ provider: 'local', model: 'text-embedding-3-small' });
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-x' }).embeddings.provider).toBe('openai');
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-x', ENGRAM_EMBEDDINGS: 'local' }).embeddings.provider).toBe('local');
+    expect(loadConfig({ ENGRAM_EMBEDDING_MODEL: 'nomic-embed-text', OPENAI_API_KEY: 'k' }).embeddings.model).toBe('nomic-embed-text');
+    expect(problemsOf({ ENGRAM_EMBEDDINGS: 'openai' })[0]).toMatch(/^ENGRAM_EMBEDDINGS=openai needs OPENAI_API_KEY/);
+    expect(problemsOf({ ENGRAM_EMBEDDINGS: 'bert' })[0]).toMatch(/^ENGRAM_EMBEDDINGS must be auto, local or openai/);
   });
 
   it('reads the OpenAI settings', () => {
