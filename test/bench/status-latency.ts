@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cliEnv, startCli } from '../support/cli.ts';
+import { raiseLimits } from './limits.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 const calls = Number(process.argv[2] ?? 1000);
@@ -35,6 +36,7 @@ try {
     });
     token = ((await res.json()) as { owner_token: string }).owner_token;
   }
+  await raiseLimits(new URL('/', server.mcpUrl).toString(), token);
   const client = new Client({ name: 'engram-bench', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),

@@ -48,11 +48,20 @@ describe.each(engines)('MCP over a real socket on $name', ({ name, overrides }) 
   });
   afterAll(async () => server?.stop());
 
-  it('refuses a client without a token (401)', async () => {
-    await expect(connect(`${server.baseUrl}/mcp`)).rejects.toThrow(/401|Unauthorized/i);
+  it('offers a client without a token only engram_status and engram_join, and refuses a bad token (401)', async () => {
+    const anonymous = await connect(`${server.baseUrl}/mcp`);
+    try {
+      const { tools } = await anonymous.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['engram_join', 'engram_status']);
+      const status = await anonymous.callTool({ name: 'engram_status', arguments: {} });
+      expect(status.structuredContent).toMatchObject({ status: 'unconfigured' });
+    } finally {
+      await anonymous.close();
+    }
+    await expect(connect(`${server.baseUrl}/mcp`, `egm_${'x'.repeat(43)}`)).rejects.toThrow(/invalid_token/);
     const raw = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer nonsense' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     expect(raw.status).toBe(401);

@@ -61,12 +61,17 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     expect(origin.json().error.code).toBe('origin_not_allowed');
   });
 
-  it('asks for a bearer token on /mcp with an RFC 9728 challenge', async () => {
-    const res = await app.inject({ method: 'POST', url: '/mcp', headers: HOST, payload: {} });
-    expect(res.statusCode).toBe(401);
-    expect(res.headers['www-authenticate']).toBe(
-      'Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"',
-    );
+  it('answers MCP without a token with the onboarding tools only, and rejects a bad token with an RFC 9728 challenge', async () => {
+    const anonymous = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...HOST, accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(anonymous.statusCode).toBe(200);
+    const listed = anonymous.json<{ result: { tools: { name: string }[] } }>().result.tools;
+    expect(listed.map((t) => t.name).sort()).toEqual(['engram_join', 'engram_status']);
+
     const bad = await app.inject({
       method: 'POST',
       url: '/mcp',
@@ -75,7 +80,13 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     });
     expect(bad.statusCode).toBe(401);
     expect(bad.json().error.code).toBe('invalid_token');
-    expect(bad.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", resource_metadata=/);
+    expect(bad.headers['www-authenticate']).toBe(
+      'Bearer error="invalid_token", resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"',
+    );
+
+    const rest = await app.inject({ url: '/api/v1/members', headers: HOST });
+    expect(rest.statusCode).toBe(401);
+    expect(rest.headers['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"');
 
     const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource', headers: HOST });
     expect(metadata.json()).toMatchObject({ resource: 'http://localhost:8080/mcp', bearer_methods_supported: ['header'] });

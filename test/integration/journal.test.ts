@@ -164,7 +164,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
 
     // Paging keeps every row exactly once, even with a page smaller than the journal.
     const paged: string[] = [];
-    for await (const entry of readJournal(handle.db, ws.workspaceId, { pageSize: 2 })) paged.push(entry.id);
+    for await (const entry of readJournal(handle.db, principal, { pageSize: 2 })) paged.push(entry.id);
     expect(paged).toEqual(lines.map((l) => l.id));
   });
 

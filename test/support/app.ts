@@ -1,5 +1,5 @@
 import { configFor, type Config } from '@engram/config';
-import { LocalEmbedder, TokenCache } from '@engram/core';
+import { AuditLog, LocalEmbedder, silentLogger, TokenCache } from '@engram/core';
 import { buildApp, createLogger } from '@engram/server';
 import type { DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
@@ -15,6 +15,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     secret: TEST_SECRET,
     adminToken: TEST_ADMIN_TOKEN,
     port: 0,
+    // Test files share one Postgres database and one client address: keep anonymous limits out
+    // of the way unless a test sets its own.
+    anonymousLimits: { requestsPerMinute: 100_000, signupsPerHour: 100_000 },
     ...overrides,
   });
 }
@@ -22,8 +25,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** Builds the app over an open database, for `inject()` tests. */
 export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const config = testConfig(overrides);
-  return buildApp(
-    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache() },
+  const audit = new AuditLog(db.db, silentLogger, { flushMs: 50 });
+  const app = await buildApp(
+    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit },
     { logger: createLogger(config) },
   );
+  app.addHook('onClose', () => audit.close());
+  return app;
 }

@@ -11,7 +11,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tables: PgTable[] = (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
 
 describe('schema', () => {
-  it('has every table of SPEC §4', () => {
+  it('has every table of SPEC §4, and the rate-limit counters', () => {
     expect(tables.map((t) => getTableName(t)).sort()).toEqual(
       [
         'agents',
@@ -24,6 +24,7 @@ describe('schema', () => {
         'facts',
         'invites',
         'members',
+        'rate_limit_counters',
         'scope_permissions',
         'tokens',
         'workspaces',

@@ -4,6 +4,7 @@ import { ENGRAM_VERSION } from '@engram/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
+import { registerAuditHook } from './plugins/audit.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerRequestGuard } from './plugins/request-guard.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -12,6 +13,7 @@ import { healthRoutes } from './routes/health.ts';
 import { homeRoutes } from './routes/home.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+import { workspaceRoutes } from './routes/workspace.ts';
 
 export interface BuildAppOptions {
   /** The process logger; tests pass a silent or capturing one. */
@@ -28,6 +30,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
     genReqId: () => randomUUID(),
     bodyLimit: 1_048_576,
     return503OnClosing: true,
+    // Behind a proxy (Fly, a load balancer), client addresses come from X-Forwarded-For.
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -38,6 +42,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
 
   registerErrorHandling(app);
   registerRequestGuard(app, ctx.config);
+  registerAuditHook(app, ctx);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -57,6 +62,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => mcpRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
   await app.register(async (scope) => factRoutes(scope, ctx));
+  await app.register(async (scope) => workspaceRoutes(scope, ctx));
   await app.register(async (scope) => homeRoutes(scope, ctx));
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

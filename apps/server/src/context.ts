@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import type { Embedder, FactServices, Logger, TokenCache } from '@engram/core';
+import type { AuditLog, Embedder, FactServices, Logger, TokenCache } from '@engram/core';
 import type { DbHandle } from '@engram/db';
 
 /** What the app needs to serve requests; built once at start (or per test). */
@@ -12,6 +12,8 @@ export interface AppContext {
   embedder: Embedder;
   /** Recently resolved bearer tokens (a few seconds), shared by every route of this process. */
   tokens: TokenCache;
+  /** Where tool calls and API writes are recorded. */
+  audit: AuditLog;
 }
 
 /** The fact services for one request, logging through the request's logger. */

@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { createEmbedder, TokenCache } from '@engram/core';
+import { AuditLog, createEmbedder, TokenCache } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -37,7 +37,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir) : undefined;
 
     const embedder = createEmbedder(config);
-    const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache() }, { logger });
+    const audit = new AuditLog(db.db, logger);
+    const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit }, { logger });
     await app.listen({ port: config.port, host: config.host });
     const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
     const address = app.server.address();
@@ -54,6 +55,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         try {
           await app.close();
           await maintenance.stop();
+          await audit.close();
         } finally {
           await db.close();
         }

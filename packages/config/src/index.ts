@@ -26,6 +26,10 @@ export interface Config {
   allowedOrigins: string[];
   /** Whether `engram_init` may create a workspace for a caller without a token. */
   openSignup: boolean;
+  /** Trust X-Forwarded-* from the proxy in front (client addresses for anonymous rate limits). */
+  trustProxy: boolean;
+  /** Limits for callers without a member token, counted per client address. */
+  anonymousLimits: { requestsPerMinute: number; signupsPerHour: number };
   openai: {
     apiKey: string | undefined;
     baseUrl: string | undefined;
@@ -63,6 +67,16 @@ const booleanFlag = (name: string) =>
       error: `${name} must be true or false, e.g. ${name}=true`,
     })
     .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = (name: string, fallback: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: `${name} must be a whole number of at least 1, e.g. ${name}=${fallback}` })
+      .int({ error: `${name} must be a whole number of at least 1, e.g. ${name}=${fallback}` })
+      .min(1, { error: `${name} must be a whole number of at least 1, e.g. ${name}=${fallback}` })
+      .default(fallback),
+  );
 
 /**
  * The environment variables Engram reads, with the message shown when one is malformed.
@@ -127,6 +141,9 @@ export const EnvSchema = z
         ),
     ),
     ENGRAM_OPEN_SIGNUP: optional(booleanFlag('ENGRAM_OPEN_SIGNUP')),
+    ENGRAM_TRUST_PROXY: optional(booleanFlag('ENGRAM_TRUST_PROXY')),
+    ENGRAM_ANON_REQUESTS_PER_MINUTE: positiveInt('ENGRAM_ANON_REQUESTS_PER_MINUTE', 60),
+    ENGRAM_SIGNUPS_PER_HOUR: positiveInt('ENGRAM_SIGNUPS_PER_HOUR', 5),
     OPENAI_API_KEY: optional(z.string()),
     OPENAI_BASE_URL: optional(httpUrl('OPENAI_BASE_URL', 'http://localhost:11434/v1')),
     ENGRAM_DETECTIVE_MODEL: z.preprocess(blankToUndefined, z.string().default('gpt-4o-mini')),
@@ -200,6 +217,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.ENGRAM_PUBLIC_URL?.replace(/\/+$/, ''),
     allowedOrigins: (e.ENGRAM_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),
     openSignup: e.ENGRAM_OPEN_SIGNUP ?? false,
+    trustProxy: e.ENGRAM_TRUST_PROXY ?? false,
+    anonymousLimits: { requestsPerMinute: e.ENGRAM_ANON_REQUESTS_PER_MINUTE, signupsPerHour: e.ENGRAM_SIGNUPS_PER_HOUR },
     openai: {
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,

@@ -85,7 +85,11 @@ export function looksLikeInviteKey(value: string): boolean {
  * (tampered, re-encrypted elsewhere, truncated) and `invite_expired` past its expiry. Whether the
  * invite is still redeemable (revoked, used up) is the database's to say.
  */
-export async function openInviteKey(secret: string, key: string): Promise<InvitePayload> {
+export async function openInviteKey(
+  secret: string,
+  key: string,
+  options: { ignoreExpiry?: boolean } = {},
+): Promise<InvitePayload> {
   const invalid = new EngramError(
     'invite_invalid',
     'This invite key is not valid: it was altered, truncated, or issued by another Engram server. Ask a workspace owner for a new one.',
@@ -100,6 +104,8 @@ export async function openInviteKey(secret: string, key: string): Promise<Invite
     const { payload } = await jwtDecrypt(key.slice(INVITE_PREFIX.length), inviteKey(secret), {
       keyManagementAlgorithms: ['dir'],
       contentEncryptionAlgorithms: ['A256GCM'],
+      // Reading an expired key's claims (to explain which invite it was) checks it as of the epoch.
+      ...(options.ignoreExpiry ? { currentDate: new Date(0) } : {}),
     });
     const claims = InviteClaims.safeParse(payload);
     if (!claims.success) throw invalid;

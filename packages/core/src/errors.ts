@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invite_expired: 410,
   invite_revoked: 410,
   invite_used_up: 410,
+  invite_workspace_deleted: 410,
   forbidden: 403,
   admin_disabled: 403,
   host_not_allowed: 403,

@@ -8,3 +8,8 @@ export * from './embeddings/index.ts';
 export * from './facts/index.ts';
 export * from './ids.ts';
 export * from './logger.ts';
+export * from './access.ts';
+export * from './audit.ts';
+export * from './management.ts';
+export * from './onboarding.ts';
+export * from './rate-limits.ts';

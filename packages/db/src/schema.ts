@@ -408,6 +408,27 @@ export const scopePermissions = pgTable(
   ],
 );
 
+/**
+ * Fixed-window counters behind the rate limits, shared by every instance. UNLOGGED (see the
+ * migration): counters are cheap to lose in a crash and not worth a WAL flush per request.
+ */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    /** What is limited, e.g. `token:<id>:requests` or `agent:<workspace>:<agent>:commits`. */
+    key: text('key').notNull(),
+    windowStart: tstz('window_start').notNull(),
+    /** Null for limits that are not a workspace's (anonymous callers, by address). */
+    workspaceId: uuid('workspace_id'),
+    count: integer('count').notNull().default(0),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'rate_limit_counters_pkey', columns: [t.key, t.windowStart] }),
+    index('rate_limit_counters_expires_idx').on(t.expiresAt),
+  ],
+);
+
 export const auditLog = pgTable(
   'audit_log',
   {

@@ -4,7 +4,16 @@
  */
 import { and, asc, count, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './client.ts';
-import { members, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
+import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
+
+/** A member's scope permission row, as access checks read it. */
+export interface ScopeGrant {
+  scopePrefix: string;
+  canRead: boolean;
+  canWrite: boolean;
+  validFrom: Date | null;
+  validUntil: Date | null;
+}
 
 /** Who a bearer token speaks for. */
 export interface TokenOwner {
@@ -17,6 +26,8 @@ export interface TokenOwner {
   role: MemberRole;
   displayName: string | null;
   lastUsedAt: Date | null;
+  /** The member's scope permission rows (none: full access for the role). */
+  grants: ScopeGrant[];
 }
 
 /**
@@ -48,7 +59,18 @@ export async function findTokenOwnerByHash(db: Database, tokenHash: string): Pro
       ),
     )
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const grants = await db
+    .select({
+      scopePrefix: scopePermissions.scopePrefix,
+      canRead: scopePermissions.canRead,
+      canWrite: scopePermissions.canWrite,
+      validFrom: scopePermissions.validFrom,
+      validUntil: scopePermissions.validUntil,
+    })
+    .from(scopePermissions)
+    .where(and(eq(scopePermissions.workspaceId, row.workspaceId), eq(scopePermissions.memberId, row.memberId)));
+  return { ...row, grants };
 }
 
 /** Records use of a token, at most once per `minIntervalMs` so reads do not turn into writes. */
@@ -74,6 +96,16 @@ export async function insertWorkspace(
 export async function countWorkspaces(db: Database): Promise<number> {
   const [row] = await db.select({ n: count() }).from(workspaces).where(isNull(workspaces.deletedAt));
   return row?.n ?? 0;
+}
+
+/** Marks a workspace deleted: its tokens and invites stop working at once; its rows are kept. */
+export async function softDeleteWorkspace(db: Database, workspaceId: string, at = new Date()): Promise<boolean> {
+  const rows = await db
+    .update(workspaces)
+    .set({ deletedAt: at })
+    .where(and(eq(workspaces.id, workspaceId), isNull(workspaces.deletedAt)))
+    .returning({ id: workspaces.id });
+  return rows.length > 0;
 }
 
 /** The first workspace created that is still live (embedded mode's default). */

@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { registerTools, type EngramTool, type ToolContext } from './tool.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
+import { initTool, joinTool } from './tools/onboarding.ts';
 import { statusTool } from './tools/status.ts';
 
 /** Every Engram tool, in the order clients list them. */
@@ -11,6 +12,8 @@ export const ALL_TOOLS: readonly EngramTool[] = [
   queryTool,
   commitTool,
   promoteTool,
+  joinTool,
+  initTool,
 ];
 
 /** The server `instructions`: the behavioural contract the connecting agent reads once. */
@@ -22,6 +25,9 @@ export function serverInstructions(tools: readonly string[]): string {
     'At the start of every session call engram_status first. Every Engram result may carry a',
     '`next_prompt`: tell the user what it says and follow it; it is how Engram walks a user through setup.',
   ];
+  if (tools.includes('engram_join') && !tools.includes('engram_query')) {
+    lines.push('This connection has no member token yet: engram_status explains how to join a workspace.');
+  }
   if (tools.includes('engram_query')) {
     lines.push('Once status is "ready", call engram_query before working on an area of the codebase.');
   }
@@ -43,7 +49,7 @@ export type McpRequestContext = Omit<ToolContext, 'tools'>;
  * listed or callable. Stateless: a server lives for one HTTP request.
  */
 export function createEngramMcpServer(context: McpRequestContext): McpServer {
-  const tools = ALL_TOOLS.filter((t) => t.availableTo(context.principal));
+  const tools = ALL_TOOLS.filter((t) => t.availableTo(context.principal, { openSignup: context.openSignup }));
   const names = tools.map((t) => t.name);
   const server = new McpServer(
     { name: 'engram', title: 'Engram', version: ENGRAM_VERSION },

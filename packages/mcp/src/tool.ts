@@ -1,5 +1,14 @@
-import type { Embedder, FactServices, MemberPrincipal } from '@engram/core';
-import { EngramError } from '@engram/core';
+import {
+  EngramError,
+  type AnonymousLimits,
+  summarizeArguments,
+  type AuditEntry,
+  type Embedder,
+  type FactServices,
+  type MemberPrincipal,
+  type Principal,
+} from '@engram/core';
+import { auditIdentity } from '@engram/core';
 import type { Database } from '@engram/db';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
@@ -15,14 +24,25 @@ export interface ToolLogger {
 export interface ToolContext {
   db: Database;
   embedder: Embedder;
-  /** Server secret (pseudonymous agent ids). */
+  /** Server secret (invite keys, pseudonymous agent ids). */
   secret: string;
-  principal: MemberPrincipal;
+  principal: Principal;
   llm: { enabled: boolean; model: string };
+  /** Whether callers without a token may create workspaces (`engram_init`). */
+  openSignup: boolean;
+  /** Limits for callers without a member token. */
+  anonymousLimits?: AnonymousLimits;
+  /** The MCP URL clients use, for the configuration texts of init and join. */
+  mcpUrl: string;
   /** Names of the tools this caller can use (for prompts that point at them). */
   tools: readonly string[];
   log: ToolLogger;
+  /** Records a finished tool call in the audit log. */
+  audit?: (entry: AuditEntry) => void;
 }
+
+/** Who may see and call a tool (SPEC §3, access by credential). */
+export type ToolAccess = (principal: Principal, options: { openSignup: boolean }) => boolean;
 
 /** An Engram MCP tool: zod on input and output, a description written for the calling model. */
 export interface EngramTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -32,9 +52,22 @@ export interface EngramTool<I extends z.ZodObject = z.ZodObject, O extends z.Zod
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** Whether this caller may see and call the tool (SPEC §3, access by credential). */
-  availableTo(principal: MemberPrincipal): boolean;
+  availableTo: ToolAccess;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+}
+
+/** Tools for members; `write` tools not for readers. */
+export const forMembers =
+  (options: { write: boolean }): ToolAccess =>
+  (principal) =>
+    principal.kind === 'member' && (!options.write || principal.role !== 'reader');
+
+/** The member behind a tool call (tools listed only to members can rely on it). */
+export function memberOf(ctx: ToolContext): MemberPrincipal {
+  if (ctx.principal.kind !== 'member') {
+    throw new EngramError('unauthorized', 'This tool needs a member token: call engram_status to see how to get one.');
+  }
+  return ctx.principal;
 }
 
 /** The fact services of a tool call. */
@@ -53,14 +86,15 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: E
 }
 
 /**
- * A domain error becomes a tool result with `isError: true` (the model can read and act on it);
- * anything else is logged and reported without internals.
+ * A domain error becomes a tool result with `isError: true` (the model can read and act on it,
+ * including `retry_after_seconds`); anything else is logged and reported without internals.
  */
 export function toolError(error: unknown, tool: string, log: ToolLogger): CallToolResult {
   if (error instanceof EngramError) {
     return {
       isError: true,
       content: [{ type: 'text', text: `${error.message} (code: ${error.code})` }],
+      structuredContent: { error: { code: error.code, message: error.message, ...(error.details ?? {}) } },
     };
   }
   log.error({ err: error, tool }, 'tool failed');
@@ -70,7 +104,7 @@ export function toolError(error: unknown, tool: string, log: ToolLogger): CallTo
   };
 }
 
-/** Registers the tools this caller may use on a per-request server. */
+/** Registers the tools this caller may use on a per-request server, each call audited. */
 export function registerTools(server: McpServer, tools: readonly EngramTool[], ctx: ToolContext): void {
   for (const tool of tools) {
     server.registerTool(
@@ -83,16 +117,26 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         annotations: { title: tool.title, ...tool.annotations },
       },
       async (args: unknown): Promise<CallToolResult> => {
+        const started = performance.now();
+        let result: CallToolResult;
+        let errorCode: string | null = null;
         try {
           const output = await tool.handler(args as z.output<typeof tool.input>, ctx);
           const structured = tool.output.parse(output);
-          return {
-            structuredContent: structured,
-            content: [{ type: 'text', text: JSON.stringify(structured) }],
-          };
+          result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
         } catch (error) {
-          return toolError(error, tool.name, ctx.log);
+          errorCode = error instanceof EngramError ? error.code : 'internal';
+          result = toolError(error, tool.name, ctx.log);
         }
+        ctx.audit?.({
+          ...auditIdentity(ctx.principal),
+          action: tool.name,
+          summary: summarizeArguments(args) as Record<string, unknown>,
+          outcome: errorCode === null ? 'ok' : errorCode === 'forbidden' || errorCode === 'rate_limited' ? 'denied' : 'error',
+          errorCode,
+          durationMs: performance.now() - started,
+        });
+        return result;
       },
     );
   }

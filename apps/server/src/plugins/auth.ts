@@ -1,7 +1,24 @@
 import type { Config } from '@engram/config';
-import { authenticateToken, EngramError, secretsEqual, unauthorized, type MemberPrincipal, type TokenCache } from '@engram/core';
-import type { Database } from '@engram/db';
+import {
+  EngramError,
+  enforceRequestRate,
+  resolveBearer,
+  secretsEqual,
+  unauthorized,
+  type MemberPrincipal,
+  type Principal,
+} from '@engram/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, once a route has resolved it (read by the audit hook). */
+    principal?: Principal;
+    /** The workspace an operator action concerned (read by the audit hook). */
+    auditWorkspaceId?: string;
+  }
+}
 
 /** The bearer credential of a request, if any. */
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -27,21 +44,33 @@ export function challenge(reply: FastifyReply, config: Config, request: FastifyR
   void reply.header('www-authenticate', `Bearer ${params.join(', ')}`);
 }
 
-/** Authenticates a member token or throws a 401 (with its challenge header set on the reply). */
-export async function requireMember(
-  ctx: { db: { db: Database }; config: Config; tokens: TokenCache },
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<MemberPrincipal> {
-  const { config } = ctx;
-  const token = bearerToken(request);
+/**
+ * Resolves the caller (member token, invite key, or nobody) and counts the request against its
+ * rate limit. A bearer that is neither a valid token nor a valid invite key is a 401.
+ */
+export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+  let principal: Principal;
   try {
-    if (!token) throw unauthorized();
-    return await authenticateToken(ctx.db.db, token, ctx.tokens);
+    principal = await resolveBearer(ctx.db.db, ctx.secret, bearerToken(request), { address: request.ip, cache: ctx.tokens });
   } catch (error) {
-    if (error instanceof EngramError && error.status === 401) challenge(reply, config, request, error);
+    if (error instanceof EngramError && error.status === 401) challenge(reply, ctx.config, request, error);
     throw error;
   }
+  request.principal = principal;
+  await enforceRequestRate(ctx.db.db, principal, ctx.config.anonymousLimits);
+  return principal;
+}
+
+/** Resolves the caller, who must hold a member token (401 otherwise, with its challenge). */
+export async function requireMember(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<MemberPrincipal> {
+  const principal = await resolvePrincipal(ctx, request, reply);
+  if (principal.kind === 'member') return principal;
+  const error =
+    principal.kind === 'invite'
+      ? new EngramError('unauthorized', 'An invite key is not a member token: redeem it first (POST /api/v1/join or engram_join).')
+      : unauthorized();
+  challenge(reply, ctx.config, request, error);
+  throw error;
 }
 
 /** Checks the operator token (`ENGRAM_ADMIN_TOKEN`) in constant time. */

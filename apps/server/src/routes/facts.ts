@@ -36,7 +36,7 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
     async (request, reply) => {
       const principal = await requireMember(ctx, request, reply);
       if (principal.role === 'reader') {
-        throw new EngramError('forbidden', 'Readers cannot import facts; ask a workspace owner for a member token.');
+        throw new EngramError('forbidden', 'Your token is read-only (reader role): it cannot import facts.');
       }
       return importFacts(factServicesOf(ctx, request.log), principal, request.body);
     },
@@ -54,7 +54,7 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
     },
     async (request, reply) => {
       const principal = await requireMember(ctx, request, reply);
-      const entries = readJournal(ctx.db.db, principal.workspaceId, {
+      const entries = readJournal(ctx.db.db, principal, {
         after: request.query.after ? new Date(request.query.after) : undefined,
         scope: request.query.scope,
       });

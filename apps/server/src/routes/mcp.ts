@@ -2,7 +2,7 @@ import { EngramError } from '@engram/core';
 import { handleMcpRequest } from '@engram/mcp';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { requireMember } from '../plugins/auth.ts';
+import { publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
 
 // Hop-by-hop and body-framing headers describe the incoming socket, not the MCP message.
 const SKIPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -17,15 +17,27 @@ function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
   return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
 }
 
-/** `/mcp`: MCP Streamable HTTP, stateless, bearer-authenticated. */
+/** `/mcp`: MCP Streamable HTTP, stateless; the bearer decides which tools a caller sees. */
 export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
 
   app.post('/mcp', async (request, reply) => {
-    const principal = await requireMember(ctx, request, reply);
+    // No token is fine here: such callers see engram_status and engram_join (SPEC §3).
+    const principal = await resolvePrincipal(ctx, request, reply);
     const response = await handleMcpRequest(
       toWebRequest(request, 'http://engram.invalid'),
-      { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, principal, llm, log: request.log },
+      {
+        db: ctx.db.db,
+        embedder: ctx.embedder,
+        secret: ctx.secret,
+        principal,
+        llm,
+        openSignup: ctx.config.openSignup,
+        anonymousLimits: ctx.config.anonymousLimits,
+        mcpUrl: `${publicBaseUrl(ctx.config, request)}/mcp`,
+        log: request.log,
+        audit: (entry) => ctx.audit.record(entry),
+      },
       request.body,
     );
     // JSON-mode responses are small and complete: sending the text avoids piping a web stream.

@@ -19,7 +19,9 @@ import {
   type SimilarFact,
   type TenantDb,
 } from '@engram/db';
+import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
+import { enforceCommitRate } from '../rate-limits.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
@@ -216,12 +218,16 @@ export async function storeNewFact(tenant: TenantDb, services: FactServices, dra
 /** Resolves which lineage a new fact continues, if any. */
 async function resolveLineage(
   tenant: TenantDb,
+  principal: MemberPrincipal,
   input: CommitInput,
   similar: () => Promise<{ id: string; lineage_id: string; similarity: number } | undefined>,
 ): Promise<{ lineageId: string | null; supersedes: string | null; note?: string }> {
   if (input.corrects_lineage) {
     const versions = await lineageFacts(tenant, input.corrects_lineage);
-    if (versions.length === 0) throw notFound(`A fact with lineage_id ${input.corrects_lineage} in this workspace`);
+    // A lineage the caller may not read is reported exactly like one that does not exist.
+    if (versions.length === 0 || !canRead(principal, versions[0]!.scope)) {
+      throw notFound(`A fact with lineage_id ${input.corrects_lineage} in this workspace`);
+    }
     const latest = versions.find((v) => v.valid_until === null) ?? versions[0]!;
     return { lineageId: input.corrects_lineage, supersedes: latest.id };
   }
@@ -259,12 +265,16 @@ export async function commitFact(
   };
   if (input.operation === 'none') return { ...base, note: 'Nothing was written (operation "none").' };
 
+  assertCanWrite(principal, input.scope, now);
   assertNoSecrets({ content: input.content, provenance: input.provenance });
 
   if (input.operation === 'delete') {
     const lineage = input.corrects_lineage!;
     const versions = await lineageFacts(tenant, lineage);
-    if (versions.length === 0) throw notFound(`A fact with lineage_id ${lineage} in this workspace`);
+    if (versions.length === 0 || !canRead(principal, versions[0]!.scope, now)) {
+      throw notFound(`A fact with lineage_id ${lineage} in this workspace`);
+    }
+    assertCanWrite(principal, versions[0]!.scope, now);
     const closed = await closeLineage(tenant, lineage, now);
     return {
       ...base,
@@ -299,10 +309,11 @@ export async function commitFact(
   const [existing, sameValues] = await Promise.all([
     findCurrentDuplicate(tenant, input.scope, hash),
     plainAdd ? nearest(signature) : Promise.resolve([]),
+    enforceCommitRate(services.db, { workspaceId: principal.workspaceId, agentId, settings: principal.settings }, now),
   ]);
   if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
 
-  const lineage = await resolveLineage(tenant, input, async () => (await nearest())[0]);
+  const lineage = await resolveLineage(tenant, principal, input, async () => (await nearest())[0]);
 
   if (plainAdd) {
     const corroborated = corroborationTarget(sameValues, agentId, entities);

@@ -4,6 +4,7 @@
  * is the same fact. All-or-nothing validation: one secret rejects the batch, naming its index.
  */
 import { findByHashAt, findCurrentDuplicate, forWorkspace, nearestCurrentInScope } from '@engram/db';
+import { scopeAccess } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, type FieldProblem, InvalidInputError } from '../errors.ts';
 import {
@@ -37,6 +38,9 @@ export async function importFacts(
     }
     if (new Date(f.committed_at).getTime() > now.getTime() + FUTURE_TOLERANCE_MS) {
       problems.push({ field: `facts.${i}.committed_at`, message: 'is in the future' });
+    }
+    if (!scopeAccess(principal, f.scope, now).write) {
+      problems.push({ field: `facts.${i}.scope`, message: `your scope permissions do not allow writing to "${f.scope}"` });
     }
   });
   if (problems.length > 0) throw new InvalidInputError(problems);

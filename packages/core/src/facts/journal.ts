@@ -1,4 +1,6 @@
 import { forWorkspace, journalPage, type Database, type FactRow } from '@engram/db';
+import { canRead } from '../access.ts';
+import type { MemberPrincipal } from '../auth.ts';
 
 /** One line of the journal (`GET /api/v1/facts/since`, `engram export`). */
 export interface JournalEntry {
@@ -41,16 +43,16 @@ export function journalEntry(row: FactRow): JournalEntry {
  */
 export async function* readJournal(
   db: Database,
-  workspaceId: string,
+  principal: Pick<MemberPrincipal, 'workspaceId' | 'role' | 'grants'>,
   options: { after?: Date; scope?: string; pageSize?: number } = {},
 ): AsyncGenerator<JournalEntry> {
-  const tenant = forWorkspace(db, workspaceId);
+  const tenant = forWorkspace(db, principal.workspaceId);
   const pageSize = options.pageSize ?? 500;
   let after: Date | null = options.after ?? null;
   let afterId: string | null = null;
   for (;;) {
     const page = await journalPage(tenant, { after, afterId, scope: options.scope, limit: pageSize });
-    for (const row of page) yield journalEntry(row);
+    for (const row of page) if (canRead(principal, row.scope)) yield journalEntry(row);
     if (page.length < pageSize) return;
     const last = page[page.length - 1]!;
     after = new Date(last.committed_at);

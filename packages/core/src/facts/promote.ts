@@ -1,4 +1,5 @@
-import { forWorkspace, promoteFact as promote } from '@engram/db';
+import { forWorkspace, getFact, promoteFact as promote } from '@engram/db';
+import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import type { FactServices } from './commit.ts';
@@ -11,13 +12,17 @@ export async function promoteFact(
   factId: string,
 ): Promise<PromoteOutput> {
   const tenant = forWorkspace(services.db, principal.workspaceId);
+  const fact = await getFact(tenant, factId);
+  // A fact the caller may not read is reported exactly like one that does not exist.
+  if (!fact || !canRead(principal, fact.scope)) throw notFound(`Fact ${factId} in this workspace`);
+  assertCanWrite(principal, fact.scope);
   const result = await promote(tenant, factId);
   if (!result) throw notFound(`Fact ${factId} in this workspace`);
-  const { fact, promotedNow } = result;
+  const { fact: promotedFact, promotedNow } = result;
   return {
-    fact_id: fact.id,
+    fact_id: promotedFact.id,
     promoted: promotedNow,
-    durability: promotedNow ? 'durable' : fact.durability,
+    durability: promotedNow ? 'durable' : promotedFact.durability,
     ...(promotedNow ? {} : { note: 'The fact was already durable.' }),
   };
 }

@@ -3,6 +3,7 @@
  * seed's scoring formula, time travel through validity windows, and a response budget.
  */
 import { forWorkspace, hybridCandidates, recordEphemeralHits, type Candidate, type RetrievalParams } from '@engram/db';
+import { canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { embedOrNull, type FactServices } from './commit.ts';
 import { HISTORY_PHRASES, type QueryInput, type QueryOutput, type QueryResultFact } from './schemas.ts';
@@ -99,6 +100,7 @@ export async function queryFacts(
 
   const reference = asOf ?? now;
   const ranked = candidates
+    .filter((c) => canRead(principal, c.scope, now))
     .map((c) => ({ c, score: scoreCandidate(c, reference) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, input.limit);

@@ -9,9 +9,7 @@ import {
   QueryInput,
   QueryOutput,
 } from '@engram/core';
-import { defineTool, factServices } from '../tool.ts';
-
-const canWrite = (principal: { role: string }) => principal.role !== 'reader';
+import { defineTool, factServices, forMembers, memberOf } from '../tool.ts';
 
 /** `engram_commit`: write one verified claim to the team's memory. */
 export const commitTool = defineTool({
@@ -45,8 +43,8 @@ export const commitTool = defineTool({
   input: CommitInput,
   output: CommitOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  availableTo: canWrite,
-  handler: (args, ctx) => commitFact(factServices(ctx), ctx.principal, args),
+  availableTo: forMembers({ write: true }),
+  handler: (args, ctx) => commitFact(factServices(ctx), memberOf(ctx), args),
 });
 
 /** `engram_query`: what the team knows about a topic. */
@@ -74,8 +72,8 @@ export const queryTool = defineTool({
   input: QueryInput,
   output: QueryOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  availableTo: () => true,
-  handler: (args, ctx) => queryFacts(factServices(ctx), ctx.principal, args),
+  availableTo: forMembers({ write: false }),
+  handler: (args, ctx) => queryFacts(factServices(ctx), memberOf(ctx), args),
 });
 
 /** `engram_promote`: keep an ephemeral fact. */
@@ -93,6 +91,6 @@ export const promoteTool = defineTool({
   input: PromoteInput,
   output: PromoteOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  availableTo: canWrite,
-  handler: (args, ctx) => promoteFact(factServices(ctx), ctx.principal, args.fact_id),
+  availableTo: forMembers({ write: true }),
+  handler: (args, ctx) => promoteFact(factServices(ctx), memberOf(ctx), args.fact_id),
 });

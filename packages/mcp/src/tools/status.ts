@@ -1,4 +1,4 @@
-import { getStatus } from '@engram/core';
+import { anonymousStatus, getStatus, invitedStatus } from '@engram/core';
 import { z } from 'zod';
 import { defineTool } from '../tool.ts';
 
@@ -21,7 +21,7 @@ const StatusOutput = z.object({
   next_prompt: z.string().describe('What to tell the user next, in your own words.'),
 });
 
-/** `engram_status`: the entry point an agent calls first. */
+/** `engram_status`: the entry point an agent calls first, whatever its credential. */
 export const statusTool = defineTool({
   name: 'engram_status',
   title: 'Engram status',
@@ -32,11 +32,21 @@ export const statusTool = defineTool({
     'says setup is incomplete. It is cheap and changes nothing.',
     '',
     'Read `next_prompt` in the result and tell the user what it says (in your own words, keeping every',
-    'command, key and URL exact). When `status` is "ready", no setup is needed: carry on with the task.',
+    'command, key and URL exact). "unconfigured" and "joining" mean setup is not finished: follow',
+    'next_prompt. When `status` is "ready", no setup is needed: carry on with the task.',
   ].join('\n'),
   input: z.object({}).strict(),
   output: StatusOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   availableTo: () => true,
-  handler: (_args, ctx) => getStatus(ctx.db, ctx.principal, { llm: ctx.llm, tools: ctx.tools }),
+  handler: async (_args, ctx) => {
+    switch (ctx.principal.kind) {
+      case 'member':
+        return getStatus(ctx.db, ctx.principal, { llm: ctx.llm, tools: ctx.tools });
+      case 'invite':
+        return invitedStatus(ctx.principal);
+      case 'anonymous':
+        return anonymousStatus(ctx.principal, { openSignup: ctx.openSignup });
+    }
+  },
 });

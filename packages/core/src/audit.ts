@@ -1,0 +1,149 @@
+/**
+ * The audit log (SPEC §3): every tool call and API write — who, which workspace, which tool or
+ * route, an argument summary (shapes and sizes, never secrets or content), outcome and duration.
+ *
+ * Entries are buffered briefly and written in batches so auditing adds no database round trip to
+ * a request; the buffer is flushed at least every `flushMs`, before an owner reads the log, and on
+ * shutdown.
+ */
+import { auditLog, forWorkspace, type Database } from '@engram/db';
+import { desc, lt } from 'drizzle-orm';
+import { assertOwner } from './access.ts';
+import type { MemberPrincipal, Principal } from './auth.ts';
+import type { Logger } from './logger.ts';
+
+export interface AuditEntry {
+  workspaceId: string | null;
+  memberId: string | null;
+  tokenId: string | null;
+  actor: 'member' | 'operator' | 'invite' | 'anonymous' | 'system';
+  action: string;
+  summary: Record<string, unknown>;
+  outcome: 'ok' | 'error' | 'denied';
+  errorCode: string | null;
+  durationMs: number;
+  at?: Date;
+}
+
+/** The identity columns of an audit entry for a principal. */
+export function auditIdentity(principal: Principal | null): Pick<AuditEntry, 'workspaceId' | 'memberId' | 'tokenId' | 'actor'> {
+  if (!principal) return { workspaceId: null, memberId: null, tokenId: null, actor: 'anonymous' };
+  switch (principal.kind) {
+    case 'member':
+      return { workspaceId: principal.workspaceId, memberId: principal.memberId, tokenId: principal.tokenId, actor: 'member' };
+    case 'invite':
+      return { workspaceId: principal.workspaceId, memberId: null, tokenId: null, actor: 'invite' };
+    case 'anonymous':
+      return { workspaceId: null, memberId: null, tokenId: null, actor: 'anonymous' };
+  }
+}
+
+// Fields whose values are identifiers or choices, safe to record as they are. Anything else is
+// recorded by shape only: a string's length, an array's size.
+const VERBATIM = new Set([
+  'scope', 'scope_prefix', 'operation', 'fact_type', 'durability', 'limit', 'include_ephemeral', 'include_history',
+  'as_of', 'after', 'corrects_lineage', 'fact_id', 'conflict_id', 'winning_claim_id', 'resolution_type', 'kind',
+  'status', 'role', 'max_uses', 'expires_in_days', 'member_id', 'token_id', 'invite_id', 'permission_id',
+  'anonymous_mode', 'anon_agents', 'can_read', 'can_write', 'valid_from', 'valid_until', 'confidence', 'ttl_days',
+  'agent_id', 'rotate',
+]);
+
+/** A summary of call arguments that never contains content, keys or other free text. */
+export function summarizeArguments(args: unknown, depth = 0): unknown {
+  if (args === null || args === undefined) return args;
+  if (typeof args === 'string') return { length: args.length };
+  if (typeof args === 'number' || typeof args === 'boolean') return args;
+  if (Array.isArray(args)) return { items: args.length };
+  if (typeof args === 'object' && depth < 2) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
+      const short = typeof value !== 'string' || value.length <= 200;
+      out[key] = VERBATIM.has(key) && short && (typeof value !== 'object' || value === null) ? value : summarizeArguments(value, depth + 1);
+    }
+    return out;
+  }
+  return { type: typeof args };
+}
+
+/** Buffered, batched audit writer. */
+export class AuditLog {
+  private buffer: AuditEntry[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+  private readonly db: Database;
+  private readonly log: Logger;
+  private readonly options: { flushMs?: number; maxBatch?: number };
+
+  constructor(db: Database, log: Logger, options: { flushMs?: number; maxBatch?: number } = {}) {
+    this.db = db;
+    this.log = log;
+    this.options = options;
+    this.timer = setInterval(() => void this.flush(), options.flushMs ?? 250);
+    this.timer.unref();
+  }
+
+  record(entry: AuditEntry): void {
+    this.buffer.push({ ...entry, at: entry.at ?? new Date() });
+    if (this.buffer.length >= (this.options.maxBatch ?? 200)) void this.flush();
+  }
+
+  /** Writes everything recorded so far. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.buffer.length === 0) return;
+      const batch = this.buffer;
+      this.buffer = [];
+      try {
+        await this.db.insert(auditLog).values(
+          batch.map((e) => ({
+            workspaceId: e.workspaceId,
+            memberId: e.memberId,
+            tokenId: e.tokenId,
+            actor: e.actor,
+            action: e.action,
+            summary: (summarizeArguments(e.summary) ?? {}) as Record<string, unknown>,
+            outcome: e.outcome,
+            errorCode: e.errorCode,
+            durationMs: Math.round(e.durationMs),
+            createdAt: e.at,
+          })),
+        );
+      } catch (error) {
+        // Keep the entries for the next attempt rather than lose them.
+        this.buffer = [...batch, ...this.buffer];
+        this.log.error({ err: error, entries: batch.length }, 'audit log write failed; will retry');
+      }
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+/** The workspace's audit log, newest first (owners only). */
+export async function readAuditLog(
+  db: Database,
+  principal: MemberPrincipal,
+  options: { limit: number; before?: number },
+) {
+  assertOwner(principal, 'read the audit log');
+  const rows = await forWorkspace(db, principal.workspaceId)
+    .select(auditLog, options.before ? lt(auditLog.id, options.before) : undefined)
+    .orderBy(desc(auditLog.id))
+    .limit(options.limit);
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.createdAt.toISOString(),
+    actor: r.actor,
+    member_id: r.memberId,
+    token_id: r.tokenId,
+    action: r.action,
+    summary: r.summary,
+    outcome: r.outcome,
+    error_code: r.errorCode,
+    duration_ms: r.durationMs,
+  }));
+}
