@@ -97,6 +97,21 @@ describe('engram CLI', () => {
     }
   });
 
+  it('issues and revokes tokens for an operator', async () => {
+    const created = JSON.parse(
+      (await runCli(['workspace', 'create', '--name', 'Ops', '--json'], cliEnv({ ENGRAM_DATA_DIR: dataDir }))).stdout,
+    ) as { engram_id: string };
+    const issued = await runCli(['token', 'create', '--workspace', created.engram_id, '--label', 'rescue'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(issued.code).toBe(0);
+    const tokenId = /Token ([0-9a-f-]{36})/.exec(issued.stdout)?.[1];
+    expect(issued.stdout).toMatch(/egm_[A-Za-z0-9_-]{43}/);
+    const revoked = await runCli(['token', 'revoke', tokenId!, '--workspace', created.engram_id], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(revoked.stdout).toContain(`Revoked token ${tokenId}`);
+    const missing = await runCli(['token', 'create', '--workspace', 'ENG-NONE-NONE'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/No workspace ENG-NONE-NONE/);
+  });
+
   it('fails fast on bad configuration, naming the variable', async () => {
     const result = await runCli(['start'], cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: 'eighty', DATABASE_URL: 'postgres://db/x' }));
     expect(result.code).toBe(2);

@@ -14,6 +14,7 @@ import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { reembedCommand } from './commands/reembed.ts';
+import { tokenCommand } from './commands/tokens.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `Usage: engram <command> [options]
@@ -35,6 +36,11 @@ Commands:
       --after <iso>           Only facts committed after this instant
       --scope <scope>         Only this scope and below
       --url, --token          As for import
+  token create              Issue a token (default: for the workspace's owner)
+      --workspace <ENG-id>    Workspace (required)
+      --member <member id>    Another member
+      --label <text>          Label shown in token lists
+  token revoke TOKEN_ID     Revoke a token (--workspace required)
   reembed                   Recompute embeddings with the configured embedder
   help                      Show this message
 
@@ -162,6 +168,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'reembed':
       await reembedCommand(config);
+      return 0;
+    case 'token':
+      await tokenCommand(config, rest);
       return 0;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);

@@ -118,3 +118,13 @@ export async function findOldestWorkspace(db: Database) {
     .limit(1);
   return row ?? null;
 }
+
+/** A live workspace by its human id (`ENG-XXXX-XXXX`), for operator tools. */
+export async function findWorkspaceByEngramId(db: Database, engramId: string) {
+  const [row] = await db
+    .select()
+    .from(workspaces)
+    .where(and(eq(workspaces.engramId, engramId.toUpperCase()), isNull(workspaces.deletedAt)))
+    .limit(1);
+  return row ?? null;
+}

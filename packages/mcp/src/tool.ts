@@ -91,11 +91,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: E
  */
 export function toolError(error: unknown, tool: string, log: ToolLogger): CallToolResult {
   if (error instanceof EngramError) {
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${error.message} (code: ${error.code})` }],
-      structuredContent: { error: { code: error.code, message: error.message, ...(error.details ?? {}) } },
-    };
+    // No structuredContent on errors: clients validate it against the tool's output schema.
+    const retry = error.details?.retry_after_seconds;
+    const tail = typeof retry === 'number' ? `; retry_after_seconds: ${retry}` : '';
+    return { isError: true, content: [{ type: 'text', text: `${error.message} (code: ${error.code}${tail})` }] };
   }
   log.error({ err: error, tool }, 'tool failed');
   return {

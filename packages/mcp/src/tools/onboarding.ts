@@ -20,7 +20,7 @@ export const initTool = defineTool({
   input: InitInput,
   output: InitOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  availableTo: (_principal, options) => options.openSignup,
+  availableTo: (principal, options) => options.openSignup && principal.kind !== 'invite',
   handler: async (args, ctx) => {
     if (!ctx.openSignup) {
       throw new EngramError('forbidden', 'This server does not allow creating workspaces here; ask its operator for an invite key.');

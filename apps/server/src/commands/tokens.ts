@@ -1,0 +1,45 @@
+/**
+ * `engram token create|revoke`: operator tools with database access, for when no owner token is at
+ * hand (a lost owner token, automation). Members manage their own tokens over the API.
+ */
+import { parseArgs } from 'node:util';
+import type { Config } from '@engram/config';
+import { issueToken } from '@engram/core';
+import { createDb, findWorkspaceByEngramId, forWorkspace, members, migrate, tokens } from '@engram/db';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+
+export async function tokenCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, member: { type: 'string' }, label: { type: 'string' } },
+  });
+  if (!values.workspace || (action !== 'create' && action !== 'revoke')) {
+    throw new Error(
+      'Usage: engram token create --workspace ENG-XXXX-XXXX [--member MEMBER_ID] [--label TEXT]\n       engram token revoke TOKEN_ID --workspace ENG-XXXX-XXXX',
+    );
+  }
+  const db = await createDb(config.database);
+  try {
+    await migrate(db.db);
+    const workspace = await findWorkspaceByEngramId(db.db, values.workspace);
+    if (!workspace) throw new Error(`No workspace ${values.workspace} on this database.`);
+    const tenant = forWorkspace(db.db, workspace.id);
+    if (action === 'create') {
+      const [member] = values.member
+        ? await tenant.select(members, eq(members.id, values.member), isNull(members.removedAt))
+        : await tenant.select(members, and(eq(members.role, 'owner'), isNull(members.removedAt))).orderBy(asc(members.createdAt)).limit(1);
+      if (!member) throw new Error(values.member ? `No member ${values.member} in ${values.workspace}.` : `${values.workspace} has no owner.`);
+      const { token, tokenId } = await issueToken(tenant, member.id, values.label ?? 'created with engram token create');
+      process.stdout.write(`Token ${tokenId} for ${member.role} ${member.displayName ?? member.id} (shown only now):\n${token}\n`);
+      return;
+    }
+    const tokenId = positionals[0];
+    if (!tokenId) throw new Error('Usage: engram token revoke TOKEN_ID --workspace ENG-XXXX-XXXX');
+    const revoked = await tenant.update(tokens, { revokedAt: new Date() }, eq(tokens.id, tokenId), isNull(tokens.revokedAt)).returning({ id: tokens.id });
+    process.stdout.write(revoked.length ? `Revoked token ${tokenId}.\n` : `No active token ${tokenId} in ${values.workspace}.\n`);
+  } finally {
+    await db.close();
+  }
+}

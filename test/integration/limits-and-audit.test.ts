@@ -1,0 +1,128 @@
+/** Rate limits shared between instances, and the audit log, on each engine. */
+import { provisionWorkspace } from '@engram/core';
+import type { DbHandle } from '@engram/db';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SECRET, testApp } from '../support/app.ts';
+import { testDatabases } from '../support/databases.ts';
+
+const HOST = 'localhost:8080';
+
+describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
+  let handles: DbHandle[];
+  let first: FastifyInstance;
+  let second: FastifyInstance;
+  beforeAll(async () => {
+    // Two app instances. On Postgres each has its own connection pool, like two machines.
+    const a = await engine.open();
+    const b = engine.name === 'postgres' ? await engine.open() : a;
+    handles = engine.name === 'postgres' ? [a, b] : [a];
+    first = await testApp(a);
+    second = await testApp(b, { anonymousLimits: { requestsPerMinute: 100_000, signupsPerHour: 2 }, openSignup: true });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    for (const h of handles ?? []) await h.close();
+  });
+
+  const tool = (app: FastifyInstance, token: string | null, name: string, args: Record<string, unknown>) =>
+    app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { host: HOST, accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+  const text = (res: { json<T>(): T }) => res.json<{ result: { isError?: boolean; content: { text: string }[] } }>().result;
+
+  async function workspace(settings: Record<string, number>) {
+    const created = await provisionWorkspace(handles[0]!.db, TEST_SECRET, {});
+    const res = await first.inject({
+      method: 'PATCH',
+      url: '/api/v1/workspace',
+      headers: { host: HOST, authorization: `Bearer ${created.ownerToken}` },
+      payload: { settings },
+    });
+    expect(res.statusCode).toBe(200);
+    return created;
+  }
+
+  it('limits commits per agent per hour, across instances, with retry_after_seconds', async () => {
+    const ws = await workspace({ commits_per_agent_per_hour: 3 });
+    const commit = (app: FastifyInstance, n: number, agent = 'busy-agent') =>
+      tool(app, ws.ownerToken, 'engram_commit', { content: `Limit probe fact number ${n}`, scope: 'limits', confidence: 1, agent_id: agent });
+    expect(text(await commit(first, 1)).isError).toBeFalsy();
+    expect(text(await commit(second, 2)).isError).toBeFalsy();
+    expect(text(await commit(first, 3)).isError).toBeFalsy();
+    const over = text(await commit(second, 4));
+    expect(over.isError).toBe(true);
+    expect(over.content[0]?.text).toMatch(/Rate limit reached: 3 commits per hour for agent "busy-agent".*\(code: rate_limited; retry_after_seconds: \d+\)/);
+    const seconds = Number(/retry_after_seconds: (\d+)/.exec(over.content[0]!.text)![1]);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(3600);
+    // Another agent of the same workspace has its own budget.
+    expect(text(await commit(first, 5, 'calm-agent')).isError).toBeFalsy();
+  });
+
+  it('limits requests per token per minute with HTTP 429 and Retry-After, across instances', async () => {
+    const ws = await workspace({ requests_per_token_per_minute: 4 });
+    const headers = { host: HOST, authorization: `Bearer ${ws.ownerToken}` };
+    // The PATCH above was request 1.
+    expect((await second.inject({ url: '/api/v1/members', headers })).statusCode).toBe(200);
+    expect((await first.inject({ url: '/api/v1/members', headers })).statusCode).toBe(200);
+    expect((await tool(second, ws.ownerToken, 'engram_status', {})).statusCode).toBe(200);
+    const limited = await first.inject({ url: '/api/v1/members', headers });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json().error).toMatchObject({ code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } });
+    expect((await tool(second, ws.ownerToken, 'engram_status', {})).statusCode).toBe(429);
+  });
+
+  it('limits workspaces created per address through open signup', async () => {
+    const init = () => tool(second, null, 'engram_init', { name: 'Signup probe' });
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(text(await init()));
+    const limited = results.filter((r) => r.isError);
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(limited[0]?.content[0]?.text).toMatch(/new workspaces per hour from one address/);
+  });
+
+  it('records tool calls and API writes without content or secrets; only owners read it', async () => {
+    const ws = await workspace({});
+    const secretContent = 'The billing cron runs at 02:00 UTC and emails finance';
+    await tool(first, ws.ownerToken, 'engram_commit', { content: secretContent, scope: 'billing', confidence: 1, agent_id: 'auditor' });
+    await tool(first, ws.ownerToken, 'engram_commit', { content: `leaks ghp_${'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A7'}`, scope: 'billing', confidence: 1 });
+    await tool(first, ws.ownerToken, 'engram_query', { topic: 'when does the billing cron run' });
+    const invite = await first.inject({ method: 'POST', url: '/api/v1/invites', headers: { host: HOST, authorization: `Bearer ${ws.ownerToken}` }, payload: { role: 'reader' } });
+    const inviteKey = invite.json<{ invite_key: string }>().invite_key;
+    const joined = await first.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: inviteKey, display_name: 'Auditee' } });
+    const readerToken = joined.json<{ token: string }>().token;
+
+    const res = await first.inject({ url: '/api/v1/audit?limit=50', headers: { host: HOST, authorization: `Bearer ${ws.ownerToken}` } });
+    expect(res.statusCode).toBe(200);
+    const entries = res.json<{ entries: { action: string; outcome: string; error_code: string | null; actor: string; summary: Record<string, unknown>; duration_ms: number; member_id: string | null }[] }>().entries;
+    const actions = entries.map((e) => `${e.action}:${e.outcome}`);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'PATCH /api/v1/workspace:ok',
+        'engram_commit:ok',
+        'engram_commit:error',
+        'engram_query:ok',
+        'POST /api/v1/invites:ok',
+        'POST /api/v1/join:ok',
+      ]),
+    );
+    const commit = entries.find((e) => e.action === 'engram_commit' && e.outcome === 'ok')!;
+    expect(commit.summary).toMatchObject({ scope: 'billing', agent_id: 'auditor', confidence: 1, content: { length: secretContent.length } });
+    expect(commit.member_id).not.toBeNull();
+    expect(entries.find((e) => e.action === 'engram_commit' && e.outcome === 'error')?.error_code).toBe('secret_detected');
+    const all = JSON.stringify(entries);
+    expect(all).not.toContain('billing cron runs');
+    expect(all).not.toContain('ghp_');
+    expect(all).not.toContain(inviteKey);
+    expect(all).not.toContain(readerToken);
+
+    const asReader = await first.inject({ url: '/api/v1/audit', headers: { host: HOST, authorization: `Bearer ${readerToken}` } });
+    expect(asReader.statusCode).toBe(403);
+  });
+});
