@@ -1,6 +1,7 @@
 /** Rate limits shared between instances, and the audit log, on each engine. */
-import { provisionWorkspace } from '@engram/core';
-import type { DbHandle } from '@engram/db';
+import { authenticateToken, provisionWorkspace } from '@engram/core';
+import { queryRows, type DbHandle } from '@engram/db';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET, testApp } from '../support/app.ts';
@@ -76,6 +77,21 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json().error).toMatchObject({ code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } });
     expect((await tool(second, ws.ownerToken, 'engram_status', {})).statusCode).toBe(429);
+  });
+
+  it('counts every request in the shared counter, even those admitted locally far below the limit', async () => {
+    const ws = await workspace({ requests_per_token_per_minute: 1_000_000 });
+    const headers = { host: HOST, authorization: `Bearer ${ws.ownerToken}` };
+    for (let i = 0; i < 40; i++) expect((await (i % 2 ? first : second).inject({ url: '/api/v1/members', headers })).statusCode).toBe(200);
+    // The instances add their locally admitted hits within their sync interval (50 ms in tests).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const principal = await authenticateToken(handles[0]!.db, ws.ownerToken);
+    // Summed over windows, in case the test straddled a minute boundary.
+    const [row] = await queryRows<{ total: number }>(
+      handles[0]!.db,
+      sql`select coalesce(sum(count), 0)::int as total from rate_limit_counters where key = ${`token:${principal.tokenId}:requests`}`,
+    );
+    expect(row?.total).toBe(41); // the PATCH and the 40 reads
   });
 
   it('limits workspaces created per address through open signup', async () => {

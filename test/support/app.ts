@@ -1,5 +1,5 @@
 import { configFor, type Config } from '@engram/config';
-import { AuditLog, LocalEmbedder, silentLogger, TokenCache } from '@engram/core';
+import { AuditLog, LocalEmbedder, RateLimiter, silentLogger, TokenCache } from '@engram/core';
 import { buildApp, createLogger } from '@engram/server';
 import type { DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
@@ -26,10 +26,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   const config = testConfig(overrides);
   const audit = new AuditLog(db.db, silentLogger, { flushMs: 50 });
+  const limits = new RateLimiter(db.db, { syncMs: 50 });
   const app = await buildApp(
-    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit },
+    { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit, limits },
     { logger: createLogger(config) },
   );
-  app.addHook('onClose', () => audit.close());
+  app.addHook('onClose', async () => {
+    await audit.close();
+    await limits.close();
+  });
   return app;
 }

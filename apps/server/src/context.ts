@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import type { AuditLog, Embedder, FactServices, Logger, TokenCache } from '@engram/core';
+import type { AuditLog, Embedder, FactServices, Logger, RateLimiter, TokenCache } from '@engram/core';
 import type { DbHandle } from '@engram/db';
 
 /** What the app needs to serve requests; built once at start (or per test). */
@@ -14,9 +14,11 @@ export interface AppContext {
   tokens: TokenCache;
   /** Where tool calls and API writes are recorded. */
   audit: AuditLog;
+  /** Shared rate limits. */
+  limits: RateLimiter;
 }
 
 /** The fact services for one request, logging through the request's logger. */
 export function factServicesOf(ctx: AppContext, log: Logger): FactServices {
-  return { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, log };
+  return { db: ctx.db.db, embedder: ctx.embedder, secret: ctx.secret, log, limits: ctx.limits };
 }

@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { AuditLog, createEmbedder, TokenCache } from '@engram/core';
+import { AuditLog, createEmbedder, RateLimiter, TokenCache } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -38,7 +38,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     const embedder = createEmbedder(config);
     const audit = new AuditLog(db.db, logger);
-    const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit }, { logger });
+    const limits = new RateLimiter(db.db, { log: logger });
+    const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
     const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
     const address = app.server.address();
@@ -56,6 +57,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await app.close();
           await maintenance.stop();
           await audit.close();
+          await limits.close();
         } finally {
           await db.close();
         }

@@ -51,7 +51,12 @@ export async function createDb(
       onnotice: () => {},
       // Filtered vector searches (one workspace, one scope) keep scanning the HNSW index until
       // they have enough rows, instead of returning too few (pgvector >= 0.8).
-      connection: { application_name: 'engram', 'hnsw.iterative_scan': 'relaxed_order' },
+      connection: {
+        application_name: 'engram',
+        'hnsw.iterative_scan': 'relaxed_order',
+        // Engram's queries are short; starting parallel workers costs more (~8 ms) than it saves.
+        max_parallel_workers_per_gather: '0',
+      },
     });
     const db = drizzlePostgres({ client: preparedByDefault(client), schema }) as unknown as Database;
     return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };

@@ -296,6 +296,31 @@ export interface RetrievalParams {
   depth: number;
 }
 
+/** Below this many fact rows, a workspace's vector search is exact rather than through HNSW. */
+const EXACT_SEARCH_LIMIT = 1500;
+const SIZE_CACHE_MS = 30_000;
+const sizeCache = new Map<string, { small: boolean; until: number }>();
+
+/**
+ * Whether a workspace is small enough for exact vector search: a capped count along the
+ * (workspace_id, committed_at) index, remembered for half a minute (workspaces grow slowly, and a
+ * stale answer only costs speed, never results).
+ */
+async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
+  const cached = sizeCache.get(tenant.workspaceId);
+  if (cached && cached.until > Date.now()) return cached.small;
+  const [row] = await queryRows<{ small: boolean }>(
+    tenant.db,
+    sql`select count(*) < ${EXACT_SEARCH_LIMIT} as small
+        from (select 1 from facts f where f.workspace_id = ${tenant.workspaceId}
+              order by f.workspace_id, f.committed_at limit ${EXACT_SEARCH_LIMIT}) counted`,
+  );
+  const small = Boolean(row?.small);
+  if (sizeCache.size > 10_000) sizeCache.clear();
+  sizeCache.set(tenant.workspaceId, { small, until: Date.now() + SIZE_CACHE_MS });
+  return small;
+}
+
 /** Most full-text matches ranked per query (heap reads and ranking are the cost). */
 const TEXT_POOL = 200;
 
@@ -317,11 +342,22 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
   filters.push(sql`f.erased_at is null`);
   const where = sql.join(filters, sql` and `);
 
-  const vectorPart = params.embedding
-    ? sql`select f.id, row_number() over (order by f.embedding <=> ${vectorLiteral(params.embedding)}::halfvec) as r
-          from facts f where ${where} and f.embedding_model = ${params.model}
-          order by f.embedding <=> ${vectorLiteral(params.embedding)}::halfvec limit ${params.depth}`
-    : sql`select null::uuid as id, 0::bigint as r where false`;
+  const q = sql`${params.embedding ? vectorLiteral(params.embedding) : null}::halfvec`;
+  const vectorWhere = sql`${where} and f.embedding_model = ${params.model}`;
+  // One HNSW index serves every workspace. A small workspace's vectors are a sliver of it, and an
+  // index scan would wade through other tenants' vectors first (24 ms for a new workspace beside
+  // 100,000 facts); for those, an exact search is faster and complete. `+ 0` keeps the planner off
+  // the index.
+  const exact = params.embedding ? await isSmallWorkspace(tenant) : false;
+  const vectorPart = !params.embedding
+    ? sql`select null::uuid as id, 0::bigint as r where false`
+    : exact
+      ? sql`select f.id, row_number() over (order by (f.embedding <=> ${q}) + 0) as r
+            from facts f where ${vectorWhere}
+            order by (f.embedding <=> ${q}) + 0 limit ${params.depth}`
+      : sql`select f.id, row_number() over (order by f.embedding <=> ${q}) as r
+            from facts f where ${vectorWhere}
+            order by f.embedding <=> ${q} limit ${params.depth}`;
   // Full text: facts containing every lexeme of the topic (stopwords dropped), ranked by
   // ts_rank. The pool read before ranking is capped, so a very common word costs a bounded scan
   // instead of ranking a third of the workspace (an OR query measured 30 ms at 10,000 facts).
@@ -337,7 +373,9 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
         ) pool
         order by ts_rank(pool.tsv, pool.q) desc limit ${params.depth}
       ),
-      fused as (
+      -- Materialized: a few dozen rows, computed once, then joined by primary key (inlined, a new
+      -- workspace's misestimated statistics could re-run the fusion once per fact).
+      fused as materialized (
         select id, sum(1.0 / (60 + r)) as rrf, min(r) filter (where src = 'v') as vector_rank,
                min(r) filter (where src = 't') as text_rank
         from (select id, r, 'v' as src from vec union all select id, r, 't' as src from txt) ranked

@@ -1,6 +1,7 @@
 import {
   EngramError,
   type AnonymousLimits,
+  type RateLimiter,
   summarizeArguments,
   type AuditEntry,
   type Embedder,
@@ -32,6 +33,8 @@ export interface ToolContext {
   openSignup: boolean;
   /** Limits for callers without a member token. */
   anonymousLimits?: AnonymousLimits;
+  /** Shared rate limits. */
+  limits?: RateLimiter;
   /** The MCP URL clients use, for the configuration texts of init and join. */
   mcpUrl: string;
   /** Names of the tools this caller can use (for prompts that point at them). */
@@ -77,6 +80,7 @@ export function factServices(ctx: ToolContext): FactServices {
     embedder: ctx.embedder,
     secret: ctx.secret,
     log: { info: () => {}, warn: (o, m) => ctx.log.warn(o, m), error: (o, m) => ctx.log.error(o, m) },
+    limits: ctx.limits,
   };
 }
 

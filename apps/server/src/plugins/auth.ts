@@ -1,7 +1,6 @@
 import type { Config } from '@engram/config';
 import {
   EngramError,
-  enforceRequestRate,
   resolveBearer,
   secretsEqual,
   unauthorized,
@@ -57,7 +56,7 @@ export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest,
     throw error;
   }
   request.principal = principal;
-  await enforceRequestRate(ctx.db.db, principal, ctx.config.anonymousLimits);
+  await ctx.limits.request(principal, ctx.config.anonymousLimits);
   return principal;
 }
 

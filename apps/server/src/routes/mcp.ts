@@ -34,6 +34,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
         llm,
         openSignup: ctx.config.openSignup,
         anonymousLimits: ctx.config.anonymousLimits,
+        limits: ctx.limits,
         mcpUrl: `${publicBaseUrl(ctx.config, request)}/mcp`,
         log: request.log,
         audit: (entry) => ctx.audit.record(entry),

@@ -21,7 +21,7 @@ import {
 } from '@engram/db';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
-import { enforceCommitRate } from '../rate-limits.ts';
+import type { RateLimiter } from '../rate-limits.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
@@ -38,6 +38,8 @@ export interface FactServices {
   /** Server secret (pseudonymous agent ids under `anon_agents`). */
   secret: string;
   log: Logger;
+  /** Shared rate limits (commits per agent per hour); none in tools that bypass the server. */
+  limits?: RateLimiter;
 }
 
 /** `operation: "update"` supersedes the most similar current fact in scope at or above this cosine. */
@@ -309,7 +311,7 @@ export async function commitFact(
   const [existing, sameValues] = await Promise.all([
     findCurrentDuplicate(tenant, input.scope, hash),
     plainAdd ? nearest(signature) : Promise.resolve([]),
-    enforceCommitRate(services.db, { workspaceId: principal.workspaceId, agentId, settings: principal.settings }, now),
+    services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings }),
   ]);
   if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
 

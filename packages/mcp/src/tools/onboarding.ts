@@ -1,4 +1,4 @@
-import { EngramError, enforceSignupRate, initWorkspace, InitInput, InitOutput, joinWorkspace, JoinInput, JoinOutput } from '@engram/core';
+import { EngramError, initWorkspace, InitInput, InitOutput, joinWorkspace, JoinInput, JoinOutput } from '@engram/core';
 import { defineTool } from '../tool.ts';
 
 /** `engram_init`: a founder creates the team's workspace from their agent (open signup only). */
@@ -26,7 +26,7 @@ export const initTool = defineTool({
       throw new EngramError('forbidden', 'This server does not allow creating workspaces here; ask its operator for an invite key.');
     }
     const address = ctx.principal.kind === 'anonymous' ? ctx.principal.address : `principal:${ctx.principal.workspaceId}`;
-    await enforceSignupRate(ctx.db, address, ctx.anonymousLimits);
+    await ctx.limits?.signup(address, ctx.anonymousLimits);
     return initWorkspace(ctx.db, ctx.secret, args, ctx.mcpUrl);
   },
 });
