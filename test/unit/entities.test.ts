@@ -1,4 +1,4 @@
-import { contentHash, extractEntities, normalizeContent, slotKey, subjectOf, type FactEntity } from '@engram/core';
+import { contentHash, extractEntities, matchKeysOf, normalizeContent, slotKey, subjectOf, type FactEntity } from '@engram/core';
 import { describe, expect, it } from 'vitest';
 
 const find = (entities: FactEntity[], type: string) => entities.filter((e) => e.type === type);
@@ -31,15 +31,15 @@ describe('entity extraction', () => {
   });
 
   it('reads rates, percentages, counts and plain numbers', () => {
-    expect(one('The rate limit is 1,000 req/s', 'auth', 'rate')).toMatchObject({ slot: 'auth.rate_limit', normalized: 1000 });
+    expect(one('The rate limit is 1,000 req/s', 'auth', 'rate')).toMatchObject({ subject: 'auth', implicitSubject: true, attribute: ['max'], normalized: 1000 });
     expect(one('Search allows 600 requests per minute', 'search', 'rate').normalized).toBe(10);
     expect(one('Error budget is 0.5% per month', 'sre', 'percentage')).toMatchObject({ value: 0.5, unit: '%' });
     expect(one('Max database connections is 50 connections', 'infra/db', 'count')).toMatchObject({
-      slot: 'infra.max_database_connection',
+      attribute: ['connection', 'max'],
       unit: 'connection',
       value: 50,
     });
-    expect(one('The replica count is 3', 'infra', 'number')).toMatchObject({ slot: 'infra.replica_count', value: 3 });
+    expect(one('The replica count is 3', 'infra', 'number')).toMatchObject({ attribute: ['replica'], value: 3 });
   });
 
   it('reads versions, ports, dates, regions and config keys', () => {
@@ -60,14 +60,16 @@ describe('entity extraction', () => {
       slot: 'auth.cache',
       type: 'technology',
       value: 'redis',
+      subject: 'auth',
+      attribute: ['cache'],
     });
     const negated = extractEntities('The auth service does not use JWT tokens', 'auth');
     expect(find(negated, 'technology')[0]).toMatchObject({ value: 'jwt', negated: true });
     expect(find(negated, 'usage')[0]).toMatchObject({ slot: 'auth.uses.jwt', value: false });
     const replaced = find(extractEntities('We replaced Redis with Memcached for auth session caching', 'auth'), 'technology');
-    expect(replaced).toEqual([
-      { slot: 'auth.cache', type: 'technology', value: 'redis', previous: true },
-      { slot: 'auth.cache', type: 'technology', value: 'memcached' },
+    expect(replaced.map((e) => [e.value, e.previous ?? false])).toEqual([
+      ['redis', true],
+      ['memcached', false],
     ]);
   });
 
@@ -85,7 +87,7 @@ describe('entity extraction', () => {
     expect(subjectOf('The auth service rate limit is 1000 req/s', 'infra')).toBe('auth');
     expect(subjectOf('Auth allows 5,000 req/s per IP', 'infra')).toBe('auth');
     expect(subjectOf('The public API is REST-based', 'api')).toBe('api');
-    expect(subjectOf('Rate limit is 500 req/s', 'payments/webhooks')).toBe('payments');
+    expect(subjectOf('Rate limit is 500 req/s', 'payments/webhooks')).toBe('payment');
     const prod = one('Port is 8080 in prod', 'deploy', 'port');
     const staging = one('Port is 9090 in staging', 'deploy', 'port');
     expect(slotKey(prod)).toBe('deploy.port@prod');
@@ -95,7 +97,79 @@ describe('entity extraction', () => {
     );
   });
 
-  it('finds nothing in a fact without values', () => {
-    expect(extractEntities('Releases are tagged with semantic version numbers', 'release')).toEqual([]);
+  it('reads numbers the way people write them', () => {
+    expect(one('Search API limit is 2k requests per minute', 'search', 'rate').normalized).toBeCloseTo(2000 / 60);
+    expect(one('Idle sessions expire after half an hour', 'auth', 'duration')).toMatchObject({ normalized: 1800, attribute: ['idle', 'session', 'ttl'] });
+    expect(one('The api deployment runs three replicas', 'infra', 'count').value).toBe(3);
+    expect(one('Invoices are retained for 7 years', 'billing', 'duration')).toMatchObject({ attribute: ['invoice', 'retention'], unit: 'y' });
+    expect(one('Memory limit for the api pods is 1Gi', 'infra/k8s', 'size')).toMatchObject({ subject: 'api', attribute: ['max', 'memory'], normalized: 1024 ** 3 });
+    expect(one('worker pods: cpu request 500m', 'infra/k8s', 'count')).toMatchObject({ unit: 'cpu', normalized: 0.5 });
+  });
+
+  it('reads configuration identifiers as attribute names', () => {
+    expect(one('orders queue: VisibilityTimeout=120s', 'queue', 'duration')).toMatchObject({ subject: 'order', attribute: ['ttl', 'visibility'] });
+    expect(one('maxReceiveCount on the orders queue redrive policy is 3', 'queue', 'number')).toMatchObject({
+      subject: 'order',
+      attribute: ['max', 'receive'],
+    });
+    expect(one('orders messages go to the DLQ after 5 receives (maxReceiveCount)', 'queue', 'count').attribute).toEqual(['max', 'receive']);
+    expect(one('Helm chart sets DB_POOL_SIZE=50 for the api deployment', 'infra', 'number').attribute).toEqual(['database', 'pool']);
+  });
+
+  it('names the same setting the same way however it is worded', () => {
+    const attribute = (content: string, scope: string, type: string) => one(content, scope, type).attribute;
+    expect(attribute('The payment gateway client times out after 30s', 'payments', 'duration')).toEqual(
+      attribute('Payment gateway timeout: 10 seconds', 'payments', 'duration'),
+    );
+    expect(attribute('Uploads are capped at 512 MiB per file', 'uploads', 'size')).toEqual(attribute('Max upload size is 1 GiB per file', 'uploads', 'size'));
+    expect(attribute('The public API rejects request bodies over 10MB', 'api', 'size')).toEqual(
+      attribute('Max request body size for the public API is 1 MB', 'api', 'size'),
+    );
+    // ...and different settings differently.
+    expect(attribute('worker HPA minReplicas: 3', 'infra', 'number')).not.toEqual(attribute('worker HPA maxReplicas is 30', 'infra', 'number'));
+    expect(attribute('api container memory request is 256Mi', 'infra', 'size')).not.toEqual(attribute('api container memory limit is 512Mi', 'infra', 'size'));
+  });
+
+  it('reads versions from image tags and upgrades, and ports written as :9464', () => {
+    expect(one('The api Dockerfile base image is node:22-alpine', 'platform', 'version')).toMatchObject({ value: '22', attribute: ['node'] });
+    expect(find(extractEntities('Upgraded RDS Postgres from 14 to 16', 'infra/db'), 'version').map((e) => [e.value, e.previous ?? false])).toEqual([
+      ['16', false],
+      ['14', true],
+    ]);
+    expect(one('Prometheus scrapes our metrics endpoint on :9464', 'observability', 'port').value).toBe(9464);
+  });
+
+  it('reads absence: "no rate limiting", "without MFA", "no CDN", "isn\'t enforced"', () => {
+    expect(one('There is no rate limiting on the public search endpoint', 'search', 'boolean')).toMatchObject({ attribute: ['limiting', 'rate'], value: false });
+    expect(one('Admin accounts can log in without MFA', 'auth', 'boolean')).toMatchObject({ subject: 'admin', attribute: ['mfa'], value: false });
+    expect(one("TOTP isn't enforced anywhere", 'auth', 'boolean').value).toBe(false);
+    expect(one("We don't put a CDN in front of the web app", 'web', 'technology')).toMatchObject({ attribute: ['cdn'], value: 'none' });
+  });
+
+  it('treats "production traffic" as traffic, not as the production environment', () => {
+    expect(one('The canary gets 20 percent of production traffic', 'deploy', 'percentage').qualifiers).toBeUndefined();
+    expect(one('api runs 6 replicas in production', 'deploy', 'count').qualifiers).toEqual(['prod']);
+  });
+
+  it('gives facts about one slot a shared match key', () => {
+    const keys = (content: string, scope: string) => matchKeysOf(extractEntities(content, scope));
+    expect(keys('The auth service rate limit is 1000 req/s', 'auth')).toContain('rate:max');
+    expect(keys('Auth allows 5,000 req/s per IP', 'infra')).toContain('rate:max');
+    expect(keys('The API returns JSON responses', 'api')).toEqual(expect.arrayContaining(['technology:data_format', 'usage:json']));
+  });
+
+  it('finds no values in a fact without values, only the statement itself', () => {
+    const entities = extractEntities('Releases are tagged with semantic version numbers', 'release');
+    expect(entities.map((e) => e.type)).toEqual(['assertion']);
+    expect(entities[0]).toMatchObject({ value: true, label: 'Releases are tagged with semantic version numbers' });
+  });
+
+  it('reads a statement and its negation as one statement with opposite values', () => {
+    const [stated] = find(extractEntities('The mobile app uses certificate pinning for API calls', 'mobile'), 'assertion');
+    const [denied] = find(extractEntities('The mobile app does not use certificate pinning for API calls', 'mobile'), 'assertion');
+    expect(denied!.attribute).toEqual(stated!.attribute);
+    expect([stated!.value, denied!.value]).toEqual([true, false]);
+    const [noLonger] = find(extractEntities('The auth service no longer sends one-time passcodes by SMS; they go out by email', 'auth'), 'assertion');
+    expect(noLonger!.attribute).toEqual(find(extractEntities('The auth service sends one-time passcodes by SMS', 'auth'), 'assertion')[0]!.attribute);
   });
 });

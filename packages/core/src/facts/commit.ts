@@ -26,7 +26,7 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { comparableValue, extractEntities, slotKey } from './entities.ts';
+import { comparableValue, EXTRACTOR_VERSION, extractEntities, matchKeysOf, slotKey } from './entities.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
@@ -80,6 +80,12 @@ export function keywordsOf(content: string, entities: FactEntity[]): string[] {
 }
 
 /**
+ * Entities that state a value two facts can agree on. Config keys only name settings, and
+ * assertions are whole clauses: paraphrases differ in them while saying the same thing.
+ */
+const VALUE_TYPES = (e: FactEntity) => e.type !== 'config_key' && e.type !== 'assertion';
+
+/**
  * True when two facts state the same values: every slot they share has the same value set, and
  * both state values for the same slots. Near-duplicate texts that differ in a value ("1000 req/s"
  * vs "2000 req/s") do not agree, so they never corroborate each other.
@@ -88,7 +94,7 @@ export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]
   const valued = (list: readonly FactEntity[]) => {
     const map = new Map<string, Set<string>>();
     for (const e of list) {
-      if (e.type === 'config_key') continue;
+      if (!VALUE_TYPES(e)) continue;
       const key = `${slotKey(e)}|${e.type}`;
       const value = `${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`;
       map.set(key, (map.get(key) ?? new Set()).add(value));
@@ -111,7 +117,7 @@ export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]
  */
 export function entitySignature(entities: readonly FactEntity[]): string {
   const parts = entities
-    .filter((e) => e.type !== 'config_key')
+    .filter(VALUE_TYPES)
     .map((e) => `${slotKey(e)}|${e.type}|${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`);
   return createHash('sha256').update([...new Set(parts)].sort().join('\n')).digest('hex').slice(0, 32);
 }
@@ -199,6 +205,8 @@ export async function storeNewFact(tenant: TenantDb, services: FactServices, dra
     provenance: draft.provenance,
     entities: draft.entities,
     entitySignature: entitySignature(draft.entities),
+    matchKeys: matchKeysOf(draft.entities),
+    extractorVersion: EXTRACTOR_VERSION,
     keywords: keywordsOf(draft.content, draft.entities),
     embedding: draft.embedding,
     embeddingModel: draft.embedding ? services.embedder.model : null,

@@ -1,4 +1,6 @@
-import { expireFacts, factsToReembed, setEmbedding, type Database } from '@engram/db';
+import { expireFacts, factsToReembed, factsToReextract, setEmbedding, setExtraction, type Database } from '@engram/db';
+import { entitySignature, keywordsOf } from './commit.ts';
+import { EXTRACTOR_VERSION, extractEntities, matchKeysOf } from './entities.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 
 export { expireFacts };
@@ -24,6 +26,33 @@ export async function reembedFacts(
     done += batch.length;
     options.onBatch?.(done);
     if (batch.length < limit) break;
+  }
+  return done;
+}
+
+/**
+ * Re-extracts entities of facts stored by an older extractor (see EXTRACTOR_VERSION), so the
+ * detector compares every fact by the same slots. Erased facts have nothing to extract. Returns
+ * how many were updated (at most `maxFacts`).
+ */
+export async function reextractFacts(db: Database, options: { batchSize?: number; maxFacts?: number } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 500;
+  const maxFacts = options.maxFacts ?? Number.POSITIVE_INFINITY;
+  let done = 0;
+  while (done < maxFacts) {
+    const batch = await factsToReextract(db, EXTRACTOR_VERSION, Math.min(batchSize, maxFacts - done));
+    if (batch.length === 0) break;
+    for (const fact of batch) {
+      const entities = extractEntities(fact.content, fact.scope);
+      await setExtraction(db, fact.id, {
+        entities,
+        entitySignature: entitySignature(entities),
+        matchKeys: matchKeysOf(entities),
+        keywords: keywordsOf(fact.content, entities),
+        version: EXTRACTOR_VERSION,
+      });
+    }
+    done += batch.length;
   }
   return done;
 }

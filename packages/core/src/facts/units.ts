@@ -22,18 +22,20 @@ const DURATION: [string[], number, string][] = [
   [['h', 'hr', 'hrs', 'hour', 'hours'], 3600, 'h'],
   [['d', 'day', 'days'], 86_400, 'd'],
   [['w', 'wk', 'wks', 'week', 'weeks'], 604_800, 'w'],
+  [['mo', 'mos', 'month', 'months'], 2_592_000, 'mo'],
+  [['y', 'yr', 'yrs', 'year', 'years'], 31_536_000, 'y'],
 ];
 
 const SIZE: [string[], number, string][] = [
   [['b', 'byte', 'bytes'], 1, 'B'],
   [['kb', 'kilobyte', 'kilobytes'], 1e3, 'KB'],
-  [['kib', 'kibibyte', 'kibibytes'], 1024, 'KiB'],
+  [['kib', 'ki', 'kibibyte', 'kibibytes'], 1024, 'KiB'],
   [['mb', 'megabyte', 'megabytes'], 1e6, 'MB'],
-  [['mib', 'mebibyte', 'mebibytes'], 1024 ** 2, 'MiB'],
+  [['mib', 'mi', 'mebibyte', 'mebibytes'], 1024 ** 2, 'MiB'],
   [['gb', 'gigabyte', 'gigabytes'], 1e9, 'GB'],
-  [['gib', 'gibibyte', 'gibibytes'], 1024 ** 3, 'GiB'],
+  [['gib', 'gi', 'gibibyte', 'gibibytes'], 1024 ** 3, 'GiB'],
   [['tb', 'terabyte', 'terabytes'], 1e12, 'TB'],
-  [['tib', 'tebibyte', 'tebibytes'], 1024 ** 4, 'TiB'],
+  [['tib', 'ti', 'tebibyte', 'tebibytes'], 1024 ** 4, 'TiB'],
 ];
 
 const RATE: [string[], number, string][] = [

@@ -27,6 +27,17 @@ tech('database', 'cassandra');
 tech('database', 'cockroachdb');
 tech('database', 'clickhouse');
 tech('database', 'oracle');
+tech('database', 'realm');
+tech('database', 'core data');
+tech('database', 'room');
+tech('database', 'watermelondb');
+tech('database', 'firestore');
+tech('database', 'supabase postgres');
+tech('data_warehouse', 'redshift', 'amazon redshift');
+tech('data_warehouse', 'bigquery', 'google bigquery');
+tech('data_warehouse', 'snowflake');
+tech('data_warehouse', 'databricks');
+tech('data_warehouse', 'synapse', 'azure synapse');
 tech('database', 'mssql', 'sql server');
 tech('search_engine', 'elasticsearch');
 tech('search_engine', 'opensearch');
@@ -42,7 +53,7 @@ tech('vector_store', 'weaviate');
 tech('message_broker', 'kafka');
 tech('message_broker', 'rabbitmq');
 tech('message_broker', 'nats');
-tech('message_broker', 'sqs');
+tech('message_broker', 'sqs', 'amazon sqs', 'aws sqs');
 tech('message_broker', 'sns');
 tech('message_broker', 'pubsub', 'pub/sub');
 tech('message_broker', 'kinesis');
@@ -101,6 +112,19 @@ tech('frontend_framework', 'angular');
 tech('frontend_framework', 'svelte');
 tech('frontend_framework', 'next.js', 'nextjs');
 tech('frontend_framework', 'nuxt');
+tech('state_management', 'redux', 'redux toolkit');
+tech('state_management', 'mobx');
+tech('state_management', 'zustand');
+tech('state_management', 'recoil');
+tech('state_management', 'jotai');
+tech('state_management', 'vuex');
+tech('state_management', 'pinia');
+tech('state_management', 'ngrx');
+tech('state_management', 'xstate');
+tech('mobile_framework', 'react native');
+tech('mobile_framework', 'flutter');
+tech('mobile_framework', 'swiftui');
+tech('mobile_framework', 'jetpack compose');
 tech('bundler', 'webpack');
 tech('bundler', 'vite');
 tech('bundler', 'esbuild');
@@ -123,12 +147,23 @@ tech('docs_tool', 'storybook');
 // Infrastructure.
 tech('container_runtime', 'docker');
 tech('container_runtime', 'podman');
-tech('orchestrator', 'kubernetes', 'k8s');
+tech('orchestrator', 'kubernetes', 'k8s', 'eks', 'gke', 'aks');
 tech('orchestrator', 'nomad');
 tech('orchestrator', 'ecs');
 tech('iac', 'terraform');
 tech('iac', 'pulumi');
 tech('iac', 'cloudformation');
+tech('iac', 'cdk', 'aws cdk');
+tech('iac', 'opentofu');
+tech('deploy_tool', 'ansible');
+tech('deploy_tool', 'argo cd', 'argocd');
+tech('deploy_tool', 'flux', 'fluxcd');
+tech('deploy_tool', 'spinnaker');
+tech('deploy_tool', 'capistrano');
+tech('deploy_tool', 'chef');
+tech('deploy_tool', 'puppet');
+tech('deploy_tool', 'octopus deploy');
+tech('deploy_tool', 'shell scripts', 'bash scripts', 'shell script');
 tech('cloud', 'aws');
 tech('cloud', 'gcp', 'google cloud');
 tech('cloud', 'azure');
@@ -137,7 +172,18 @@ tech('hosting', 'heroku');
 tech('hosting', 'vercel');
 tech('hosting', 'netlify');
 tech('hosting', 'render');
-tech('hosting', 'cloudflare');
+tech('cdn', 'cloudflare');
+tech('cdn', 'cloudfront', 'amazon cloudfront');
+tech('cdn', 'fastly');
+tech('cdn', 'akamai');
+tech('cdn', 'bunny', 'bunnycdn', 'bunny.net');
+tech('compute', 'lambda', 'aws lambda');
+tech('compute', 'fargate', 'ecs fargate');
+tech('compute', 'cloud run', 'google cloud run');
+tech('compute', 'cloud functions', 'google cloud functions');
+tech('compute', 'azure functions');
+tech('compute', 'ec2');
+tech('compute', 'app engine');
 tech('proxy', 'nginx');
 tech('proxy', 'envoy');
 tech('proxy', 'haproxy');
@@ -145,11 +191,19 @@ tech('proxy', 'traefik');
 tech('object_storage', 's3');
 tech('object_storage', 'gcs');
 tech('object_storage', 'r2');
+tech('object_storage', 'minio');
+tech('object_storage', 'azure blob storage', 'azure blob');
+tech('object_storage', 'local disk', 'local filesystem', 'local file system');
+tech('object_storage', 'nfs');
+tech('object_storage', 'efs');
 tech('ci', 'github actions');
 tech('ci', 'circleci');
 tech('ci', 'jenkins');
 tech('ci', 'gitlab ci');
 tech('ci', 'buildkite');
+tech('ci', 'travis ci', 'travis');
+tech('ci', 'drone ci');
+tech('ci', 'azure pipelines');
 // Observability and vendors.
 tech('error_tracking', 'sentry');
 tech('error_tracking', 'rollbar');
@@ -162,16 +216,53 @@ tech('monitoring', 'honeycomb');
 tech('logging', 'elk');
 tech('logging', 'loki');
 tech('logging', 'splunk');
+tech('logging', 'fluentd');
+tech('logging', 'fluent bit', 'fluent-bit');
+tech('logging', 'vector');
+tech('logging', 'logstash');
+tech('logging', 'papertrail');
 tech('payments_provider', 'stripe');
 tech('payments_provider', 'braintree');
 tech('payments_provider', 'adyen');
 tech('payments_provider', 'paypal');
 tech('email_provider', 'sendgrid');
 tech('email_provider', 'mailgun');
-tech('email_provider', 'ses');
+tech('email_provider', 'ses', 'amazon ses', 'aws ses');
 tech('email_provider', 'postmark');
 tech('feature_flags', 'launchdarkly');
 tech('feature_flags', 'unleash');
+// Tooling and well-known enumerated settings: each is one choice among its kind.
+tech('package_manager', 'npm');
+tech('package_manager', 'pnpm');
+tech('package_manager', 'yarn');
+tech('password_hash', 'bcrypt');
+tech('password_hash', 'argon2', 'argon2id', 'argon2i');
+tech('password_hash', 'scrypt');
+tech('password_hash', 'pbkdf2');
+tech('scheduler', 'node-cron');
+tech('scheduler', 'kubernetes cronjobs', 'kubernetes cronjob', 'k8s cronjobs', 'cronjobs');
+tech('scheduler', 'celery beat');
+tech('scheduler', 'eventbridge scheduler', 'cloudwatch events');
+tech('managed_database', 'rds', 'amazon rds', 'aws rds');
+tech('managed_database', 'aurora', 'amazon aurora');
+tech('managed_database', 'cloud sql');
+tech('managed_database', 'supabase');
+tech('managed_database', 'neon');
+tech('isolation_level', 'read committed');
+tech('isolation_level', 'repeatable read');
+tech('isolation_level', 'serializable');
+tech('isolation_level', 'read uncommitted');
+tech('eviction_policy', 'allkeys-lru');
+tech('eviction_policy', 'allkeys-lfu');
+tech('eviction_policy', 'volatile-lru');
+tech('eviction_policy', 'volatile-lfu');
+tech('eviction_policy', 'volatile-ttl');
+tech('eviction_policy', 'noeviction');
+tech('signing_algorithm', 'rs256');
+tech('signing_algorithm', 'rs512');
+tech('signing_algorithm', 'es256');
+tech('signing_algorithm', 'hs256');
+tech('signing_algorithm', 'eddsa', 'ed25519');
 
 /** Technology aliases, longest first (so "node.js" wins over "node"). */
 export const TECHNOLOGY_NAMES: readonly string[] = Object.keys(TECHNOLOGIES).sort((a, b) => b.length - a.length);
@@ -200,10 +291,15 @@ export const SUBSYSTEM_NOUNS = new Set(
 
 /** Words after a subject that mark it as one ("the auth service", "the search indexer"). */
 export const SUBJECT_HEADS = new Set([
-  'service', 'services', 'api', 'server', 'servers', 'cluster', 'worker', 'workers', 'app', 'application', 'client',
+  'service', 'services', 'api', 'apis', 'server', 'servers', 'cluster', 'worker', 'workers', 'app', 'application', 'client',
   'gateway', 'backend', 'frontend', 'module', 'component', 'microservice', 'daemon', 'job', 'jobs', 'pipeline',
-  'indexer', 'proxy', 'layer', 'system',
+  'indexer', 'proxy', 'layer', 'system', 'deployment', 'deployments', 'endpoint', 'endpoints', 'bucket', 'cronjob',
+  'sidecar', 'container', 'lambda', 'function', 'consumer', 'consumers', 'database', 'db', 'pod', 'pods', 'queue',
+  'queues', 'topic', 'runner', 'runners',
 ]);
+
+/** Heads that name a subject by themselves ("the public API", "Production API"). */
+export const STANDALONE_SUBJECTS = new Set(['api', 'gateway', 'backend', 'frontend', 'worker', 'workers', 'proxy', 'indexer']);
 
 /** Adjectives that sit before a subject head without being the subject ("the public API"). */
 export const NON_SUBJECT_ADJECTIVES = new Set([
@@ -215,14 +311,12 @@ export const NON_SUBJECT_ADJECTIVES = new Set([
 export const ENVIRONMENTS: Record<string, string> = {
   prod: 'prod',
   production: 'prod',
-  live: 'prod',
   staging: 'staging',
   stage: 'staging',
   preprod: 'staging',
   'pre-prod': 'staging',
   dev: 'dev',
   development: 'dev',
-  local: 'local',
   test: 'test',
   testing: 'test',
   qa: 'qa',
@@ -238,6 +332,7 @@ export const COUNT_NOUNS: Record<string, string> = {
   worker: 'worker',
   process: 'process',
   attempt: 'attempt',
+  receive: 'receive',
   retry: 'retry',
   replica: 'replica',
   instance: 'instance',
@@ -285,6 +380,7 @@ export const BOOLEAN_WORDS: Record<string, boolean> = {
   activated: true,
   allowed: true,
   required: true,
+  enforced: true,
   mandatory: true,
   disabled: false,
   disable: false,
@@ -296,3 +392,27 @@ export const BOOLEAN_WORDS: Record<string, boolean> = {
   disallowed: false,
   optional: false,
 };
+
+const DISPLAY_NAMES: Record<string, string> = {
+  rest: 'REST', graphql: 'GraphQL', grpc: 'gRPC', trpc: 'tRPC', 'json-rpc': 'JSON-RPC', oauth: 'OAuth', oidc: 'OIDC',
+  postgres: 'Postgres', mysql: 'MySQL', mariadb: 'MariaDB', mongodb: 'MongoDB', dynamodb: 'DynamoDB', sqlite: 'SQLite',
+  cockroachdb: 'CockroachDB', clickhouse: 'ClickHouse', mssql: 'SQL Server', elasticsearch: 'Elasticsearch',
+  opensearch: 'OpenSearch', meilisearch: 'Meilisearch', pgvector: 'pgvector', rabbitmq: 'RabbitMQ', pubsub: 'Pub/Sub',
+  bullmq: 'BullMQ', protobuf: 'Protobuf', msgpack: 'MessagePack', paseto: 'PASETO', node: 'Node.js', go: 'Go',
+  bun: 'Bun', vue: 'Vue', koa: 'Koa', typescript: 'TypeScript', javascript: 'JavaScript', php: 'PHP', nestjs: 'NestJS',
+  fastapi: 'FastAPI', 'next.js': 'Next.js', typeorm: 'TypeORM', sqlalchemy: 'SQLAlchemy', mkdocs: 'MkDocs',
+  'github actions': 'GitHub Actions', circleci: 'CircleCI', 'gitlab ci': 'GitLab CI', 'travis ci': 'Travis CI',
+  'drone ci': 'Drone CI', 'azure pipelines': 'Azure Pipelines', 'fly.io': 'Fly.io', cloudfront: 'CloudFront',
+  bunny: 'Bunny CDN', 'cloud run': 'Cloud Run', 'cloud functions': 'Cloud Functions', 'azure functions': 'Azure Functions',
+  'app engine': 'App Engine', minio: 'MinIO', 'azure blob storage': 'Azure Blob Storage', 'local disk': 'local disk',
+  'new relic': 'New Relic', sendgrid: 'SendGrid', launchdarkly: 'LaunchDarkly', 'fluent bit': 'Fluent Bit',
+  haproxy: 'HAProxy', nginx: 'nginx', k8s: 'Kubernetes', pg: 'Postgres', ec2: 'EC2',
+};
+
+/** How a technology's canonical name reads: "GraphQL", "SQS", "Redis". */
+export function technologyDisplayName(name: string): string {
+  const known = DISPLAY_NAMES[name];
+  if (known) return known;
+  if (name.length <= 3) return name.toUpperCase();
+  return name.replace(/(^|\s)\w/g, (c) => c.toUpperCase());
+}
