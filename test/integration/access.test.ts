@@ -121,7 +121,7 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
     const tools = listed.json<{ result: { tools: { name: string }[] } }>().result.tools.map((x) => x.name).sort();
-    expect(tools).toEqual(['engram_join', 'engram_query', 'engram_status']);
+    expect(tools).toEqual(['engram_conflicts', 'engram_join', 'engram_query', 'engram_status']);
     const commit = await mcp(t.reader.token, 'engram_commit', { content: 'x', scope: 'a', confidence: 1 });
     expect(JSON.stringify(commit.json())).toMatch(/not found|disabled|Tool engram_commit/);
   });

@@ -96,6 +96,8 @@ const ID_PROBES: IdProbe[] = [
   { surface: 'DELETE /api/v1/scope-permissions/:id', kind: 'scope permission', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/scope-permissions/${id}`) },
   { surface: 'DELETE /api/v1/invites/:id', kind: 'conflict', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/invites/${id}`) },
   { surface: 'DELETE /api/v1/tokens/:id', kind: 'member', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/tokens/${id}`) },
+  { surface: 'POST /api/v1/facts/:id/restore', kind: 'fact', send: (app, t, id) => rest(app, t, 'POST', `/api/v1/facts/${id}/restore`) },
+  { surface: 'POST /api/v1/facts/:id/restore', kind: 'conflict', send: (app, t, id) => rest(app, t, 'POST', `/api/v1/facts/${id}/restore`) },
 ];
 
 /** Probes that take a scope or list things: B's data must never appear. */
@@ -123,6 +125,10 @@ const SCOPE_PROBES: ScopeProbe[] = [
   { surface: 'POST /api/v1/invites/rotate', send: (app, t) => rest(app, t, 'POST', '/api/v1/invites/rotate', {}) },
   { surface: 'GET /api/v1/scope-permissions', send: (app, t) => rest(app, t, 'GET', '/api/v1/scope-permissions') },
   { surface: 'GET /api/v1/audit', send: (app, t) => rest(app, t, 'GET', '/api/v1/audit?limit=500') },
+  { surface: 'engram_conflicts (scope)', send: (app, t, f) => mcpCall(app, t, 'engram_conflicts', { scope: f.scope, status: 'all' }) },
+  { surface: 'engram_conflicts', send: (app, t) => mcpCall(app, t, 'engram_conflicts', { status: 'all' }) },
+  { surface: 'GET /api/v1/conflicts', send: (app, t) => rest(app, t, 'GET', '/api/v1/conflicts?status=all') },
+  { surface: 'GET /api/v1/detection/status', send: (app, t) => rest(app, t, 'GET', '/api/v1/detection/status') },
 ];
 
 /** An answer with volatile parts (ids, request ids, timestamps) replaced, for comparison. */
@@ -224,6 +230,7 @@ describe.each(testDatabases())('tenant isolation on $name', (engine) => {
     b.workspaceId,
     b.engramId,
     'B-person',
+    'Is B right?',
   ];
 
   it(`tries ${ID_PROBES.length + SCOPE_PROBES.length} (tool or route) × (foreign id kind) combinations: ${ID_PROBES.length} with ids, ${SCOPE_PROBES.length} with scopes and listings`, async () => {

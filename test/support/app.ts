@@ -18,6 +18,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Test files share one Postgres database and one client address: keep anonymous limits out
     // of the way unless a test sets its own.
     anonymousLimits: { requestsPerMinute: 100_000, signupsPerHour: 100_000 },
+    // Tests that look at queued detection jobs must see them pending; detection tests opt in.
+    inProcessWorker: false,
     ...overrides,
   });
 }

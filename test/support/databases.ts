@@ -1,5 +1,6 @@
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import { inject } from 'vitest';
+import { createScratchDatabase, dropScratchDatabase } from './postgres-admin.ts';
 
 /** A database engine the integration suite runs against. */
 export interface TestDatabase {
@@ -23,6 +24,45 @@ export function testDatabases(): TestDatabase[] {
   const url = inject('postgresUrl');
   if (url) {
     engines.push({ name: 'postgres', open: () => createDb({ kind: 'postgres', url }, { maxConnections: 5 }) });
+  }
+  return engines;
+}
+
+/**
+ * Like {@link testDatabases}, but every open() on Postgres gets a database of its own (created,
+ * migrated, and dropped on close): for tests whose workers would otherwise claim other test
+ * files' detection jobs in the shared run database. `url` is the Postgres database's URL, for
+ * opening more connections (or processes) to the same database.
+ */
+export function isolatedTestDatabases(): (Omit<TestDatabase, 'open'> & { open(): Promise<DbHandle & { url: string | null }> })[] {
+  const engines: (Omit<TestDatabase, 'open'> & { open(): Promise<DbHandle & { url: string | null }> })[] = [
+    {
+      name: 'pglite',
+      open: async () => {
+        const handle = await createDb({ kind: 'pglite', dataDir: 'memory://' });
+        await migrate(handle.db);
+        return Object.assign(handle, { url: null });
+      },
+    },
+  ];
+  const adminUrl = inject('postgresAdminUrl');
+  if (adminUrl) {
+    engines.push({
+      name: 'postgres',
+      open: async () => {
+        const url = await createScratchDatabase(adminUrl, 'engram_test_detect');
+        const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 5 });
+        await migrate(handle.db);
+        const close = handle.close.bind(handle);
+        return Object.assign(handle, {
+          url,
+          close: async () => {
+            await close();
+            await dropScratchDatabase(adminUrl, url);
+          },
+        });
+      },
+    });
   }
   return engines;
 }

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { inject } from 'vitest';
 import type { Config } from '@engram/config';
 import { TEST_ADMIN_TOKEN } from './app.ts';
+import { createScratchDatabase, dropScratchDatabase } from './postgres-admin.ts';
 import { startTestServer } from './server.ts';
 
 /** Connects the SDK's real MCP client over Streamable HTTP with a bearer token. */
@@ -61,3 +62,31 @@ export async function provisionOverHttp(
 }
 
 export { startTestServer };
+
+/**
+ * Like {@link serverEngines}, for servers that run detection workers: on Postgres each server gets
+ * a database of its own (a worker claims every due job it can see, other test files' included).
+ */
+export function isolatedServerEngines(): {
+  name: 'pglite' | 'postgres';
+  prepare(): Promise<{ overrides: Partial<Config>; cleanup(): Promise<void> }>;
+}[] {
+  const adminUrl = inject('postgresAdminUrl');
+  return [
+    { name: 'pglite', prepare: async () => ({ overrides: {}, cleanup: async () => {} }) },
+    ...(adminUrl
+      ? [
+          {
+            name: 'postgres' as const,
+            prepare: async () => {
+              const url = await createScratchDatabase(adminUrl, 'engram_test_server');
+              return {
+                overrides: { database: { kind: 'postgres' as const, url } },
+                cleanup: () => dropScratchDatabase(adminUrl, url),
+              };
+            },
+          },
+        ]
+      : []),
+  ];
+}

@@ -11,7 +11,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tables: PgTable[] = (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
 
 describe('schema', () => {
-  it('has every table of SPEC §4, and the rate-limit counters', () => {
+  it('has every table of SPEC §4, the rate-limit counters and the detector key index', () => {
     expect(tables.map((t) => getTableName(t)).sort()).toEqual(
       [
         'agents',
@@ -21,6 +21,7 @@ describe('schema', () => {
         'detection_feedback',
         'detection_jobs',
         'detection_runs',
+        'fact_keys',
         'facts',
         'invites',
         'members',

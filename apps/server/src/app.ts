@@ -8,6 +8,7 @@ import { registerAuditHook } from './plugins/audit.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerRequestGuard } from './plugins/request-guard.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { detectionRoutes } from './routes/detection.ts';
 import { factRoutes } from './routes/facts.ts';
 import { healthRoutes } from './routes/health.ts';
 import { homeRoutes } from './routes/home.ts';
@@ -63,6 +64,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => adminRoutes(scope, ctx));
   await app.register(async (scope) => factRoutes(scope, ctx));
   await app.register(async (scope) => workspaceRoutes(scope, ctx));
+  await app.register(async (scope) => detectionRoutes(scope, ctx));
   await app.register(async (scope) => homeRoutes(scope, ctx));
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

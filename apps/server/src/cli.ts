@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `engram` command: start the service, run migrations, provision a workspace, move facts in
- * and out, re-embed.
+ * and out, re-embed, run detection workers.
  * Configuration comes from the environment (see README); a bad value stops here with a message
  * naming the variable.
  */
@@ -15,6 +15,7 @@ import { createLogger } from './logger.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { reembedCommand } from './commands/reembed.ts';
 import { tokenCommand } from './commands/tokens.ts';
+import { workerCommand } from './commands/worker.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `Usage: engram <command> [options]
@@ -41,6 +42,9 @@ Commands:
       --member <member id>    Another member
       --label <text>          Label shown in token lists
   token revoke TOKEN_ID     Revoke a token (--workspace required)
+  worker                    Run detection workers as their own process (needs DATABASE_URL;
+                            start the service with ENGRAM_IN_PROCESS_WORKER=false)
+      --concurrency <n>       Workers in this process (default 1)
   reembed                   Recompute embeddings with the configured embedder
   help                      Show this message
 
@@ -166,6 +170,8 @@ async function main(argv: string[]): Promise<number> {
     case 'export':
       await exportCommand(config, rest);
       return 0;
+    case 'worker':
+      return workerCommand(config, rest);
     case 'reembed':
       await reembedCommand(config);
       return 0;

@@ -1,7 +1,10 @@
-import { expireFacts, type Embedder, type Logger } from '@engram/core';
+import { expireFacts, reextractFacts, type Embedder, type Logger } from '@engram/core';
 import type { Database } from '@engram/db';
 
-/** Background upkeep of one process: closing expired facts. Safe to run on every instance. */
+/**
+ * Background upkeep of one process: closing expired facts, re-extracting entities of facts stored
+ * by an older extractor. Safe to run on every instance.
+ */
 export interface Maintenance {
   /** Runs one sweep now (also used by tests). */
   tick(): Promise<void>;
@@ -20,6 +23,9 @@ export function startMaintenance(options: { db: Database; embedder: Embedder; lo
       try {
         const expired = await expireFacts(options.db);
         if (expired > 0) options.log.info({ expired }, 'expired facts closed');
+        // A bounded share per sweep: a large backlog is worked off over a few minutes.
+        const reextracted = await reextractFacts(options.db, { maxFacts: 5_000 });
+        if (reextracted > 0) options.log.info({ reextracted }, 'entities re-extracted with the current extractor');
       } catch (error) {
         options.log.error({ err: error }, 'maintenance sweep failed');
       }

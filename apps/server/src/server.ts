@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { AuditLog, createEmbedder, RateLimiter, TokenCache } from '@engram/core';
+import { AuditLog, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, type DetectionWorker } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -16,6 +16,8 @@ export interface RunningServer {
   /** Embedded mode's default workspace and owner token. */
   local: LocalWorkspace | undefined;
   maintenance: Maintenance;
+  /** The in-process detection worker, unless ENGRAM_IN_PROCESS_WORKER=false. */
+  worker: DetectionWorker | undefined;
   /** Stops accepting requests, waits for in-flight ones, closes the database. */
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
     const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
+    const worker = config.inProcessWorker ? startDetectionWorker({ db: db.db, log: logger }) : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;
@@ -52,9 +55,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       baseUrl,
       local,
       maintenance,
+      worker,
       close: async () => {
         try {
           await app.close();
+          await worker?.stop();
           await maintenance.stop();
           await audit.close();
           await limits.close();

@@ -28,6 +28,8 @@ export interface Config {
   openSignup: boolean;
   /** Trust X-Forwarded-* from the proxy in front (client addresses for anonymous rate limits). */
   trustProxy: boolean;
+  /** Run a detection worker inside the service process (off when `engram worker` processes do it). */
+  inProcessWorker: boolean;
   /** Limits for callers without a member token, counted per client address. */
   anonymousLimits: { requestsPerMinute: number; signupsPerHour: number };
   openai: {
@@ -142,6 +144,7 @@ export const EnvSchema = z
     ),
     ENGRAM_OPEN_SIGNUP: optional(booleanFlag('ENGRAM_OPEN_SIGNUP')),
     ENGRAM_TRUST_PROXY: optional(booleanFlag('ENGRAM_TRUST_PROXY')),
+    ENGRAM_IN_PROCESS_WORKER: optional(booleanFlag('ENGRAM_IN_PROCESS_WORKER')),
     ENGRAM_ANON_REQUESTS_PER_MINUTE: positiveInt('ENGRAM_ANON_REQUESTS_PER_MINUTE', 60),
     ENGRAM_SIGNUPS_PER_HOUR: positiveInt('ENGRAM_SIGNUPS_PER_HOUR', 5),
     OPENAI_API_KEY: optional(z.string()),
@@ -218,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedOrigins: (e.ENGRAM_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),
     openSignup: e.ENGRAM_OPEN_SIGNUP ?? false,
     trustProxy: e.ENGRAM_TRUST_PROXY ?? false,
+    inProcessWorker: e.ENGRAM_IN_PROCESS_WORKER ?? true,
     anonymousLimits: { requestsPerMinute: e.ENGRAM_ANON_REQUESTS_PER_MINUTE, signupsPerHour: e.ENGRAM_SIGNUPS_PER_HOUR },
     openai: {
       apiKey: e.OPENAI_API_KEY,

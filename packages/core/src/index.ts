@@ -13,3 +13,4 @@ export * from './audit.ts';
 export * from './management.ts';
 export * from './onboarding.ts';
 export * from './rate-limits.ts';
+export * from './detection/index.ts';

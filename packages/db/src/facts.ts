@@ -181,6 +181,10 @@ export interface NewFact {
   entities: FactEntity[];
   /** See `facts.entity_signature`. */
   entitySignature: string;
+  /** See `facts.match_keys`. */
+  matchKeys: string[];
+  /** See `facts.extractor_version`. */
+  extractorVersion: number;
   keywords: string[];
   embedding: readonly number[] | null;
   embeddingModel: string | null;
@@ -203,8 +207,8 @@ export interface InsertedFact {
 
 /**
  * Inserts a fact in one statement: closes the superseded lineage's window, inserts the row
- * (unless an identical current fact exists), enqueues its detection job (durable facts only) and
- * counts the commit for its agent. One round trip, atomic.
+ * (unless an identical current fact exists) with its match keys, enqueues its detection job
+ * (durable facts only) and counts the commit for its agent. One round trip, atomic.
  */
 export async function insertFact(
   tenant: TenantDb,
@@ -223,11 +227,11 @@ export async function insertFact(
     sql`with closed as (${closeLineage}),
       inserted as (
         insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, fact_type, agent_id,
-          member_id, provenance, entities, entity_signature, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
+          member_id, provenance, entities, entity_signature, match_keys, extractor_version, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
           expires_at, memory_op, supersedes_fact_id, durability, source)
         values (${fact.id}, ${w}, ${fact.lineageId}, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence},
           ${fact.factType}, ${fact.agentId}, ${fact.memberId}, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
-          ${fact.entitySignature}, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
+          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
           ${fact.ttlDays}, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}, ${fact.durability}, ${fact.source})
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
         returning id, committed_at
@@ -235,6 +239,10 @@ export async function insertFact(
       job as (
         insert into detection_jobs (workspace_id, trigger_fact_id, reason)
         select ${w}, i.id, ${options.detectionReason ?? 'commit'} from inserted i where ${options.detectionReason !== null}
+      ),
+      keys as (
+        insert into fact_keys (workspace_id, key, committed_at, fact_id)
+        select ${w}, k, i.committed_at, i.id from inserted i, unnest(${textArrayLiteral(fact.matchKeys)}::text[]) k
       ),
       agent as (
         insert into agents (workspace_id, agent_id, member_id, total_commits, last_seen_at)
@@ -504,5 +512,38 @@ export async function factsToReembed(db: Database, model: string, limit: number)
 export async function setEmbedding(db: Database, factId: string, embedding: readonly number[], model: string): Promise<void> {
   await db.execute(
     sql`update facts set embedding = ${vectorLiteral(embedding)}::halfvec, embedding_model = ${model} where id = ${factId}`,
+  );
+}
+
+/** Facts whose entities an older extractor produced (re-extracted in the background), any workspace. */
+export async function factsToReextract(
+  db: Database,
+  version: number,
+  limit: number,
+): Promise<{ id: string; content: string; scope: string }[]> {
+  return queryRows<{ id: string; content: string; scope: string }>(
+    db,
+    sql`select id, content, scope from facts where extractor_version < ${version} and erased_at is null limit ${limit}`,
+  );
+}
+
+/** Stores re-extracted entities with what derives from them. */
+export async function setExtraction(
+  db: Database,
+  factId: string,
+  extraction: { entities: FactEntity[]; entitySignature: string; matchKeys: string[]; keywords: string[]; version: number },
+): Promise<void> {
+  await db.execute(
+    sql`with updated as (
+          update facts set entities = ${JSON.stringify(extraction.entities)}::jsonb, entity_signature = ${extraction.entitySignature},
+            match_keys = ${textArrayLiteral(extraction.matchKeys)}::text[], keywords = ${textArrayLiteral(extraction.keywords)}::text[],
+            extractor_version = ${extraction.version}
+          where id = ${factId}
+          returning id, workspace_id, committed_at
+        ),
+        dropped as (delete from fact_keys where fact_id = ${factId})
+        insert into fact_keys (workspace_id, key, committed_at, fact_id)
+        select u.workspace_id, k, u.committed_at, u.id from updated u, unnest(${textArrayLiteral(extraction.matchKeys)}::text[]) k
+        on conflict do nothing`,
   );
 }

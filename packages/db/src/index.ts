@@ -7,3 +7,5 @@ export * as schema from './schema.ts';
 export * from './facts.ts';
 export * from './invites.ts';
 export * from './rate-limits.ts';
+export * from './detection.ts';
+export * from './jobs.ts';

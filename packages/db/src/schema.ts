@@ -18,6 +18,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -183,6 +184,14 @@ export interface FactEntity {
   negated?: boolean;
   /** A value the fact names as the old one ("replaced Redis with Memcached": Redis). */
   previous?: boolean;
+  /** What the value is about ("auth"): named in the text, or the scope's first segment. */
+  subject?: string;
+  /** The subject was not named in the text but taken from the scope. */
+  implicitSubject?: boolean;
+  /** Canonical words naming the attribute (`["max"]` for "rate limit", `["session", "ttl"]`), sorted. */
+  attribute?: string[];
+  /** How the attribute reads in a question ("max upload size", "rate limit"). */
+  label?: string;
 }
 
 export const facts = pgTable(
@@ -208,6 +217,13 @@ export const facts = pgTable(
      * commit looks only at current facts of the scope with the same signature.
      */
     entitySignature: text('entity_signature'),
+    /**
+     * Keys under which the detector finds facts about the same slots (`rate:max`, `technology:cache`;
+     * see matchKeysOf in @engram/core).
+     */
+    matchKeys: text('match_keys').array().notNull().default(sql`'{}'::text[]`),
+    /** Version of the entity extractor that produced `entities` and `match_keys` (older ones are redone). */
+    extractorVersion: smallint('extractor_version').notNull().default(0),
     keywords: text('keywords').array().notNull().default(sql`'{}'::text[]`),
     embedding: halfvec('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text('embedding_model'),
@@ -226,6 +242,10 @@ export const facts = pgTable(
     source: text('source', { enum: FACT_SOURCES }).notNull().default('commit'),
     /** Tombstone: the content was erased on request; the row (and its window) is kept. */
     erasedAt: tstz('erased_at'),
+    /** Who closed the window when it was not the fact's own lineage: `detector`, `resolution`, ... */
+    retiredBy: text('retired_by'),
+    /** The later fact that made this one history (detector settlements); lets a retirement be undone. */
+    retiredForFactId: uuid('retired_for_fact_id'),
   },
   (t) => [
     index('facts_workspace_scope_valid_idx').on(t.workspaceId, t.scope, t.validUntil),
@@ -246,6 +266,7 @@ export const facts = pgTable(
     // more than 256 kB of unindexed entries (with the default 4 MB, a common term took 7 ms instead
     // of 2 ms at 100,000 facts; with no pending list at all, every commit paid ~0.3 ms more).
     index('facts_tsv_gin_idx').using('gin', t.tsv).with({ fastupdate: true, gin_pending_list_limit: 256 }),
+    index('facts_extractor_version_idx').on(t.extractorVersion),
     index('facts_current_signature_idx')
       .on(t.workspaceId, t.scope, t.entitySignature)
       .where(sql`${t.validUntil} is null`),
@@ -288,6 +309,29 @@ export const conflicts = pgTable(
     check('conflicts_detected_by_check', sql`${t.detectedBy} in (${oneOf(CONFLICT_DETECTORS)})`),
     check('conflicts_severity_check', sql`${t.severity} in (${oneOf(SEVERITIES)})`),
     check('conflicts_status_check', sql`${t.status} in (${oneOf(CONFLICT_STATUSES)})`),
+  ],
+);
+
+/**
+ * One row per (fact, match key): the detector's lookup of "the newest facts under this key in this
+ * workspace" is an index range scan, however common the key (`facts.match_keys` keeps the same keys
+ * on the fact itself).
+ */
+export const factKeys = pgTable(
+  'fact_keys',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    committedAt: tstz('committed_at').notNull(),
+    factId: uuid('fact_id')
+      .notNull()
+      .references(() => facts.id, { onDelete: 'cascade' }),
+  },
+  (t) => [
+    primaryKey({ name: 'fact_keys_pkey', columns: [t.factId, t.key] }),
+    index('fact_keys_lookup_idx').on(t.workspaceId, t.key, t.committedAt.desc()),
   ],
 );
 
@@ -377,9 +421,15 @@ export const detectionRuns = pgTable(
     /** Seed of the run's randomness (forgetting curve), so a run can be replayed exactly. */
     seed: text('seed'),
     error: text('error'),
+    /** The worker holding the run, and until when; a lapsed lease lets another worker take over. */
+    workerId: text('worker_id'),
+    leaseUntil: tstz('lease_until'),
+    triggerFactIds: uuid('trigger_fact_ids').array().notNull().default(sql`'{}'::uuid[]`),
   },
   (t) => [
     index('detection_runs_workspace_started_idx').on(t.workspaceId, t.startedAt),
+    // One running detection per workspace: the lease that keeps two workers off one workspace.
+    uniqueIndex('detection_runs_one_running_key').on(t.workspaceId).where(sql`${t.status} = 'running'`),
     check('detection_runs_status_check', sql`${t.status} in (${oneOf(RUN_STATUSES)})`),
   ],
 );

@@ -2,6 +2,7 @@ import { ENGRAM_VERSION } from '@engram/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { registerTools, type EngramTool, type ToolContext } from './tool.ts';
+import { conflictsTool } from './tools/conflicts.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { initTool, joinTool } from './tools/onboarding.ts';
 import { statusTool } from './tools/status.ts';
@@ -12,6 +13,7 @@ export const ALL_TOOLS: readonly EngramTool[] = [
   queryTool,
   commitTool,
   promoteTool,
+  conflictsTool,
   joinTool,
   initTool,
 ];

@@ -1,0 +1,178 @@
+/**
+ * The deterministic tiers (SPEC §6), over subject-qualified slots. For every slot a run's trigger
+ * facts touch, the slot's facts are read as a timeline:
+ *
+ * 1. Settling: a later fact that corrects the lineage, comes from the same agent within a working
+ *    session, or announces the change ("switched to", "actually", "from X to Y", ...) makes the
+ *    earlier disagreeing fact history — its window is closed, no conflict is raised.
+ * 2. Whatever still disagrees among current facts is a conflict: a reversal when the latest value
+ *    is one the story had already moved away from (A → B → A), a stale claim when an old version
+ *    claim outlives newer ones, a cross-scope conflict when the facts live in different scopes
+ *    (Tier 2b), else a value mismatch (Tier 0 entity values, Tier 2 numbers with units) or an
+ *    ambiguity (technologies, booleans, "does not use").
+ *
+ * Qualifiers (prod vs staging) and different subjects or attributes are different slots, so they
+ * never meet here. Pure functions: the run gives them facts and applies what they return.
+ */
+import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
+import { claimsOf, disagree, isNumericType, sameSlot, settles, type SlotClaim } from './claims.ts';
+import { conflictQuestion, STATEMENT_QUESTION_PREFIX } from './questions.ts';
+
+/** A version claim this much older than the newest disagreeing one is stale rather than merely different. */
+export const STALE_AFTER_MS = 7 * 86_400_000;
+
+/** A slot's timeline is read from its newest claims only: a crowded slot cannot stall a run. */
+export const MAX_CLAIMS_PER_SLOT = 100;
+
+export interface DeterministicOutcome {
+  retirements: RetirementRecord[];
+  conflicts: ConflictRecord[];
+  /** Why each retirement happened (fact id → reason), for logs and tests. */
+  reasons: Map<string, string>;
+}
+
+const byTime = (a: SlotClaim, b: SlotClaim) =>
+  a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id);
+
+/**
+ * Analyses the slots the trigger facts touch. `facts` must include the triggers and the other
+ * facts (current, and recent history) that share a match key with them.
+ */
+export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>): DeterministicOutcome {
+  // Claims indexed by kind and attribute word, so each trigger claim meets only plausible peers.
+  const index = new Map<string, SlotClaim[]>();
+  const triggerClaims: SlotClaim[] = [];
+  for (const fact of facts) {
+    for (const claim of claimsOf(fact)) {
+      const core = claim.attribute.filter((w) => w !== claim.subject);
+      for (const word of core.length ? core : ['*']) {
+        const key = `${claim.kind}:${word}`;
+        const list = index.get(key) ?? [];
+        list.push(claim);
+        index.set(key, list);
+      }
+      if (triggerIds.has(fact.id) && fact.valid_until === null && !claim.tentative) triggerClaims.push(claim);
+    }
+  }
+  // One timeline per trigger claim: every claim about the same slot, oldest first.
+  const timelines = new Map<string, SlotClaim[]>();
+  for (const trigger of triggerClaims) {
+    const peers = new Set<SlotClaim>();
+    const core = trigger.attribute.filter((w) => w !== trigger.subject);
+    for (const word of ['*', ...core]) for (const c of index.get(`${trigger.kind}:${word}`) ?? []) if (sameSlot(trigger, c)) peers.add(c);
+    const timeline = [...peers].sort(byTime).slice(-MAX_CLAIMS_PER_SLOT);
+    if (timeline.length < 2) continue;
+    const id = timeline.map((c) => `${c.fact.id}/${c.key}`).join('|');
+    if (!timelines.has(id)) timelines.set(id, timeline);
+  }
+  const touched = [...timelines.values()];
+
+  // 1. Settle, timeline by timeline, until nothing changes (a settlement in one can matter in another).
+  const retiredBy = new Map<string, SlotClaim>();
+  const reasons = new Map<string, string>();
+  const isCurrent = (c: SlotClaim) => c.fact.valid_until === null && !retiredBy.has(c.fact.id);
+  for (let pass = 0, changed = true; changed && pass < 4; pass++) {
+    changed = false;
+    for (const claims of touched) {
+      const current = claims.filter(isCurrent);
+      for (let i = 1; i < current.length; i++) {
+        const newer = current[i]!;
+        if (retiredBy.has(newer.fact.id)) continue;
+        for (let j = 0; j < i; j++) {
+          const older = current[j]!;
+          if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !disagree(older, newer)) continue;
+          const reason = settles(older, newer);
+          if (reason) {
+            retiredBy.set(older.fact.id, newer);
+            reasons.set(older.fact.id, reason);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  // 2. What still disagrees is a conflict.
+  const drafts: ConflictRecord[] = [];
+  for (const claims of touched) {
+    const current = claims.filter(isCurrent);
+    const involved = current.filter((c) => current.some((other) => other.fact.id !== c.fact.id && disagree(c, other)));
+    if (new Set(involved.map((c) => c.fact.id)).size < 2) continue;
+    drafts.push(classify(involved, claims));
+  }
+
+  return {
+    retirements: [...retiredBy.entries()].map(([factId, by]) => ({ factId, byFactId: by.fact.id, at: by.fact.committed_at })),
+    conflicts: mergeDrafts(drafts),
+    reasons,
+  };
+}
+
+/** Most facts one conflict names: the newest disagreeing ones (a human reads them all). */
+export const MAX_CONFLICT_FACTS = 20;
+
+/** Kind, tier, severity, facts and question of one slot's disagreement. */
+function classify(allInvolved: SlotClaim[], timeline: SlotClaim[]): ConflictRecord {
+  const involved = allInvolved.slice(-MAX_CONFLICT_FACTS);
+  const latest = involved.at(-1)!;
+  const scopes = new Set(involved.map((c) => c.fact.scope));
+  // A → B → A: the latest value was held before, then left for another.
+  const earlierSame = timeline.find(
+    (c) =>
+      c.fact.committed_at < latest.fact.committed_at &&
+      c.fact.id !== latest.fact.id &&
+      !disagree(c, latest) &&
+      c.values.size > 0 &&
+      timeline.some((m) => m.fact.committed_at > c.fact.committed_at && m.fact.committed_at < latest.fact.committed_at && disagree(m, latest)),
+  );
+  const oldest = involved[0]!;
+  const factIds = [...new Set([...(earlierSame ? [earlierSame.fact.id] : []), ...involved.map((c) => c.fact.id)])];
+  let record: Omit<ConflictRecord, 'question' | 'factIds'>;
+  if (earlierSame) {
+    record = { kind: 'reversal', detectedBy: 'narrative_rules', severity: 'high', explanation: null };
+  } else if (latest.type === 'version' && latest.fact.committed_at.getTime() - oldest.fact.committed_at.getTime() >= STALE_AFTER_MS) {
+    record = { kind: 'stale', detectedBy: 'narrative_rules', severity: 'medium', explanation: null };
+  } else if (scopes.size > 1) {
+    record = { kind: 'cross_scope', detectedBy: 'tier2b_cross_scope', severity: 'high', explanation: null };
+  } else if (isNumericType(latest.type)) {
+    record = { kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high', explanation: null };
+  } else if (latest.type === 'technology' || latest.type === 'usage' || latest.type === 'boolean' || latest.type === 'assertion') {
+    record = { kind: 'ambiguity', detectedBy: 'tier0_entity', severity: 'high', explanation: null };
+  } else {
+    record = { kind: 'value_mismatch', detectedBy: 'tier0_entity', severity: 'high', explanation: null };
+  }
+  return {
+    ...record,
+    factIds,
+    question: conflictQuestion(record.kind, involved, earlierSame),
+    explanation: explain(record.kind, involved, earlierSame),
+  };
+}
+
+function explain(kind: ConflictRecord['kind'], involved: SlotClaim[], earlierSame: SlotClaim | undefined): string {
+  const shown = involved.slice(-6);
+  const list = shown.map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${c.fact.committed_at.toISOString().slice(0, 10)})`);
+  if (involved.length > shown.length) list.unshift(`${involved.length - shown.length} earlier`);
+  switch (kind) {
+    case 'reversal':
+      return `The story moved away from "${earlierSame?.display.join(', ')}" and came back to it; current facts say ${list.join(' and ')}.`;
+    case 'stale':
+      return `An old version claim is still current next to newer ones: ${list.join(' vs ')}.`;
+    case 'cross_scope':
+      return `Facts in different scopes state different values: ${list.join(' vs ')}.`;
+    default:
+      return `Current facts state different values: ${list.join(' vs ')}.`;
+  }
+}
+
+/** One conflict per confusion: a draft whose facts all belong to a larger draft is dropped. */
+function mergeDrafts(drafts: ConflictRecord[]): ConflictRecord[] {
+  const kept: ConflictRecord[] = [];
+  // Larger sets first; of equal ones, a value's question before a whole statement's.
+  const statement = (d: ConflictRecord) => (d.question.startsWith(STATEMENT_QUESTION_PREFIX) ? 1 : 0);
+  for (const d of [...drafts].sort((a, b) => b.factIds.length - a.factIds.length || statement(a) - statement(b))) {
+    if (kept.some((k) => d.factIds.every((id) => k.factIds.includes(id)))) continue;
+    kept.push(d);
+  }
+  return kept;
+}

@@ -1,0 +1,6 @@
+export * from './claims.ts';
+export * from './deterministic.ts';
+export * from './questions.ts';
+export * from './run.ts';
+export * from './views.ts';
+export * from './worker.ts';

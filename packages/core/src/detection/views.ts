@@ -1,0 +1,131 @@
+/**
+ * Reading what the detector found: `engram_conflicts` (grouped by scope, most severe first) and
+ * the detection status of a workspace.
+ */
+import { CONFLICT_KINDS, detectionQueueStatus, forWorkspace, listConflictViews, toDate, type ConflictView, type Database } from '@engram/db';
+import { z } from 'zod';
+import { canRead, coversScope } from '../access.ts';
+import type { MemberPrincipal } from '../auth.ts';
+import { Scope } from '../facts/schemas.ts';
+
+export const ConflictsInput = z
+  .object({
+    scope: Scope.optional().describe('Only conflicts with a fact in this scope or below.'),
+    status: z
+      .enum(['open', 'resolved', 'dismissed', 'all'], { error: 'must be "open", "resolved", "dismissed" or "all"' })
+      .default('open')
+      .describe('Which conflicts: "open" (default), "resolved", "dismissed" or "all".'),
+    kind: z
+      .enum(CONFLICT_KINDS, { error: `must be one of ${CONFLICT_KINDS.join(', ')}` })
+      .optional()
+      .describe('Only one kind: reversal, ambiguity, stale, value_mismatch or cross_scope.'),
+  })
+  .strict();
+export type ConflictsInput = z.output<typeof ConflictsInput>;
+
+const ConflictFact = z.object({
+  fact_id: z.string(),
+  lineage_id: z.string(),
+  content: z.string(),
+  scope: z.string(),
+  agent_id: z.string(),
+  committed_at: z.string(),
+  valid_until: z.string().nullable().describe('Set when the fact is no longer current.'),
+});
+
+/** Most facts listed per conflict. */
+const MAX_LISTED_FACTS = 25;
+
+export const ConflictItem = z.object({
+  conflict_id: z.string(),
+  kind: z.enum(CONFLICT_KINDS),
+  severity: z.enum(['high', 'medium', 'low']),
+  status: z.enum(['open', 'resolved', 'dismissed']),
+  question: z.string().describe('A yes/no question a human can answer to settle it.'),
+  explanation: z.string().nullable(),
+  detected_by: z.string().describe('Which detector raised it.'),
+  detected_at: z.string(),
+  resolution_type: z.string().nullable(),
+  resolution: z.string().nullable(),
+  winning_fact_id: z.string().nullable(),
+  facts: z.array(ConflictFact).describe(`The facts involved, oldest first (the newest ${MAX_LISTED_FACTS} when there are more).`),
+  facts_omitted: z.number().int().describe('How many older facts of this conflict are not listed.'),
+});
+export type ConflictItem = z.infer<typeof ConflictItem>;
+
+export const ConflictsOutput = z.object({
+  total: z.number().int(),
+  groups: z.array(z.object({ scope: z.string(), conflicts: z.array(ConflictItem) })),
+  next_prompt: z.string().optional(),
+});
+export type ConflictsOutput = z.infer<typeof ConflictsOutput>;
+
+const SEVERITY_RANK = { high: 0, medium: 1, low: 2 } as const;
+const rank = (c: ConflictView) => SEVERITY_RANK[c.severity as keyof typeof SEVERITY_RANK] ?? 3;
+
+/** The scope a conflict is listed under: that of its newest fact. */
+const homeScope = (c: ConflictView) => c.facts.at(-1)?.scope ?? '';
+
+/** Conflicts the member may see (every fact readable), filtered, grouped by scope, most severe first. */
+export async function listConflicts(db: Database, principal: MemberPrincipal, input: ConflictsInput): Promise<ConflictsOutput> {
+  const views = await listConflictViews(forWorkspace(db, principal.workspaceId), { status: input.status, kind: input.kind, limit: 500 });
+  const visible = views.filter(
+    (c) =>
+      c.facts.every((f) => canRead(principal, f.scope)) &&
+      (!input.scope || c.facts.some((f) => coversScope(input.scope!, f.scope))),
+  );
+  const groups = new Map<string, ConflictView[]>();
+  for (const c of visible) groups.set(homeScope(c), [...(groups.get(homeScope(c)) ?? []), c]);
+  const sorted = [...groups.entries()]
+    .map(([scope, list]) => ({ scope, conflicts: list.sort((a, b) => rank(a) - rank(b) || b.detected_at.localeCompare(a.detected_at)) }))
+    .sort((a, b) => rank(a.conflicts[0]!) - rank(b.conflicts[0]!) || a.scope.localeCompare(b.scope));
+  const open = visible.filter((c) => c.status === 'open').length;
+  return {
+    total: visible.length,
+    groups: sorted.map((g) => ({
+      scope: g.scope,
+      conflicts: g.conflicts.map((c) =>
+        ConflictItem.parse({ ...c, facts: c.facts.slice(-MAX_LISTED_FACTS), facts_omitted: Math.max(0, c.facts.length - MAX_LISTED_FACTS) }),
+      ),
+    })),
+    ...(input.status === 'open' && open > 0
+      ? {
+          next_prompt: `There ${open === 1 ? 'is 1 open conflict' : `are ${open} open conflicts`} in team memory. Do not rely on the facts involved until settled; ask the user the conflict's question if it bears on the task.`,
+        }
+      : {}),
+  };
+}
+
+/** `GET /api/v1/detection/status`. */
+export async function detectionStatus(db: Database, principal: MemberPrincipal, llm: { enabled: boolean; model: string }) {
+  const { counts, runs, totals } = await detectionQueueStatus(db, principal.workspaceId);
+  const iso = (v: unknown) => toDate(v)?.toISOString() ?? null;
+  return {
+    llm_enabled: llm.enabled,
+    model: llm.enabled ? llm.model : null,
+    narrative: llm.enabled
+      ? `The narrative detective (${llm.model}) runs after the deterministic checks.`
+      : 'The narrative detective is off: this server has no OPENAI_API_KEY. Deterministic checks still run.',
+    pending_jobs: counts.pending,
+    running_jobs: counts.running,
+    failed_jobs: counts.failed,
+    last_run_at: iso(totals?.last_run_at),
+    runs_total: totals?.runs ?? 0,
+    tokens: { prompt: totals?.prompt_tokens ?? 0, completion: totals?.completion_tokens ?? 0 },
+    recent_runs: runs.map((r) => ({
+      run_id: r.id,
+      status: r.status,
+      started_at: iso(r.started_at),
+      finished_at: iso(r.finished_at),
+      duration_ms: r.duration_ms,
+      jobs_coalesced: r.jobs_coalesced,
+      facts_read: r.facts_read,
+      conflicts_raised: r.conflicts_raised,
+      facts_retired: r.facts_retired,
+      llm_calls: r.llm_calls,
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      error: r.error,
+    })),
+  };
+}

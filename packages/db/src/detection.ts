@@ -1,0 +1,316 @@
+/**
+ * Data access for the detector and for reading conflicts, through a TenantDb: the facts that share
+ * slots with the facts that triggered a run, recording what a run decided (retirements, conflicts),
+ * and listing conflicts with their facts.
+ */
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from './client.ts';
+import { parseTimestamp, textArrayLiteral, ts } from './facts.ts';
+import type { FactEntity } from './schema.ts';
+import type { TenantDb } from './tenant.ts';
+
+/** A fact as the detector reads it. */
+export interface DetectorFact {
+  id: string;
+  lineage_id: string;
+  content: string;
+  scope: string;
+  agent_id: string;
+  entities: FactEntity[];
+  match_keys: string[];
+  committed_at: Date;
+  valid_until: Date | null;
+  retired_by: string | null;
+  retired_for_fact_id: string | null;
+  durability: 'durable' | 'ephemeral';
+}
+
+/** A timestamp as either driver returns it (Date, or text), or null. */
+export const toDate = (v: unknown): Date | null => (v instanceof Date ? v : typeof v === 'string' ? parseTimestamp(v) : null);
+
+function normalize(rows: Record<string, unknown>[]): DetectorFact[] {
+  return rows.map((r) => ({
+    ...(r as unknown as DetectorFact),
+    committed_at: toDate(r.committed_at)!,
+    valid_until: toDate(r.valid_until),
+  }));
+}
+
+const DETECTOR_COLUMNS = sql.raw(
+  ['id', 'lineage_id', 'content', 'scope', 'agent_id', 'entities', 'match_keys', 'committed_at', 'valid_until', 'retired_by', 'retired_for_fact_id', 'durability']
+    .map((c) => `f.${c}`)
+    .join(', '),
+);
+
+/** The facts with these ids (the run's triggers). */
+export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Promise<DetectorFact[]> {
+  if (ids.length === 0) return [];
+  return normalize(
+    await queryRows(
+      tenant.db,
+      sql`select ${DETECTOR_COLUMNS} from facts f
+          where f.workspace_id = ${tenant.workspaceId} and f.id = any(${`{${ids.join(',')}}`}::uuid[])`,
+    ),
+  );
+}
+
+/**
+ * Durable facts sharing a match key with these — current ones, and the most recent history (for
+ * reversals) — the newest `perKey` for each key, so a crowded attribute cannot stall a run.
+ */
+export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<DetectorFact[]> {
+  if (keys.length === 0) return [];
+  return normalize(
+    await queryRows(
+      tenant.db,
+      sql`select ${DETECTOR_COLUMNS} from facts f
+          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
+            and f.id in (
+              select fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
+              cross join lateral (
+                select fact_id from fact_keys
+                where workspace_id = ${tenant.workspaceId} and key = k.key
+                order by committed_at desc nulls last -- the index order: a range scan, no sort
+                limit ${perKey}
+              ) fk
+            )`,
+    ),
+  );
+}
+
+/** One fact the detector retires: a later fact settled its slot. */
+export interface RetirementRecord {
+  factId: string;
+  byFactId: string;
+  at: Date;
+}
+
+/** A conflict the detector raises. */
+export interface ConflictRecord {
+  kind: 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope';
+  detectedBy: 'narrative_llm' | 'tier0_entity' | 'tier2_numeric' | 'tier2b_cross_scope' | 'narrative_rules';
+  severity: 'high' | 'medium' | 'low';
+  question: string;
+  explanation: string | null;
+  factIds: string[];
+}
+
+/** The key that makes a set of facts one conflict, in any order (a digest: sets can be large). */
+export const factSetKey = (ids: readonly string[]) =>
+  createHash('sha256').update([...new Set(ids)].sort().join(',')).digest('hex').slice(0, 40);
+
+/**
+ * Closes settled facts' windows (marked as the detector's doing, so they can be restored) and notes
+ * on the settling fact that it updated them.
+ */
+export async function applyRetirements(tenant: TenantDb, retirements: readonly RetirementRecord[]): Promise<number> {
+  let closed = 0;
+  for (const r of retirements) {
+    const rows = await queryRows<{ id: string }>(
+      tenant.db,
+      sql`update facts set valid_until = greatest(valid_from, ${ts(r.at)}), retired_by = 'detector', retired_for_fact_id = ${r.byFactId}
+          where workspace_id = ${tenant.workspaceId} and id = ${r.factId} and valid_until is null
+          returning id`,
+    );
+    if (rows.length === 0) continue;
+    closed++;
+    await tenant.db.execute(
+      sql`update facts set memory_op = 'update', supersedes_fact_id = coalesce(supersedes_fact_id, ${r.factId})
+          where workspace_id = ${tenant.workspaceId} and id = ${r.byFactId} and memory_op = 'add'`,
+    );
+  }
+  return closed;
+}
+
+/**
+ * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
+ * one already raised is skipped. A set that shares two or more facts with an open conflict is the
+ * same confusion grown: its new facts join that conflict (question and explanation updated)
+ * instead of opening another. Otherwise a new conflict is inserted. Returns the ids of new
+ * conflicts; the agents of their facts count one more flagged commit.
+ */
+export async function insertConflicts(tenant: TenantDb, conflicts: readonly ConflictRecord[]): Promise<string[]> {
+  const created: string[] = [];
+  for (const c of conflicts) {
+    const ids = [...new Set(c.factIds)].sort();
+    if (ids.length < 2) continue;
+    const idArray = `{${ids.join(',')}}`;
+    const overlapping = await queryRows<{ id: string; status: string; shared: number; size: number }>(
+      tenant.db,
+      sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
+                 (select count(*)::int from conflict_facts all_cf where all_cf.conflict_id = cf.conflict_id) as size
+          from conflict_facts cf join conflicts c on c.id = cf.conflict_id
+          where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = any(${idArray}::uuid[])
+          group by cf.conflict_id, c.status
+          order by count(*) desc`,
+    );
+    if (overlapping.some((o) => Number(o.shared) === ids.length)) continue; // raised before
+    const grown = overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
+    if (grown) {
+      await tenant.db.execute(
+        sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
+            select ${tenant.workspaceId}, ${grown.id}, f from unnest(${idArray}::uuid[]) f
+            on conflict do nothing`,
+      );
+      const all = await queryRows<{ fact_id: string }>(tenant.db, sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
+      await tenant.db.execute(
+        sql`update conflicts set kind = ${c.kind}, question = ${c.question}, explanation = ${c.explanation},
+              detected_by = ${c.detectedBy}, severity = ${c.severity}, fact_set_key = ${factSetKey(all.map((r) => r.fact_id))}
+            where workspace_id = ${tenant.workspaceId} and id = ${grown.id}`,
+      );
+      continue;
+    }
+    const [row] = await queryRows<{ id: string }>(
+      tenant.db,
+      sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
+          values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)})
+          on conflict (workspace_id, fact_set_key) do nothing
+          returning id`,
+    );
+    if (!row) continue;
+    created.push(row.id);
+    await tenant.db.execute(
+      sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
+          select ${tenant.workspaceId}, ${row.id}, unnest(${idArray}::uuid[])`,
+    );
+    await tenant.db.execute(
+      sql`update agents a set flagged_commits = a.flagged_commits + 1
+          from (select distinct agent_id from facts where workspace_id = ${tenant.workspaceId} and id = any(${idArray}::uuid[])) f
+          where a.workspace_id = ${tenant.workspaceId} and a.agent_id = f.agent_id`,
+    );
+  }
+  return created;
+}
+
+/**
+ * Open conflicts that a settlement made moot (fewer than two of their facts still current) are
+ * marked resolved, saying so.
+ */
+export async function resolveSettledConflicts(tenant: TenantDb, now: Date): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    tenant.db,
+    sql`update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
+          resolution = 'Settled automatically: a later fact superseded all but one side.'
+        where c.workspace_id = ${tenant.workspaceId} and c.status = 'open'
+          and (select count(*) from conflict_facts cf join facts f on f.id = cf.fact_id
+               where cf.conflict_id = c.id and f.valid_until is null) < 2
+        returning c.id`,
+  );
+  return rows.length;
+}
+
+/** How many conflicts each of these facts has been part of (the forgetting curve keeps those). */
+export async function conflictCounts(tenant: TenantDb, factIds: readonly string[]): Promise<Map<string, number>> {
+  if (factIds.length === 0) return new Map();
+  const rows = await queryRows<{ fact_id: string; n: number }>(
+    tenant.db,
+    sql`select fact_id, count(*)::int as n from conflict_facts
+        where workspace_id = ${tenant.workspaceId} and fact_id = any(${`{${factIds.join(',')}}`}::uuid[])
+        group by fact_id`,
+  );
+  return new Map(rows.map((r) => [r.fact_id, Number(r.n)]));
+}
+
+/** A conflict with its facts, as engram_conflicts and the API show it. */
+export interface ConflictView {
+  conflict_id: string;
+  kind: string;
+  severity: string;
+  status: string;
+  question: string;
+  explanation: string | null;
+  detected_by: string;
+  detected_at: string;
+  resolved_at: string | null;
+  resolution_type: string | null;
+  resolution: string | null;
+  winning_fact_id: string | null;
+  facts: {
+    fact_id: string;
+    lineage_id: string;
+    content: string;
+    scope: string;
+    agent_id: string;
+    committed_at: string;
+    valid_until: string | null;
+  }[];
+}
+
+/** Conflicts of the workspace, newest first, with every fact of each. */
+export async function listConflictViews(
+  tenant: TenantDb,
+  filters: { status?: string; kind?: string; conflictId?: string; limit?: number },
+): Promise<ConflictView[]> {
+  const where = [sql`c.workspace_id = ${tenant.workspaceId}`];
+  if (filters.status && filters.status !== 'all') where.push(sql`c.status = ${filters.status}`);
+  if (filters.kind) where.push(sql`c.kind = ${filters.kind}`);
+  if (filters.conflictId) where.push(sql`c.id = ${filters.conflictId}`);
+  const rows = await queryRows<Record<string, unknown>>(
+    tenant.db,
+    sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
+               c.resolution_type, c.resolution, c.winning_fact_id,
+               coalesce(json_agg(json_build_object(
+                 'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
+                 'agent_id', f.agent_id, 'committed_at', f.committed_at, 'valid_until', f.valid_until
+               ) order by f.committed_at) filter (where f.id is not null), '[]') as facts
+        from conflicts c
+        left join conflict_facts cf on cf.conflict_id = c.id and cf.workspace_id = c.workspace_id
+        left join facts f on f.id = cf.fact_id and f.workspace_id = c.workspace_id
+        where ${sql.join(where, sql` and `)}
+        group by c.id
+        order by c.detected_at desc
+        limit ${filters.limit ?? 200}`,
+  );
+  const stamp = (v: unknown) => (v == null ? null : toDate(v)!.toISOString());
+  return rows.map((r) => {
+    const facts = (typeof r.facts === 'string' ? JSON.parse(r.facts) : r.facts) as Record<string, unknown>[];
+    return {
+      conflict_id: String(r.id),
+      kind: String(r.kind),
+      severity: String(r.severity),
+      status: String(r.status),
+      question: String(r.question),
+      explanation: (r.explanation as string | null) ?? null,
+      detected_by: String(r.detected_by),
+      detected_at: stamp(r.detected_at)!,
+      resolved_at: stamp(r.resolved_at),
+      resolution_type: (r.resolution_type as string | null) ?? null,
+      resolution: (r.resolution as string | null) ?? null,
+      winning_fact_id: (r.winning_fact_id as string | null) ?? null,
+      facts: facts.map((f) => ({
+        fact_id: String(f.fact_id),
+        lineage_id: String(f.lineage_id),
+        content: String(f.content),
+        scope: String(f.scope),
+        agent_id: String(f.agent_id),
+        committed_at: stamp(f.committed_at)!,
+        valid_until: stamp(f.valid_until),
+      })),
+    };
+  });
+}
+
+/**
+ * Undoes a detector retirement: the fact becomes current again, marked `restored` (with the fact
+ * that had settled it) so the detector does not settle the pair again, and a detection job is
+ * enqueued so the disagreement is raised as a conflict for a human instead.
+ */
+export async function restoreRetiredFact(tenant: TenantDb, factId: string): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    tenant.db,
+    sql`with restored as (
+          update facts set valid_until = null, retired_by = 'restored'
+          where workspace_id = ${tenant.workspaceId} and id = ${factId} and retired_by = 'detector' and valid_until is not null
+          returning id
+        ),
+        job as (
+          insert into detection_jobs (workspace_id, trigger_fact_id, reason)
+          select ${tenant.workspaceId}, id, 'restore' from restored
+        )
+        select id from restored`,
+  );
+  return rows.length > 0;
+}
+
+export type { Database };

@@ -1,0 +1,227 @@
+/**
+ * The detection job queue (SPEC §6): jobs are rows written with the facts that trigger them; a
+ * worker claims all due jobs of one workspace at once (after a short debounce, so a burst of
+ * commits becomes one run) under a lease — a `running` detection_runs row, at most one per
+ * workspace — and finishes, retries or gives them up. A worker that dies leaves a lapsed lease;
+ * the next claim fails that run and takes its jobs over, so no job is ever lost.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from './client.ts';
+
+export interface ClaimOptions {
+  workerId: string;
+  /** A workspace's jobs wait until it has been quiet this long... */
+  debounceMs: number;
+  /** ...but never longer than this after the oldest one. */
+  maxWaitMs: number;
+  /** How long the claimed run is ours without a heartbeat. */
+  leaseMs: number;
+  now?: Date;
+}
+
+export interface ClaimedRun {
+  runId: string;
+  workspaceId: string;
+  jobIds: number[];
+  triggerFactIds: string[];
+  /** Highest attempt number among the claimed jobs (1 on a first try). */
+  attempt: number;
+}
+
+const iso = (d: Date) => `${d.toISOString()}`;
+
+/** Jobs that are due: pending and past their backoff, or running under a lapsed lock. */
+const DUE = (now: string) =>
+  sql`((j.status = 'pending' and j.run_after <= ${now}::timestamptz) or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
+
+/**
+ * Claims the due jobs of one workspace, or returns null when there is nothing to do. Safe to call
+ * from any number of workers at once: the per-workspace lease and `FOR UPDATE SKIP LOCKED` make
+ * every job belong to exactly one run.
+ */
+export async function claimDetectionRun(db: Database, options: ClaimOptions): Promise<ClaimedRun | null> {
+  const now = options.now ?? new Date();
+  const nowIso = iso(now);
+  const quietSince = iso(new Date(now.getTime() - options.debounceMs));
+  const waitedSince = iso(new Date(now.getTime() - options.maxWaitMs));
+  const leaseUntil = iso(new Date(now.getTime() + options.leaseMs));
+
+  const candidates = await queryRows<{ workspace_id: string }>(
+    db,
+    sql`select j.workspace_id from detection_jobs j
+        where ${DUE(nowIso)}
+          and not exists (
+            select 1 from detection_runs r
+            where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${nowIso}::timestamptz
+          )
+        group by j.workspace_id
+        having max(j.created_at) <= ${quietSince}::timestamptz
+            or min(j.created_at) <= ${waitedSince}::timestamptz
+            or bool_or(j.status = 'running')
+        order by min(j.created_at)
+        limit 5`,
+  );
+
+  for (const { workspace_id: workspaceId } of candidates) {
+    const claimed = await db.transaction(async (tx) => {
+      const t = tx as unknown as Database;
+      // A run whose worker stopped renewing its lease is over; its jobs are due again.
+      await t.execute(
+        sql`update detection_runs set status = 'failed', finished_at = ${nowIso}::timestamptz,
+              error = 'worker lease expired before the run finished'
+            where workspace_id = ${workspaceId} and status = 'running' and lease_until <= ${nowIso}::timestamptz`,
+      );
+      const [run] = await queryRows<{ id: string }>(
+        t,
+        sql`insert into detection_runs (workspace_id, status, started_at, worker_id, lease_until)
+            values (${workspaceId}, 'running', ${nowIso}::timestamptz, ${options.workerId}, ${leaseUntil}::timestamptz)
+            on conflict (workspace_id) where status = 'running' do nothing
+            returning id`,
+      );
+      if (!run) return null; // another worker holds this workspace
+      const jobs = await queryRows<{ id: number | string; trigger_fact_id: string | null; attempts: number }>(
+        t,
+        sql`update detection_jobs set status = 'running', locked_by = ${options.workerId},
+              locked_until = ${leaseUntil}::timestamptz, run_id = ${run.id}, attempts = attempts + 1
+            where id in (
+              select j.id from detection_jobs j
+              where j.workspace_id = ${workspaceId} and ${DUE(nowIso)}
+              for update skip locked
+            )
+            returning id, trigger_fact_id, attempts`,
+      );
+      if (jobs.length === 0) {
+        await t.execute(sql`delete from detection_runs where id = ${run.id}`);
+        return null;
+      }
+      const triggerFactIds = [...new Set(jobs.map((j) => j.trigger_fact_id).filter((id): id is string => id !== null))];
+      await t.execute(
+        sql`update detection_runs set jobs_coalesced = ${jobs.length},
+              trigger_fact_ids = ${`{${triggerFactIds.join(',')}}`}::uuid[]
+            where id = ${run.id}`,
+      );
+      return {
+        runId: run.id,
+        workspaceId,
+        jobIds: jobs.map((j) => Number(j.id)),
+        triggerFactIds,
+        attempt: Math.max(...jobs.map((j) => Number(j.attempts))),
+      } satisfies ClaimedRun;
+    });
+    if (claimed) return claimed;
+  }
+  return null;
+}
+
+/** Extends a run's lease (long runs call this so no other worker takes them over). */
+export async function renewLease(db: Database, runId: string, leaseMs: number, now = new Date()): Promise<boolean> {
+  const until = iso(new Date(now.getTime() + leaseMs));
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update detection_runs set lease_until = ${until}::timestamptz where id = ${runId} and status = 'running' returning id`,
+  );
+  await db.execute(sql`update detection_jobs set locked_until = ${until}::timestamptz where run_id = ${runId} and status = 'running'`);
+  return rows.length > 0;
+}
+
+/** What a run did, recorded on its detection_runs row. */
+export interface RunStats {
+  factsRead: number;
+  conflictsRaised: number;
+  factsRetired: number;
+  llmCalls?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  seed?: string | null;
+}
+
+/** Marks a run and its jobs done. */
+export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<void> {
+  await db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    await t.execute(
+      sql`update detection_jobs set status = 'done', finished_at = ${iso(now)}::timestamptz, locked_until = null, last_error = null
+          where run_id = ${runId} and status = 'running'`,
+    );
+    await t.execute(
+      sql`update detection_runs set status = 'succeeded', finished_at = ${iso(now)}::timestamptz,
+            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
+            facts_read = ${stats.factsRead}, conflicts_raised = ${stats.conflictsRaised}, facts_retired = ${stats.factsRetired},
+            llm_calls = ${stats.llmCalls ?? 0}, prompt_tokens = ${stats.promptTokens ?? 0},
+            completion_tokens = ${stats.completionTokens ?? 0}, seed = ${stats.seed ?? null}, lease_until = null
+          where id = ${runId}`,
+    );
+  });
+}
+
+/**
+ * Records a failed run. Its jobs are retried with exponential backoff (1 s, 2 s, 4 s, ... up to a
+ * minute) until `maxAttempts`, then kept as `failed` for an operator to see.
+ */
+export async function failRun(
+  db: Database,
+  runId: string,
+  error: string,
+  options: { maxAttempts: number; now?: Date; stats?: Partial<RunStats> },
+): Promise<void> {
+  const now = options.now ?? new Date();
+  const message = error.slice(0, 2000);
+  await db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    await t.execute(
+      sql`update detection_jobs set
+            status = case when attempts >= ${options.maxAttempts} then 'failed' else 'pending' end,
+            run_after = ${iso(now)}::timestamptz + least(60, power(2, greatest(attempts - 1, 0)))::int * interval '1 second',
+            locked_until = null, last_error = ${message},
+            finished_at = case when attempts >= ${options.maxAttempts} then ${iso(now)}::timestamptz else null end
+          where run_id = ${runId} and status = 'running'`,
+    );
+    await t.execute(
+      sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${message},
+            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
+            llm_calls = ${options.stats?.llmCalls ?? 0}, prompt_tokens = ${options.stats?.promptTokens ?? 0},
+            completion_tokens = ${options.stats?.completionTokens ?? 0}, lease_until = null
+          where id = ${runId}`,
+    );
+  });
+}
+
+/** Queue and run figures of a workspace, for `/api/v1/detection/status`. */
+export async function detectionQueueStatus(db: Database, workspaceId: string) {
+  const [counts] = await queryRows<{ pending: number; running: number; failed: number }>(
+    db,
+    sql`select count(*) filter (where status = 'pending')::int as pending,
+               count(*) filter (where status = 'running')::int as running,
+               count(*) filter (where status = 'failed')::int as failed
+        from detection_jobs where workspace_id = ${workspaceId} and status <> 'done'`,
+  );
+  const runs = await queryRows<{
+    id: string;
+    status: string;
+    started_at: string;
+    finished_at: string | null;
+    duration_ms: number | null;
+    jobs_coalesced: number;
+    facts_read: number;
+    conflicts_raised: number;
+    facts_retired: number;
+    llm_calls: number;
+    prompt_tokens: number;
+    completion_tokens: number;
+    error: string | null;
+  }>(
+    db,
+    sql`select id, status, started_at, finished_at, duration_ms, jobs_coalesced, facts_read, conflicts_raised,
+               facts_retired, llm_calls, prompt_tokens, completion_tokens, error
+        from detection_runs where workspace_id = ${workspaceId}
+        order by started_at desc limit 10`,
+  );
+  const [totals] = await queryRows<{ runs: number; prompt_tokens: number; completion_tokens: number; last_run_at: string | null }>(
+    db,
+    sql`select count(*)::int as runs, coalesce(sum(prompt_tokens), 0)::int as prompt_tokens,
+               coalesce(sum(completion_tokens), 0)::int as completion_tokens,
+               max(coalesce(finished_at, started_at)) as last_run_at
+        from detection_runs where workspace_id = ${workspaceId}`,
+  );
+  return { counts: counts ?? { pending: 0, running: 0, failed: 0 }, runs, totals };
+}

@@ -1,0 +1,23 @@
+import { ConflictsInput, ConflictsOutput, listConflicts } from '@engram/core';
+import { defineTool, forMembers, memberOf } from '../tool.ts';
+
+/** `engram_conflicts`: where the team's memory disagrees. */
+export const conflictsTool = defineTool({
+  name: 'engram_conflicts',
+  title: 'See where team memory disagrees',
+  description: [
+    'See where the facts in team memory disagree: reversals (X, then Y, then X again), two current',
+    'facts that say different things, and stale claims.',
+    '',
+    'Call this when engram_query returns facts with has_open_conflict=true, before relying on them,',
+    'and before architectural decisions in an area. Conflicts come grouped by scope, most severe',
+    'first; each has every fact involved (content, scope, agent, time), how it was detected, and a',
+    'yes/no question that settles it. Ask the user that question when the answer matters to the',
+    'task; do not guess. A human settles conflicts (dashboard, or engram_resolve when available).',
+  ].join('\n'),
+  input: ConflictsInput,
+  output: ConflictsOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  availableTo: forMembers({ write: false }),
+  handler: (args, ctx) => listConflicts(ctx.db, memberOf(ctx), args),
+});

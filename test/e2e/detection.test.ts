@@ -1,0 +1,174 @@
+/**
+ * Detection as an agent and a teammate meet it: commits over MCP, the server's in-process worker
+ * finding conflicts in the background, engram_conflicts and the REST views, settling and undoing a
+ * settlement. On PGlite and (with TEST_DATABASE_URL) a Postgres database of its own.
+ */
+import type { CommitOutput, ConflictsOutput, QueryOutput } from '@engram/core';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
+import { raiseLimits } from '../bench/limits.ts';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+interface Status {
+  llm_enabled: boolean;
+  pending_jobs: number;
+  running_jobs: number;
+  failed_jobs: number;
+  last_run_at: string | null;
+  runs_total: number;
+  recent_runs: { status: string; jobs_coalesced: number; facts_read: number; conflicts_raised: number; facts_retired: number; duration_ms: number }[];
+}
+
+describe.each(isolatedServerEngines())('detection end to end on $name', (engine) => {
+  let server: Server;
+  let cleanup = async () => {};
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const prepared = await engine.prepare();
+    cleanup = () => prepared.cleanup();
+    server = await startTestServer({ ...prepared.overrides, inProcessWorker: true });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await server?.stop();
+    await cleanup();
+  });
+
+  async function workspace() {
+    const created = await provisionOverHttp(server.baseUrl);
+    const client = await connectMcp(`${server.baseUrl}/mcp`, created.owner_token);
+    clients.push(client);
+    const rest = async <T>(method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${created.owner_token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as T };
+    };
+    const commit = (content: string, agent: string, scope = 'auth') =>
+      mustCall<CommitOutput>(client, 'engram_commit', { content, scope, confidence: 0.9, agent_id: agent });
+    /** Waits until the workspace's detection queue is empty. */
+    const settled = async () => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const { body } = await rest<Status>('GET', '/api/v1/detection/status');
+        if (body.pending_jobs === 0 && body.running_jobs === 0 && body.runs_total > 0) return body;
+        if (Date.now() > deadline) throw new Error(`detection did not finish: ${JSON.stringify(body)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    return { ...created, client, rest, commit, settled };
+  }
+
+  it('finds a conflict in the background and shows it through engram_conflicts, engram_query and the status', async () => {
+    const ws = await workspace();
+    const first = await ws.commit('The auth service rate limit is 1000 req/s per IP', 'agent-a');
+    const second = await ws.commit('The auth service rate limit is 2000 req/s per IP', 'agent-b');
+    expect(second).not.toHaveProperty('conflicts'); // the commit does not wait for detection
+
+    const status = await ws.settled();
+    expect(status).toMatchObject({ llm_enabled: false, pending_jobs: 0, running_jobs: 0, failed_jobs: 0, last_run_at: expect.any(String) });
+    expect(status.recent_runs[0]).toMatchObject({ status: 'succeeded', conflicts_raised: 1 });
+    expect(status.recent_runs.reduce((n, r) => n + r.jobs_coalesced, 0)).toBe(2);
+
+    const found = await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', {});
+    expect(found.total).toBe(1);
+    expect(found.next_prompt).toMatch(/1 open conflict/);
+    const [group] = found.groups;
+    expect(group!.scope).toBe('auth');
+    const conflict = group!.conflicts[0]!;
+    expect(conflict).toMatchObject({
+      kind: 'value_mismatch',
+      severity: 'high',
+      status: 'open',
+      detected_by: 'tier2_numeric',
+      question: 'Is the auth rate limit 2000 req/s, not 1000 req/s?',
+    });
+    expect(conflict.facts.map((f) => [f.fact_id, f.agent_id])).toEqual([
+      [first.fact_id, 'agent-a'],
+      [second.fact_id, 'agent-b'],
+    ]);
+
+    const rest = await ws.rest<ConflictsOutput>('GET', '/api/v1/conflicts?kind=value_mismatch');
+    expect(rest.status).toBe(200);
+    expect(rest.body.groups[0]!.conflicts[0]!.conflict_id).toBe(conflict.conflict_id);
+    expect((await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { scope: 'payments' })).total).toBe(0);
+    expect((await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { status: 'resolved' })).total).toBe(0);
+
+    const query = await mustCall<QueryOutput>(ws.client, 'engram_query', { topic: 'auth service rate limit' });
+    expect(query.results.filter((r) => r.has_open_conflict).map((r) => r.fact_id).sort()).toEqual([first.fact_id, second.fact_id].sort());
+    const status2 = await mustCall<{ memory: { open_conflicts: number } }>(ws.client, 'engram_status', {});
+    expect(status2.memory.open_conflicts).toBe(1);
+  });
+
+  it('settles a fact a later one replaces, and a human can undo that: the pair becomes a conflict', async () => {
+    const ws = await workspace();
+    const older = await ws.commit('Cache TTL is 300 seconds', 'agent-a', 'cache');
+    const newer = await ws.commit('Cache TTL is 600 seconds', 'agent-a', 'cache');
+    const status = await ws.settled();
+    expect(status.recent_runs[0]).toMatchObject({ facts_retired: 1, conflicts_raised: 0 });
+    const current = await mustCall<QueryOutput>(ws.client, 'engram_query', { topic: 'cache TTL' });
+    expect(current.results.map((r) => r.fact_id)).toEqual([newer.fact_id]);
+    expect((await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { status: 'all' })).total).toBe(0);
+
+    const restored = await ws.rest<{ fact_id: string; restored: boolean }>('POST', `/api/v1/facts/${older.fact_id}/restore`);
+    expect(restored).toEqual({ status: 200, body: { fact_id: older.fact_id, restored: true } });
+    await ws.settled();
+    const conflicts = await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', {});
+    expect(conflicts.total).toBe(1);
+    expect(conflicts.groups[0]!.conflicts[0]!.facts.map((f) => f.fact_id)).toEqual([older.fact_id, newer.fact_id]);
+
+    const again = await ws.rest<{ error: { code: string; message: string } }>('POST', `/api/v1/facts/${older.fact_id}/restore`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/Only a fact the detector retired/);
+    const missing = await ws.rest<{ error: { code: string } }>('POST', '/api/v1/facts/not-a-uuid/restore');
+    expect(missing.status).toBe(400);
+  });
+
+  it('explains bad engram_conflicts input', async () => {
+    const ws = await workspace();
+    const bad = await callTool(ws.client, 'engram_conflicts', { status: 'closed' });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error).toMatch(/must be "open", "resolved", "dismissed" or "all" at status/);
+    const badKind = await callTool(ws.client, 'engram_conflicts', { kind: 'contradiction' });
+    expect(!badKind.ok && badKind.error).toMatch(/must be one of reversal, ambiguity, stale, value_mismatch, cross_scope at kind/);
+  });
+
+  it('turns a burst of 1,000 commits to one workspace into far fewer detection runs', { timeout: 300_000 }, async () => {
+    const ws = await workspace();
+    await raiseLimits(server.baseUrl, ws.owner_token);
+    const lanes = 8;
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        const client = await connectMcp(`${server.baseUrl}/mcp`, ws.owner_token);
+        clients.push(client);
+        while (next < 1_000) {
+          const i = next++;
+          await mustCall<CommitOutput>(client, 'engram_commit', {
+            content: `Service s${i} request timeout is ${10 + (i % 50)} seconds`,
+            scope: 'services',
+            confidence: 0.9,
+            agent_id: `agent-${lane}`,
+          });
+        }
+      }),
+    );
+    const committedIn = performance.now() - started;
+    const status = await ws.settled();
+    const { body } = await ws.rest<Status>('GET', '/api/v1/detection/status');
+    const coalesced = body.recent_runs.reduce((n, r) => n + r.jobs_coalesced, 0);
+    process.stdout.write(
+      `[${engine.name}] 1,000 commits over MCP in ${(committedIn / 1000).toFixed(1)} s → ${status.runs_total} detection runs ` +
+        `(${body.recent_runs.map((r) => `${r.jobs_coalesced} jobs/${r.duration_ms} ms`).join(', ')})\n`,
+    );
+    expect(status.failed_jobs).toBe(0);
+    expect(status.runs_total).toBeLessThanOrEqual(100);
+    if (status.runs_total <= body.recent_runs.length) expect(coalesced).toBe(1_000);
+  });
+});

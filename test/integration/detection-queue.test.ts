@@ -1,0 +1,273 @@
+/**
+ * The detection job queue on each engine: commits never wait for detection, due jobs coalesce
+ * into one run, failures retry with backoff, a run abandoned or killed mid-way is taken over, and
+ * several workers never run the same job. (The 1,000-commit burst runs over MCP in
+ * test/e2e/detection.test.ts, where commits arrive as requests do.) Every engine gets a database
+ * of its own: workers claim whatever is due, so they must not see other test files' jobs.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  authenticateToken,
+  commitFact,
+  CommitInput,
+  DetectionWorker,
+  LocalEmbedder,
+  provisionWorkspace,
+  runDeterministicPass,
+  silentLogger,
+  type MemberPrincipal,
+} from '@engram/core';
+import { claimDetectionRun, completeRun, createDb, detectionJobs, detectionRuns, type ClaimedRun, type DbHandle, type RunStats } from '@engram/db';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SECRET } from '../support/app.ts';
+import { isolatedTestDatabases } from '../support/databases.ts';
+
+const NO_STATS: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
+  let handle: DbHandle & { url: string | null };
+  const embedder = new LocalEmbedder();
+  beforeAll(async () => {
+    handle = await engine.open();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  const services = () => ({ db: handle.db, embedder, secret: TEST_SECRET, log: silentLogger });
+
+  async function workspace(): Promise<{ id: string; principal: MemberPrincipal; commit: (content: string, agent?: string) => Promise<string> }> {
+    const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const principal = await authenticateToken(handle.db, created.ownerToken);
+    return {
+      id: created.workspaceId,
+      principal,
+      commit: async (content, agent = 'agent-1') => {
+        const out = await commitFact(services(), principal, CommitInput.parse({ content, scope: 'svc', confidence: 1, agent_id: agent }));
+        if (!out.fact_id) throw new Error(`commit stored nothing: ${JSON.stringify(out)}`);
+        return out.fact_id;
+      },
+    };
+  }
+
+  const jobsOf = (workspaceId: string) => handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId));
+  const runsOf = (workspaceId: string) => handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId));
+
+  it('returns from a commit while a detection run of the same workspace is still in progress', async () => {
+    const ws = await workspace();
+    await ws.commit('The billing service timeout is 30 seconds');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let claimedRun: ClaimedRun | null = null;
+    const worker = new DetectionWorker({
+      db: handle.db,
+      log: silentLogger,
+      debounceMs: 0,
+      pollMs: 20,
+      run: async (claimed) => {
+        if (claimed.workspaceId !== ws.id) return NO_STATS;
+        claimedRun ??= claimed;
+        await gate;
+        return NO_STATS;
+      },
+    });
+    worker.start();
+    try {
+      await eventually(async () => claimedRun);
+      const started = performance.now();
+      const second = await ws.commit('The billing service retries failed webhooks 5 times', 'agent-2');
+      const elapsed = performance.now() - started;
+      // The run is still blocked: the commit did not wait for it, and its job waits for the next run.
+      const jobs = await jobsOf(ws.id);
+      expect(jobs.find((j) => j.triggerFactId === second)?.status).toBe('pending');
+      expect((await runsOf(ws.id)).map((r) => r.status)).toEqual(['running']);
+      expect(elapsed).toBeLessThan(5_000);
+    } finally {
+      release();
+      await eventually(async () => (await jobsOf(ws.id)).every((j) => j.status === 'done'));
+      await worker.stop();
+    }
+    const runs = await runsOf(ws.id);
+    expect(runs).toHaveLength(2);
+    expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
+  });
+
+  it('waits for a quiet moment, then coalesces all of a workspace’s due jobs into one run', async () => {
+    const ws = await workspace();
+    for (let i = 0; i < 5; i++) await ws.commit(`Service ${i} listens on port ${8000 + i}`);
+    const jobs = await jobsOf(ws.id);
+    const newest = Math.max(...jobs.map((j) => j.createdAt.getTime()));
+    const claim = (now: number, debounceMs = 300) =>
+      claimDetectionRun(handle.db, { workerId: 'w1', debounceMs, maxWaitMs: 3_000, leaseMs: 60_000, now: new Date(now) });
+
+    expect(await claim(newest + 100)).toBeNull(); // still busy
+    const run = await claim(newest + 400);
+    expect(run).toMatchObject({ workspaceId: ws.id, attempt: 1 });
+    expect(run!.jobIds.sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(run!.triggerFactIds).toHaveLength(5);
+    await completeRun(handle.db, run!.runId, NO_STATS);
+    expect((await jobsOf(ws.id)).every((j) => j.status === 'done')).toBe(true);
+    const [row] = await runsOf(ws.id);
+    expect(row).toMatchObject({ status: 'succeeded', jobsCoalesced: 5 });
+
+    // A workspace that never goes quiet is still served once its oldest job has waited maxWait.
+    const busy = await workspace();
+    await busy.commit('The search indexer batch size is 500 documents');
+    const [first] = await jobsOf(busy.id);
+    const t = first!.createdAt.getTime();
+    expect(await claim(t + 2_000, 10_000)).toBeNull();
+    const late = await claim(t + 3_100, 10_000);
+    expect(late?.workspaceId).toBe(busy.id);
+    await completeRun(handle.db, late!.runId, NO_STATS);
+  });
+
+  it('retries a failed run with backoff and gives the jobs up after the last attempt', async () => {
+    const ws = await workspace();
+    await ws.commit('The export job runs every 15 minutes');
+    let calls = 0;
+    const worker = new DetectionWorker({
+      db: handle.db,
+      log: silentLogger,
+      debounceMs: 0,
+      maxAttempts: 2,
+      run: async () => {
+        calls++;
+        throw new Error('the detector fell over');
+      },
+    });
+    expect(await worker.runOnce()).not.toBeNull();
+    let [job] = await jobsOf(ws.id);
+    expect(job).toMatchObject({ status: 'pending', attempts: 1, lastError: 'the detector fell over' });
+    expect(job!.runAfter.getTime()).toBeGreaterThan(Date.now() + 500); // backs off ~1 s
+    expect(await worker.runOnce()).toBeNull(); // not due yet
+
+    await eventually(async () => (await worker.runOnce()) !== null, 5_000);
+    [job] = await jobsOf(ws.id);
+    expect(job).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(calls).toBe(2);
+    const runs = await runsOf(ws.id);
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed']);
+    expect(runs[0]!.error).toBe('the detector fell over');
+  });
+
+  it('takes over a run whose worker stopped renewing its lease, and finishes its jobs', async () => {
+    const ws = await workspace();
+    await ws.commit('The gateway rate limit is 100 req/s');
+    const abandoned = await claimDetectionRun(handle.db, { workerId: 'gone', debounceMs: 0, maxWaitMs: 0, leaseMs: 300 });
+    expect(abandoned?.workspaceId).toBe(ws.id);
+    // While the lease holds, nobody else may run this workspace.
+    expect(await claimDetectionRun(handle.db, { workerId: 'w2', debounceMs: 0, maxWaitMs: 0, leaseMs: 60_000 })).toBeNull();
+    await sleep(400);
+    const taken = await claimDetectionRun(handle.db, { workerId: 'w2', debounceMs: 0, maxWaitMs: 0, leaseMs: 60_000 });
+    expect(taken).toMatchObject({ workspaceId: ws.id, jobIds: abandoned!.jobIds, attempt: 2 });
+    await completeRun(handle.db, taken!.runId, NO_STATS);
+    const runs = await runsOf(ws.id);
+    expect(runs.find((r) => r.id === abandoned!.runId)).toMatchObject({ status: 'failed', error: expect.stringMatching(/lease expired/) });
+    expect(runs.find((r) => r.id === taken!.runId)?.status).toBe('succeeded');
+    expect((await jobsOf(ws.id)).map((j) => j.status)).toEqual(['done']);
+  });
+
+  it.skipIf(engine.name !== 'postgres')('loses no job when a worker process is killed mid-run', async () => {
+    const ws = await workspace();
+    const a = await ws.commit('The session store is Redis', 'agent-1');
+    const b = await ws.commit('The session store is Memcached', 'agent-2');
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hanging-worker.ts'), handle.url!, '600'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const line = await new Promise<string>((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      lines.once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`hanging worker exited early (${code}): ${stderr}`)));
+    });
+    const [, killedRunId] = line.split(' ');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect((await runsOf(ws.id)).find((r) => r.id === killedRunId)?.status).toBe('running');
+
+    const worker = new DetectionWorker({
+      db: handle.db,
+      log: silentLogger,
+      debounceMs: 0,
+      pollMs: 50,
+      run: (claimed) => runDeterministicPass({ db: handle.db, log: silentLogger }, claimed),
+    });
+    worker.start();
+    try {
+      await eventually(async () => (await jobsOf(ws.id)).every((j) => j.status === 'done'));
+    } finally {
+      await worker.stop();
+    }
+    const runs = await runsOf(ws.id);
+    expect(runs.find((r) => r.id === killedRunId)).toMatchObject({ status: 'failed', error: expect.stringMatching(/lease expired/) });
+    const finished = runs.find((r) => r.status === 'succeeded');
+    expect(finished?.conflictsRaised).toBe(1);
+    expect(new Set(finished!.triggerFactIds)).toEqual(new Set([a, b]));
+  });
+
+  it('never gives one job to two workers', async () => {
+    const workspaces = await Promise.all(Array.from({ length: 6 }, () => workspace()));
+    // Several pools on Postgres (real contention between connections); PGlite has one connection.
+    const extra = engine.name === 'postgres' ? await Promise.all([1, 2, 3].map(() => createDb({ kind: 'postgres', url: handle.url! }, { maxConnections: 2 }))) : [];
+    const dbs = [handle, ...extra].map((h) => h.db);
+    const seen: { workerId: string; workspaceId: string; jobIds: number[]; start: number; end: number }[] = [];
+    const workers = Array.from({ length: 4 }, (_, i) => {
+      const worker: DetectionWorker = new DetectionWorker({
+        db: dbs[i % dbs.length]!,
+        log: silentLogger,
+        debounceMs: 0,
+        maxWaitMs: 0,
+        pollMs: 5,
+        run: async (claimed) => {
+          const start = performance.now();
+          await sleep(5 + Math.random() * 15);
+          seen.push({ workerId: worker.workerId, workspaceId: claimed.workspaceId, jobIds: claimed.jobIds, start, end: performance.now() });
+          return NO_STATS;
+        },
+      });
+      worker.start();
+      return worker;
+    });
+    try {
+      // Commits keep arriving while the workers run.
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(workspaces.map((ws, i) => ws.commit(`Service ${i} cache TTL is ${round * 60 + i + 1} seconds`, `agent-${round}`)));
+        await sleep(10);
+      }
+      await eventually(async () => {
+        const jobs = await Promise.all(workspaces.map((ws) => jobsOf(ws.id)));
+        return jobs.flat().every((j) => j.status === 'done');
+      });
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(extra.map((h) => h.close()));
+    }
+    const ids = workspaces.map((w) => w.id);
+    const mine = seen.filter((s) => ids.includes(s.workspaceId));
+    const claimedJobs = mine.flatMap((s) => s.jobIds);
+    expect(claimedJobs).toHaveLength(new Set(claimedJobs).size); // no job twice
+    expect(claimedJobs).toHaveLength(30);
+    // One workspace is never run by two workers at the same time.
+    for (const id of ids) {
+      const runs = mine.filter((s) => s.workspaceId === id).sort((x, y) => x.start - y.start);
+      for (let i = 1; i < runs.length; i++) expect(runs[i]!.start).toBeGreaterThanOrEqual(runs[i - 1]!.end);
+    }
+    expect(new Set(mine.map((s) => s.workerId)).size).toBeGreaterThan(1);
+  });
+
+});

@@ -1,0 +1,43 @@
+/** Facts stored by an older entity extractor are brought up to date in the background. */
+import { authenticateToken, commitFact, CommitInput, EXTRACTOR_VERSION, LocalEmbedder, provisionWorkspace, reextractFacts, silentLogger } from '@engram/core';
+import { facts, type DbHandle } from '@engram/db';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SECRET } from '../support/app.ts';
+import { isolatedTestDatabases } from '../support/databases.ts';
+
+describe.each(isolatedTestDatabases())('entity re-extraction on $name', (engine) => {
+  let handle: DbHandle;
+  beforeAll(async () => {
+    handle = await engine.open();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it('re-extracts entities, match keys and signature of facts from an older extractor, and leaves current ones alone', async () => {
+    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const services = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
+    const commit = async (content: string) =>
+      (await commitFact(services, principal, CommitInput.parse({ content, scope: 'auth', confidence: 1 }))).fact_id!;
+    const old = await commit('The auth service rate limit is 1000 req/s');
+    const fresh = await commit('Auth sessions expire after 24 hours');
+    const [before] = await handle.db.select().from(facts).where(eq(facts.id, old));
+    // As an extractor before version 2 left it.
+    await handle.db.execute(sql`update facts set extractor_version = 1, entities = '[]'::jsonb, match_keys = '{}', entity_signature = 'stale' where id = ${old}`);
+
+    expect(await reextractFacts(handle.db)).toBe(1);
+    const [after] = await handle.db.select().from(facts).where(eq(facts.id, old));
+    expect(after).toMatchObject({
+      extractorVersion: EXTRACTOR_VERSION,
+      entities: before!.entities,
+      matchKeys: before!.matchKeys,
+      entitySignature: before!.entitySignature,
+    });
+    expect(after!.matchKeys).toContain('rate:max');
+    expect(await reextractFacts(handle.db)).toBe(0);
+    const [untouched] = await handle.db.select().from(facts).where(eq(facts.id, fresh));
+    expect(untouched!.extractorVersion).toBe(EXTRACTOR_VERSION);
+  });
+});

@@ -1,0 +1,146 @@
+/** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
+import { randomUUID } from 'node:crypto';
+import { analyzeSlots, extractEntities, matchKeysOf } from '@engram/core';
+import type { DetectorFact } from '@engram/db';
+import { describe, expect, it } from 'vitest';
+
+const NOW = Date.parse('2026-11-01T12:00:00Z');
+
+function fact(content: string, options: { scope?: string; agent?: string; hoursAgo: number; id?: string } & Partial<DetectorFact>): DetectorFact {
+  const scope = options.scope ?? 'svc';
+  const entities = extractEntities(content, scope);
+  const id = options.id ?? randomUUID();
+  return {
+    id,
+    lineage_id: options.lineage_id ?? id,
+    content,
+    scope,
+    agent_id: options.agent ?? `agent-${id.slice(0, 4)}`,
+    entities,
+    match_keys: matchKeysOf(entities),
+    committed_at: new Date(NOW - options.hoursAgo * 3_600_000),
+    valid_until: options.valid_until ?? null,
+    retired_by: options.retired_by ?? null,
+    retired_for_fact_id: options.retired_for_fact_id ?? null,
+    durability: 'durable',
+  };
+}
+
+/** Runs the tiers with every fact as a trigger (as a burst of commits would). */
+const analyze = (facts: DetectorFact[], triggers = facts) => analyzeSlots(facts, new Set(triggers.map((f) => f.id)));
+
+describe('deterministic tiers', () => {
+  it('flags two agents stating different values for one slot, with a question naming both', () => {
+    const a = fact('The auth service rate limit is 1000 req/s per IP', { scope: 'auth', hoursAgo: 50 });
+    const b = fact('The auth service rate limit is 2000 req/s per IP', { scope: 'auth', hoursAgo: 26 });
+    const { conflicts, retirements } = analyze([a, b]);
+    expect(retirements).toEqual([]);
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]).toMatchObject({ kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high' });
+    expect(new Set(conflicts[0]!.factIds)).toEqual(new Set([a.id, b.id]));
+    expect(conflicts[0]!.question).toBe('Is the auth rate limit 2000 req/s, not 1000 req/s?');
+  });
+
+  it('does not flag values that agree once units are normalized', () => {
+    const a = fact('JWT access tokens expire after 1 hour', { scope: 'auth', hoursAgo: 48 });
+    const b = fact('The access token expiry is 3600 seconds', { scope: 'auth', hoursAgo: 24 });
+    expect(analyze([a, b]).conflicts).toEqual([]);
+  });
+
+  it('settles an agent refining its own note within a session, but not a day later', () => {
+    const a = fact('Cache TTL is 300 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 3 });
+    const b = fact('Cache TTL is 600 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 2.85 });
+    const settled = analyze([a, b]);
+    expect(settled.conflicts).toEqual([]);
+    expect(settled.retirements).toEqual([{ factId: a.id, byFactId: b.id, at: b.committed_at }]);
+    expect(settled.reasons.get(a.id)).toBe('same agent within a working session');
+
+    const later = fact('Cache TTL is 900 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 1 });
+    const old = fact('Cache TTL is 300 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 30 });
+    expect(analyze([old, later]).conflicts).toHaveLength(1);
+  });
+
+  it('settles on change language and on naming the replaced value, not on a plan', () => {
+    const a = fact('Rate limit is 500 req/s', { scope: 'api', hoursAgo: 48 });
+    const b = fact('Rate limit is actually 1000 req/s, checked in the gateway config', { scope: 'api', hoursAgo: 24 });
+    expect(analyze([a, b]).retirements.map((r) => r.factId)).toEqual([a.id]);
+
+    const redis = fact('The auth service uses Redis for session caching', { scope: 'auth', hoursAgo: 1440 });
+    const memcached = fact('We replaced Redis with Memcached for auth session caching', { scope: 'auth', hoursAgo: 720 });
+    const settled = analyze([redis, memcached]);
+    expect(settled.retirements.map((r) => r.factId)).toEqual([redis.id]);
+    expect(settled.conflicts).toEqual([]);
+
+    const mysql = fact("The billing service's database is MySQL 8", { scope: 'billing', hoursAgo: 240 });
+    const plan = fact('Plan for Q3: migrate billing from MySQL to Postgres. Nothing has been moved yet', { scope: 'billing', hoursAgo: 30 });
+    expect(analyze([mysql, plan])).toMatchObject({ retirements: [], conflicts: [] });
+  });
+
+  it('calls A → B → A a reversal when the return is not announced', () => {
+    const a = fact('We use REST for the public API', { scope: 'api', hoursAgo: 720 });
+    const b = fact('We switched the public API to GraphQL', { scope: 'api', hoursAgo: 480 });
+    const c = fact('The public API is REST-based', { scope: 'api', hoursAgo: 48 });
+    const { conflicts, retirements } = analyze([a, b, c]);
+    expect(retirements.map((r) => r.factId)).toEqual([a.id]);
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]).toMatchObject({ kind: 'reversal', detectedBy: 'narrative_rules' });
+    expect(conflicts[0]!.factIds).toEqual(expect.arrayContaining([b.id, c.id]));
+    expect(conflicts[0]!.question).toMatch(/^Is the API style REST again, after the team had moved from REST to GraphQL\?$/);
+  });
+
+  it('calls an old version claim outliving newer ones stale, and a disagreement across scopes cross_scope', () => {
+    const old = fact('Postgres 14 is our database version', { scope: 'infra/db', hoursAgo: 5760 });
+    const recent = fact('pgvector builds cleanly against Postgres 17', { scope: 'infra/db', hoursAgo: 72 });
+    expect(analyze([old, recent]).conflicts[0]).toMatchObject({ kind: 'stale', severity: 'medium' });
+
+    const auth = fact('The rate limit is 1,000 req/s', { scope: 'auth', hoursAgo: 72 });
+    const infra = fact('Auth allows 5,000 req/s per IP', { scope: 'infra', hoursAgo: 48 });
+    expect(analyze([auth, infra]).conflicts[0]).toMatchObject({ kind: 'cross_scope', detectedBy: 'tier2b_cross_scope' });
+  });
+
+  it('keeps environments, subjects and attributes apart, but an unqualified claim meets a qualified one', () => {
+    const prod = fact('Port is 8080 in prod', { scope: 'deploy', hoursAgo: 48 });
+    const staging = fact('Port is 9090 in staging', { scope: 'deploy', hoursAgo: 24 });
+    expect(analyze([prod, staging]).conflicts).toEqual([]);
+    const timeout = fact('Auth timeout is 30 seconds', { scope: 'auth', hoursAgo: 30 });
+    const session = fact('Auth session timeout is 30 minutes', { scope: 'auth', hoursAgo: 20 });
+    expect(analyze([timeout, session]).conflicts).toEqual([]);
+    const payments = fact('Payments rate limit is 1000 req/s', { scope: 'payments', hoursAgo: 20 });
+    const auth = fact('Auth rate limit is 500 req/s', { scope: 'auth', hoursAgo: 30 });
+    expect(analyze([auth, payments]).conflicts).toEqual([]);
+
+    const everywhere = fact('Feature flag `checkout_v2` is enabled', { scope: 'flags', hoursAgo: 120 });
+    const inProd = fact('checkout_v2 flag is disabled in production', { scope: 'flags', hoursAgo: 10 });
+    expect(analyze([everywhere, inProd]).conflicts).toHaveLength(1);
+  });
+
+  it('only reads the slots its trigger facts touch', () => {
+    const a = fact('Queue retry limit is 3 attempts', { scope: 'queue', hoursAgo: 48 });
+    const b = fact('Queue retry limit is 10 attempts', { scope: 'queue', hoursAgo: 24 });
+    const unrelated = fact('The docs site is built with Docusaurus', { scope: 'docs', hoursAgo: 1 });
+    expect(analyze([a, b, unrelated], [unrelated]).conflicts).toEqual([]);
+    expect(analyze([a, b, unrelated], [b]).conflicts).toHaveLength(1);
+  });
+
+  it('raises a conflict instead of settling again a fact a human restored', () => {
+    const b = fact('Cache TTL is 600 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 2.85 });
+    const a = fact('Cache TTL is 300 seconds', { scope: 'cache', agent: 'agent-a', hoursAgo: 3, retired_by: 'restored', retired_for_fact_id: b.id });
+    const { conflicts, retirements } = analyze([a, b]);
+    expect(retirements).toEqual([]);
+    expect(conflicts).toHaveLength(1);
+  });
+
+  it('asks questions a human can answer without reading the facts', () => {
+    const question = (older: string, newer: string, scope: string) =>
+      analyze([fact(older, { scope, hoursAgo: 48 }), fact(newer, { scope, hoursAgo: 24 })]).conflicts[0]?.question;
+    expect(question('The auth service uses JWT tokens', 'The auth service does not use JWT tokens', 'auth')).toBe(
+      'Does auth use JWT? One fact says it does, another says it does not.',
+    );
+    expect(question('Debug mode is enabled in production', 'Debug mode is disabled in production', 'config')).toBe(
+      'Is debug mode in prod disabled, as the latest fact says (another says enabled)?',
+    );
+    expect(question('Deployment target is us-east-1', 'Deployment target is eu-west-1', 'deploy')).toBe(
+      'Is the deployment target eu-west-1, not us-east-1?',
+    );
+  });
+});
