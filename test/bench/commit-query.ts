@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { contentHash, embedLocally, extractEntities, uuidv7 } from '@engram/core';
-import { createDb, facts, forWorkspace, queryRows, vectorLiteral } from '@engram/db';
+import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, matchKeysOf, uuidv7 } from '@engram/core';
+import { createDb, queryRows, textArrayLiteral, vectorLiteral } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -22,6 +22,7 @@ import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
+import { factText, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -44,28 +45,6 @@ const ADMIN_URL =
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
-// --- a synthetic but varied codebase story --------------------------------------------------
-const SUBJECTS = ['auth', 'payments', 'search', 'billing', 'orders', 'inventory', 'notifications', 'gateway', 'users', 'analytics'];
-const AREAS = ['api', 'worker', 'db', 'cache', 'queue', 'config', 'deploy', 'tests'];
-const TEMPLATES = [
-  (s: string, n: number) => `The ${s} service rate limit is ${100 + (n % 900)} req/s per IP`,
-  (s: string, n: number) => `${s} requests time out after ${1 + (n % 60)} seconds`,
-  (s: string, n: number) => `The ${s} worker pool size is ${2 + (n % 30)} threads`,
-  (s: string, n: number) => `${s} uses Redis for caching with a TTL of ${60 + (n % 3600)} seconds`,
-  (s: string, n: number) => `Max ${s} database connections is ${10 + (n % 190)} connections`,
-  (s: string, n: number) => `The ${s} queue retries failed jobs ${1 + (n % 9)} times with exponential backoff`,
-  (s: string, n: number) => `${s} stores uploads up to ${1 + (n % 500)} MB in S3`,
-  (s: string, n: number) => `The ${s} API returns paginated JSON with page size ${10 + (n % 90)}`,
-  (s: string, n: number) => `Feature flag ${s.toUpperCase()}_V${n % 7}_ENABLED controls the new ${s} flow`,
-  (s: string, n: number) => `The ${s} service is deployed to us-east-1 with ${1 + (n % 12)} replicas`,
-];
-const scopeOf = (n: number) => `${SUBJECTS[n % SUBJECTS.length]}/${AREAS[Math.floor(n / SUBJECTS.length) % AREAS.length]}`;
-/** A distinct fact per n (the serial keeps contents unique within a scope). */
-function factText(n: number): { content: string; scope: string } {
-  const subject = SUBJECTS[n % SUBJECTS.length]!;
-  const template = TEMPLATES[Math.floor(n / 7) % TEMPLATES.length]!;
-  return { content: `${template(subject, n)} (note ${n})`, scope: scopeOf(n) };
-}
 const TOPICS = [
   'What is the auth service rate limit?',
   'how long until payments requests time out',
@@ -108,52 +87,17 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-async function seed(databaseUrl: string, workspaceId: string, from: number, to: number): Promise<void> {
-  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 4 });
-  const tenant = forWorkspace(handle.db, workspaceId);
-  const started = performance.now();
-  // Bulk load without the HNSW index, then build it once: how a real migration of 100k facts runs.
-  await handle.db.execute(sql`drop index if exists facts_embedding_hnsw_idx`);
-  const batch = 1000;
-  for (let start = from; start < to; start += batch) {
-    const values = [];
-    for (let n = start; n < Math.min(to, start + batch); n++) {
-      const { content, scope } = factText(n);
-      const committedAt = new Date(Date.now() - (to - n) * 60_000);
-      const id = uuidv7(committedAt.getTime());
-      values.push({
-        id,
-        lineageId: id,
-        content,
-        contentHash: contentHash(content),
-        scope,
-        confidence: 0.9,
-        agentId: `seed-${n % 23}`,
-        entities: extractEntities(content, scope),
-        embedding: embedLocally(content),
-        embeddingModel: 'engram-local-hash-v1',
-        committedAt,
-        validFrom: committedAt,
-      });
-    }
-    await tenant.insert(facts, values);
-  }
-  await handle.db.execute(sql`set maintenance_work_mem = '512MB'`);
-  await handle.db.execute(sql`create index facts_embedding_hnsw_idx on facts using hnsw (embedding halfvec_cosine_ops)`);
-  await handle.db.execute(sql`analyze facts`);
-  await handle.close();
-  process.stderr.write(`  seeded ${to - from} facts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-}
-
 async function directInsertReference(databaseUrl: string, workspaceId: string, size: number, count: number): Promise<void> {
   const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
   const insertOne = async () => {
     const { content, scope } = commitArgs();
     const id = uuidv7();
     const entities = extractEntities(content, scope);
-    await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, embedding, embedding_model)
+    await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
+        extractor_version, embedding, embedding_model)
       values (${id}, ${workspaceId}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, 'reference',
-              ${JSON.stringify(entities)}::jsonb, ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
+              ${JSON.stringify(entities)}::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
+              ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
   };
   for (let i = 0; i < 50; i++) await insertOne();
   const sequential: number[] = [];

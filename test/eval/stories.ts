@@ -1,0 +1,199 @@
+/**
+ * Conflict-detection stories (format of ../shared/eval/dev-stories.json) and how a detector's
+ * output is scored against them. Pure: the runner gathers what the service did, this judges it.
+ *
+ * - flag: each entry lists fact keys one raised conflict must contain; a nested list means "at
+ *   least one of these".
+ * - no_flag: no conflict (any status) may contain all of the listed keys.
+ * - current / retired: facts that must / must not be current afterwards.
+ * - Filler facts join every story and must never be flagged.
+ */
+import fs from 'node:fs';
+import { z } from 'zod';
+
+const StoryFact = z.object({
+  key: z.string().min(1),
+  content: z.string().min(1),
+  scope: z.string().min(1),
+  agent_id: z.string().min(1),
+  age_hours: z.number().nonnegative(),
+});
+export type StoryFact = z.infer<typeof StoryFact>;
+
+const KeyOrAlternatives = z.union([z.string(), z.array(z.string()).min(1)]);
+
+const Story = z.object({
+  id: z.string().min(1),
+  kind: z.string(),
+  facts: z.array(StoryFact).min(1),
+  expect: z
+    .object({
+      flag: z.array(z.array(KeyOrAlternatives).min(2)).optional(),
+      no_flag: z.array(z.array(z.string()).min(2)).optional(),
+      current: z.array(z.string()).optional(),
+      retired: z.array(z.string()).optional(),
+    })
+    .strict(),
+});
+export type Story = z.infer<typeof Story>;
+
+const StoriesFile = z.object({
+  about: z.string().optional(),
+  filler: z.array(StoryFact).default([]),
+  stories: z.array(Story).min(1),
+});
+export type StoriesFile = z.infer<typeof StoriesFile>;
+
+/** Reads and checks a stories file, naming what is wrong with it. */
+export function loadStories(file: string): StoriesFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file}: not readable JSON (${(error as Error).message})`, { cause: error });
+  }
+  const parsed = StoriesFile.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${file}: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+  }
+  for (const story of parsed.data.stories) {
+    const keys = new Set([...story.facts, ...parsed.data.filler].map((f) => f.key));
+    const named = [
+      ...(story.expect.flag ?? []).flat(2),
+      ...(story.expect.no_flag ?? []).flat(),
+      ...(story.expect.current ?? []),
+      ...(story.expect.retired ?? []),
+    ];
+    const unknown = named.filter((k) => !keys.has(k));
+    if (unknown.length) throw new Error(`${file}: story "${story.id}" expects unknown fact key(s) ${unknown.join(', ')}`);
+  }
+  return parsed.data;
+}
+
+/** What the service did with one story: conflicts as sets of fact keys, and which facts are current. */
+export interface StoryObservation {
+  conflicts: { keys: string[]; kind: string; question: string; status: string }[];
+  current: Set<string>;
+}
+
+export interface StoryOutcome {
+  id: string;
+  kind: string;
+  /** Flag expectations met / expected. */
+  flagged: number;
+  expectedFlags: number;
+  /** Conflicts that meet a flag expectation / conflicts raised. */
+  truePositives: number;
+  raised: number;
+  violations: { no_flag: number; current: number; retired: number };
+  /** Human-readable reasons for every miss. */
+  problems: string[];
+  observation: StoryObservation;
+}
+
+const matchesFlag = (keys: readonly string[], expectation: readonly (string | string[])[]) =>
+  expectation.every((item) => (typeof item === 'string' ? keys.includes(item) : item.some((k) => keys.includes(k))));
+
+/** Judges one story. */
+export function scoreStory(story: Story, fillerKeys: ReadonlySet<string>, observed: StoryObservation): StoryOutcome {
+  const flags = story.expect.flag ?? [];
+  const problems: string[] = [];
+  let flagged = 0;
+  for (const expectation of flags) {
+    if (observed.conflicts.some((c) => matchesFlag(c.keys, expectation))) flagged++;
+    else problems.push(`missed: no conflict contains ${JSON.stringify(expectation)}`);
+  }
+  let truePositives = 0;
+  for (const c of observed.conflicts) {
+    if (flags.some((e) => matchesFlag(c.keys, e)) && !c.keys.some((k) => fillerKeys.has(k))) truePositives++;
+    else problems.push(`false alarm: ${c.kind} over ${c.keys.join(', ')} ("${c.question}")`);
+  }
+  const violations = { no_flag: 0, current: 0, retired: 0 };
+  for (const keys of story.expect.no_flag ?? []) {
+    if (observed.conflicts.some((c) => keys.every((k) => c.keys.includes(k)))) {
+      violations.no_flag++;
+      problems.push(`no_flag violated: ${keys.join(', ')} flagged together`);
+    }
+  }
+  for (const key of story.expect.current ?? []) {
+    if (!observed.current.has(key)) {
+      violations.current++;
+      problems.push(`current violated: ${key} is no longer current`);
+    }
+  }
+  for (const key of story.expect.retired ?? []) {
+    if (observed.current.has(key)) {
+      violations.retired++;
+      problems.push(`retired violated: ${key} is still current`);
+    }
+  }
+  return {
+    id: story.id,
+    kind: story.kind,
+    flagged,
+    expectedFlags: flags.length,
+    truePositives,
+    raised: observed.conflicts.length,
+    violations,
+    problems,
+    observation: observed,
+  };
+}
+
+export interface EvalSummary {
+  stories: number;
+  precision: number;
+  recall: number;
+  raised: number;
+  truePositives: number;
+  expectedFlags: number;
+  flagged: number;
+  violations: { no_flag: number; current: number; retired: number };
+}
+
+/** Precision over raised conflicts, recall over flag expectations, violations summed. */
+export function summarize(outcomes: readonly StoryOutcome[]): EvalSummary {
+  const sum = (f: (o: StoryOutcome) => number) => outcomes.reduce((n, o) => n + f(o), 0);
+  const raised = sum((o) => o.raised);
+  const truePositives = sum((o) => o.truePositives);
+  const expectedFlags = sum((o) => o.expectedFlags);
+  const flagged = sum((o) => o.flagged);
+  return {
+    stories: outcomes.length,
+    precision: raised === 0 ? 1 : truePositives / raised,
+    recall: expectedFlags === 0 ? 1 : flagged / expectedFlags,
+    raised,
+    truePositives,
+    expectedFlags,
+    flagged,
+    violations: {
+      no_flag: sum((o) => o.violations.no_flag),
+      current: sum((o) => o.violations.current),
+      retired: sum((o) => o.violations.retired),
+    },
+  };
+}
+
+/** The per-story table and the totals, as printed by `npm run eval:detection`. */
+export function formatReport(outcomes: readonly StoryOutcome[], summary: EvalSummary): string {
+  const rows = outcomes.map((o) => {
+    const v = o.violations.no_flag + o.violations.current + o.violations.retired;
+    const ok = o.problems.length === 0 ? 'ok' : 'MISS';
+    return [o.id, o.kind, `${o.flagged}/${o.expectedFlags}`, `${o.truePositives}/${o.raised}`, String(v), ok];
+  });
+  const header = ['story', 'kind', 'flagged', 'correct/raised', 'violations', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const details = outcomes.flatMap((o) => o.problems.map((p) => `  ${o.id}: ${p}`));
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    `precision ${summary.precision.toFixed(3)} (${summary.truePositives}/${summary.raised} raised conflicts correct)`,
+    `recall    ${summary.recall.toFixed(3)} (${summary.flagged}/${summary.expectedFlags} expected flags found)`,
+    `violated  no_flag ${summary.violations.no_flag}, current ${summary.violations.current}, retired ${summary.violations.retired}`,
+    ...(details.length ? ['', 'Problems:', ...details] : []),
+  ].join('\n');
+}
