@@ -14,7 +14,7 @@ describe('OpenAI embeddings', () => {
   beforeAll(async () => {
     openai = await startFakeOpenAI();
     server = await startTestServer({
-      openai: { apiKey: 'sk-test-key', baseUrl: openai.baseUrl, detectiveModel: 'gpt-4o-mini' },
+      openai: { apiKey: 'sk-test-key', baseUrl: openai.baseUrl, detectiveModel: 'gpt-4o-mini', detectiveStoryChars: 48_000, detectiveConcurrency: 4 },
       embeddings: { provider: 'openai', model: 'text-embedding-3-small' },
     });
   });
@@ -68,7 +68,7 @@ describe('OpenAI embeddings', () => {
       expect(found.results.map((r) => r.fact_id)).toContain(committed.fact_id);
 
       const embedder = createEmbedder({
-        openai: { apiKey: 'sk-test-key', baseUrl: openai.baseUrl, detectiveModel: 'x' },
+        openai: { apiKey: 'sk-test-key', baseUrl: openai.baseUrl },
         embeddings: { provider: 'openai', model: 'text-embedding-3-small' },
       });
       expect(await reembedFacts(server.db.db, embedder)).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { AuditLog, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, type DetectionWorker } from '@engram/core';
+import { AuditLog, createDetective, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, type DetectionWorker } from '@engram/core';
 import { createDb, migrate, type DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -44,7 +44,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
     const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
-    const worker = config.inProcessWorker ? startDetectionWorker({ db: db.db, log: logger }) : undefined;
+    const worker = config.inProcessWorker ? startDetectionWorker({ db: db.db, log: logger, detective: createDetective(config) }) : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;

@@ -36,6 +36,10 @@ export interface Config {
     apiKey: string | undefined;
     baseUrl: string | undefined;
     detectiveModel: string;
+    /** Most characters of story the detective reads per run (bounds the cost of a run). */
+    detectiveStoryChars: number;
+    /** Story batches sent to the model at once. */
+    detectiveConcurrency: number;
   };
   /** Which embedder computes fact vectors: OpenAI(-compatible) when a key is set, else local. */
   embeddings: { provider: 'local' | 'openai'; model: string };
@@ -150,6 +154,8 @@ export const EnvSchema = z
     OPENAI_API_KEY: optional(z.string()),
     OPENAI_BASE_URL: optional(httpUrl('OPENAI_BASE_URL', 'http://localhost:11434/v1')),
     ENGRAM_DETECTIVE_MODEL: z.preprocess(blankToUndefined, z.string().default('gpt-4o-mini')),
+    ENGRAM_DETECTIVE_STORY_CHARS: positiveInt('ENGRAM_DETECTIVE_STORY_CHARS', 48_000),
+    ENGRAM_DETECTIVE_CONCURRENCY: positiveInt('ENGRAM_DETECTIVE_CONCURRENCY', 4),
     ENGRAM_EMBEDDINGS: z.preprocess(
       (v) => (typeof v === 'string' ? blankToUndefined(v.toLowerCase()) : v),
       z
@@ -227,6 +233,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       detectiveModel: e.ENGRAM_DETECTIVE_MODEL,
+      detectiveStoryChars: e.ENGRAM_DETECTIVE_STORY_CHARS,
+      detectiveConcurrency: e.ENGRAM_DETECTIVE_CONCURRENCY,
     },
     embeddings: {
       provider:

@@ -31,7 +31,7 @@ export async function getStatus(db: Database, principal: MemberPrincipal, option
     ? {
         narrative: 'on' as const,
         model: options.llm.model,
-        note: `The narrative detective (${options.llm.model}) reads this workspace's story after each commit.`,
+        note: `The narrative detective (${options.llm.model}) reads the story around new facts in the background, after commits (coalesced per workspace).`,
       }
     : {
         narrative: 'off' as const,

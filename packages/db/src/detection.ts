@@ -314,3 +314,52 @@ export async function restoreRetiredFact(tenant: TenantDb, factId: string): Prom
 }
 
 export type { Database };
+
+/** A current fact as the forgetting curve weighs it. */
+export interface NarrativeCandidate {
+  id: string;
+  committed_at: Date;
+  /** Conflicts the fact has been part of. */
+  conflicts: number;
+  /** Length of its content, to fit the story to its budget before reading contents. */
+  chars: number;
+}
+
+/** Every current durable fact of the workspace, oldest first, with its conflict count. */
+export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<NarrativeCandidate[]> {
+  const rows = await queryRows<{ id: string; committed_at: unknown; conflicts: number; chars: number }>(
+    tenant.db,
+    sql`select f.id, f.committed_at, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
+        from facts f
+        left join (select fact_id, count(*) as n from conflict_facts where workspace_id = ${tenant.workspaceId} group by fact_id) c
+          on c.fact_id = f.id
+        where f.workspace_id = ${tenant.workspaceId} and f.valid_until is null and f.durability = 'durable'
+          and f.erased_at is null and (f.expires_at is null or f.expires_at > ${ts(now)})
+        order by f.committed_at, f.id`,
+  );
+  return rows.map((r) => ({ id: r.id, committed_at: toDate(r.committed_at)!, conflicts: Number(r.conflicts), chars: Number(r.chars) }));
+}
+
+/** The facts a story shows. */
+export async function storyFacts(
+  tenant: TenantDb,
+  ids: readonly string[],
+): Promise<{ id: string; content: string; scope: string; committed_at: Date }[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<{ id: string; content: string; scope: string; committed_at: unknown }>(
+    tenant.db,
+    sql`select id, content, scope, committed_at from facts
+        where workspace_id = ${tenant.workspaceId} and id = any(${`{${ids.join(',')}}`}::uuid[])`,
+  );
+  return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)! }));
+}
+
+/** Tokens the workspace's detection runs spent since `since` (for the daily budget). */
+export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    tenant.db,
+    sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
+        where workspace_id = ${tenant.workspaceId} and started_at >= ${ts(since)}`,
+  );
+  return Number(row?.n ?? 0);
+}

@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
+import { toDate } from './detection.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -26,9 +27,14 @@ export interface ClaimedRun {
   triggerFactIds: string[];
   /** Highest attempt number among the claimed jobs (1 on a first try). */
   attempt: number;
+  /** When the run started (its recorded `started_at`). */
+  startedAt: Date;
 }
 
 const iso = (d: Date) => `${d.toISOString()}`;
+
+/** Most jobs one run takes; a longer backlog is the next run's (a run stays short and its lease cheap). */
+export const MAX_JOBS_PER_RUN = 2_000;
 
 /** Jobs that are due: pending and past their backoff, or running under a lapsed lock. */
 const DUE = (now: string) =>
@@ -86,6 +92,8 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
             where id in (
               select j.id from detection_jobs j
               where j.workspace_id = ${workspaceId} and ${DUE(nowIso)}
+              order by j.id
+              limit ${MAX_JOBS_PER_RUN}
               for update skip locked
             )
             returning id, trigger_fact_id, attempts`,
@@ -106,6 +114,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
         jobIds: jobs.map((j) => Number(j.id)),
         triggerFactIds,
         attempt: Math.max(...jobs.map((j) => Number(j.attempts))),
+        startedAt: new Date(nowIso),
       } satisfies ClaimedRun;
     });
     if (claimed) return claimed;
@@ -133,7 +142,17 @@ export interface RunStats {
   promptTokens?: number;
   completionTokens?: number;
   seed?: string | null;
+  /** What the narrative detective did (null: it is off). */
+  narrative?: string | null;
+  storyFacts?: number;
+  batches?: number;
+  failedBatches?: number;
 }
+
+/** The narrative columns of a run's row. */
+const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
+  sql`narrative = ${stats?.narrative ?? null}, story_facts = ${stats?.storyFacts ?? 0}, batches = ${stats?.batches ?? 0},
+      failed_batches = ${stats?.failedBatches ?? 0}, seed = ${stats?.seed ?? null}`;
 
 /** Marks a run and its jobs done. */
 export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<void> {
@@ -148,7 +167,7 @@ export async function completeRun(db: Database, runId: string, stats: RunStats, 
             duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
             facts_read = ${stats.factsRead}, conflicts_raised = ${stats.conflictsRaised}, facts_retired = ${stats.factsRetired},
             llm_calls = ${stats.llmCalls ?? 0}, prompt_tokens = ${stats.promptTokens ?? 0},
-            completion_tokens = ${stats.completionTokens ?? 0}, seed = ${stats.seed ?? null}, lease_until = null
+            completion_tokens = ${stats.completionTokens ?? 0}, ${narrativeColumns(stats)}, lease_until = null
           where id = ${runId}`,
     );
   });
@@ -180,7 +199,7 @@ export async function failRun(
       sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${message},
             duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
             llm_calls = ${options.stats?.llmCalls ?? 0}, prompt_tokens = ${options.stats?.promptTokens ?? 0},
-            completion_tokens = ${options.stats?.completionTokens ?? 0}, lease_until = null
+            completion_tokens = ${options.stats?.completionTokens ?? 0}, ${narrativeColumns(options.stats)}, lease_until = null
           where id = ${runId}`,
     );
   });
@@ -209,10 +228,14 @@ export async function detectionQueueStatus(db: Database, workspaceId: string) {
     prompt_tokens: number;
     completion_tokens: number;
     error: string | null;
+    narrative: string | null;
+    story_facts: number;
+    batches: number;
+    failed_batches: number;
   }>(
     db,
     sql`select id, status, started_at, finished_at, duration_ms, jobs_coalesced, facts_read, conflicts_raised,
-               facts_retired, llm_calls, prompt_tokens, completion_tokens, error
+               facts_retired, llm_calls, prompt_tokens, completion_tokens, error, narrative, story_facts, batches, failed_batches
         from detection_runs where workspace_id = ${workspaceId}
         order by started_at desc limit 10`,
   );
@@ -224,4 +247,20 @@ export async function detectionQueueStatus(db: Database, workspaceId: string) {
         from detection_runs where workspace_id = ${workspaceId}`,
   );
   return { counts: counts ?? { pending: 0, running: 0, failed: 0 }, runs, totals };
+}
+
+/** What a run recorded to replay its story: its workspace, seed, start and trigger facts. */
+export async function recordedRun(
+  db: Database,
+  runId: string,
+): Promise<{ workspaceId: string; seed: string | null; startedAt: Date; triggerFactIds: string[] } | null> {
+  const [row] = await queryRows<{ workspace_id: string; seed: string | null; started_at: unknown; trigger_fact_ids: string[] | string | null }>(
+    db,
+    sql`select workspace_id, seed, started_at, trigger_fact_ids from detection_runs where id = ${runId}`,
+  );
+  if (!row) return null;
+  const ids = Array.isArray(row.trigger_fact_ids)
+    ? row.trigger_fact_ids
+    : (row.trigger_fact_ids ?? '').replace(/[{}]/g, '').split(',').filter(Boolean);
+  return { workspaceId: row.workspace_id, seed: row.seed, startedAt: toDate(row.started_at)!, triggerFactIds: ids };
 }

@@ -425,6 +425,12 @@ export const detectionRuns = pgTable(
     workerId: text('worker_id'),
     leaseUntil: tstz('lease_until'),
     triggerFactIds: uuid('trigger_fact_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** What the narrative detective did: null (off), `ran`, or why it did not (`paused: ...`). */
+    narrative: text('narrative'),
+    /** Facts in the story it read, batches sent, and batches that failed after their retries. */
+    storyFacts: integer('story_facts').notNull().default(0),
+    batches: integer('batches').notNull().default(0),
+    failedBatches: integer('failed_batches').notNull().default(0),
   },
   (t) => [
     index('detection_runs_workspace_started_idx').on(t.workspaceId, t.startedAt),

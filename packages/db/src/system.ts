@@ -128,3 +128,9 @@ export async function findWorkspaceByEngramId(db: Database, engramId: string) {
     .limit(1);
   return row ?? null;
 }
+
+/** A workspace's stored settings (defaults are the caller's to apply). */
+export async function workspaceSettings(db: Database, workspaceId: string): Promise<WorkspaceSettings> {
+  const [row] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  return row?.settings ?? {};
+}

@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { startDetectionWorker } from '@engram/core';
+import { createDetective, startDetectionWorker } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../logger.ts';
@@ -30,8 +30,9 @@ export async function workerCommand(config: Config, args: string[]): Promise<num
   const logger = createLogger(config);
   const db = await createDb(config.database);
   await migrate(db.db);
-  const workers = Array.from({ length: concurrency }, () => startDetectionWorker({ db: db.db, log: logger }));
-  logger.info({ workers: workers.map((w) => w.workerId) }, 'detection workers started');
+  const detective = createDetective(config);
+  const workers = Array.from({ length: concurrency }, () => startDetectionWorker({ db: db.db, log: logger, detective }));
+  logger.info({ workers: workers.map((w) => w.workerId), narrative: detective ? config.openai.detectiveModel : 'off' }, 'detection workers started');
   process.stdout.write(`Detection workers running: ${workers.map((w) => w.workerId).join(', ')}. Stop with Ctrl-C.\n`);
 
   await new Promise<void>((resolve) => {

@@ -4,3 +4,4 @@ export * from './questions.ts';
 export * from './run.ts';
 export * from './views.ts';
 export * from './worker.ts';
+export * from './narrative/index.ts';

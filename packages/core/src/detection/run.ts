@@ -15,6 +15,7 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import { analyzeSlots } from './deterministic.ts';
+import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
 
 /** Most facts a run reads per match key (newest first); a slot's timeline keeps its newest 100 claims. */
 const FACTS_PER_KEY = 200;
@@ -28,28 +29,78 @@ export interface RunInput {
   runId: string;
   workspaceId: string;
   triggerFactIds: readonly string[];
+  /** The run's recorded start (the narrative pass measures fact ages from it); else now. */
+  startedAt?: Date;
 }
 
-/** The deterministic pass of a run. */
-export async function runDeterministicPass(services: DetectionServices, input: RunInput, now = new Date()): Promise<RunStats> {
-  const tenant = forWorkspace(services.db, input.workspaceId);
-  const triggers = (await factsByIds(tenant, input.triggerFactIds)).filter(
-    (f) => f.valid_until === null && f.durability === 'durable',
-  );
-  const keys = [...new Set(triggers.flatMap((f) => f.match_keys))];
-  const inSlots = await factsMatching(tenant, keys, FACTS_PER_KEY);
-  const known = new Set(inSlots.map((f) => f.id));
-  const facts = [...inSlots, ...triggers.filter((t) => !known.has(t.id))];
-  const outcome = analyzeSlots(facts, new Set(triggers.map((t) => t.id)));
+/** Trigger facts analysed together; a run of a large burst works through them in turns. */
+export const TRIGGERS_PER_STEP = 100;
 
-  const { retired, raised } = await tenant.transaction(async (tx) => {
-    const closed = await applyRetirements(tx, outcome.retirements);
-    const created = await insertConflicts(tx, outcome.conflicts);
-    if (closed > 0) await resolveSettledConflicts(tx, now);
-    return { retired: closed, raised: created.length };
-  });
-  if (retired > 0 || raised > 0) {
-    services.log.info({ workspace_id: input.workspaceId, run_id: input.runId, retired, raised }, 'detection applied');
+/**
+ * The deterministic pass of a run. A large
+ * run goes in steps of TRIGGERS_PER_STEP triggers, each read, analysed and applied before the
+ * next, so no step holds the process (and the requests it serves) for long, and each step sees
+ * what the one before settled.
+ */
+export async function runDeterministicPass(
+  services: DetectionServices,
+  input: RunInput,
+  now = new Date(),
+): Promise<RunStats> {
+  const tenant = forWorkspace(services.db, input.workspaceId);
+  const totals = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
+  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_PER_STEP) {
+    const ids = input.triggerFactIds.slice(start, start + TRIGGERS_PER_STEP);
+    const triggers = (await factsByIds(tenant, ids)).filter((f) => f.valid_until === null && f.durability === 'durable');
+    const keys = [...new Set(triggers.flatMap((f) => f.match_keys))];
+    const inSlots = await factsMatching(tenant, keys, FACTS_PER_KEY);
+    const known = new Set(inSlots.map((f) => f.id));
+    const facts = [...inSlots, ...triggers.filter((t) => !known.has(t.id))];
+    const outcome = analyzeSlots(facts, new Set(triggers.map((t) => t.id)));
+    const { retired, raised } = await tenant.transaction(async (tx) => {
+      const closed = await applyRetirements(tx, outcome.retirements);
+      const created = await insertConflicts(tx, outcome.conflicts);
+      if (closed > 0) await resolveSettledConflicts(tx, now);
+      return { retired: closed, raised: created.length };
+    });
+    totals.factsRead += facts.length;
+    totals.conflictsRaised += raised;
+    totals.factsRetired += retired;
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  return { factsRead: facts.length, conflictsRaised: raised, factsRetired: retired };
+  if (totals.factsRetired > 0 || totals.conflictsRaised > 0) {
+    services.log.info(
+      { workspace_id: input.workspaceId, run_id: input.runId, retired: totals.factsRetired, raised: totals.conflictsRaised },
+      'detection applied',
+    );
+  }
+  return totals;
+}
+
+/**
+ * One detection run: the deterministic tiers, then — when the server has a detective — the
+ * narrative pass. A narrative failure fails the run (its job is retried; what was found is kept
+ * and never raised twice) with the tokens it spent on record.
+ */
+export async function runDetection(
+  services: DetectionServices & { detective?: NarrativeDetective },
+  input: RunInput,
+  now = new Date(),
+): Promise<RunStats> {
+  const deterministic = await runDeterministicPass(services, input, now);
+  if (!services.detective) return deterministic;
+  const tenant = forWorkspace(services.db, input.workspaceId);
+  const merge = (narrative: Partial<RunStats>): RunStats => ({
+    ...deterministic,
+    ...narrative,
+    factsRead: deterministic.factsRead + (narrative.storyFacts ?? 0),
+    conflictsRaised: deterministic.conflictsRaised + (narrative.conflictsRaised ?? 0),
+    factsRetired: deterministic.factsRetired,
+  });
+  try {
+    return merge(await runNarrativePass({ ...services, tenant }, services.detective, { ...input, now: input.startedAt ?? now }));
+  } catch (error) {
+    if (error instanceof NarrativeFailure) throw new NarrativeFailure(error.message, merge(error.stats));
+    throw error;
+  }
 }

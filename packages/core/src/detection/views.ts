@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { Scope } from '../facts/schemas.ts';
+import { detectiveBudget } from './narrative/pass.ts';
 
 export const ConflictsInput = z
   .object({
@@ -99,13 +100,21 @@ export async function listConflicts(db: Database, principal: MemberPrincipal, in
 /** `GET /api/v1/detection/status`. */
 export async function detectionStatus(db: Database, principal: MemberPrincipal, llm: { enabled: boolean; model: string }) {
   const { counts, runs, totals } = await detectionQueueStatus(db, principal.workspaceId);
+  const budget = await detectiveBudget(db, forWorkspace(db, principal.workspaceId));
   const iso = (v: unknown) => toDate(v)?.toISOString() ?? null;
+  const state = !llm.enabled ? 'off' : budget.paused ? 'paused' : 'on';
   return {
     llm_enabled: llm.enabled,
     model: llm.enabled ? llm.model : null,
-    narrative: llm.enabled
-      ? `The narrative detective (${llm.model}) runs after the deterministic checks.`
-      : 'The narrative detective is off: this server has no OPENAI_API_KEY. Deterministic checks still run.',
+    narrative_state: state,
+    narrative:
+      state === 'off'
+        ? 'The narrative detective is off: this server has no OPENAI_API_KEY. Deterministic checks still run.'
+        : state === 'paused'
+          ? `The narrative detective is ${budget.message}.`
+          : `The narrative detective (${llm.model}) runs after the deterministic checks.`,
+    tokens_today: budget.spent,
+    daily_token_budget: budget.limit,
     pending_jobs: counts.pending,
     running_jobs: counts.running,
     failed_jobs: counts.failed,
@@ -125,6 +134,10 @@ export async function detectionStatus(db: Database, principal: MemberPrincipal, 
       llm_calls: r.llm_calls,
       prompt_tokens: r.prompt_tokens,
       completion_tokens: r.completion_tokens,
+      narrative: r.narrative,
+      story_facts: r.story_facts,
+      batches: r.batches,
+      failed_batches: r.failed_batches,
       error: r.error,
     })),
   };

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { claimDetectionRun, completeRun, failRun, renewLease, type ClaimedRun, type Database, type RunStats } from '@engram/db';
 import type { Logger } from '../logger.ts';
-import { runDeterministicPass } from './run.ts';
+import type { NarrativeDetective } from './narrative/pass.ts';
+import { runDetection } from './run.ts';
 
 export interface DetectionWorkerOptions {
   db: Database;
@@ -68,6 +69,7 @@ export class DetectionWorker {
       log.error({ err: error, run_id: claimed.runId, workspace_id: claimed.workspaceId, attempt: claimed.attempt }, 'detection run failed');
       await failRun(db, claimed.runId, error instanceof Error ? error.message : String(error), {
         maxAttempts: this.options.maxAttempts,
+        stats: (error as { stats?: Partial<RunStats> }).stats,
       }).catch((failure: unknown) => log.error({ err: failure, run_id: claimed.runId }, 'could not record the failed run'));
     } finally {
       clearInterval(heartbeat);
@@ -116,14 +118,14 @@ export class DetectionWorker {
  * starts them on their own.
  */
 export function startDetectionWorker(
-  services: { db: Database; log: Logger },
+  services: { db: Database; log: Logger; detective?: NarrativeDetective },
   options: Omit<DetectionWorkerOptions, 'db' | 'log' | 'run'> = {},
 ): DetectionWorker {
   const worker = new DetectionWorker({
     ...options,
     db: services.db,
     log: services.log,
-    run: (claimed) => runDeterministicPass(services, claimed),
+    run: (claimed) => runDetection(services, claimed),
   });
   worker.start();
   return worker;

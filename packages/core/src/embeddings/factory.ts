@@ -5,7 +5,7 @@ import { LocalEmbedder } from './local.ts';
 import { OpenAIEmbedder } from './openai.ts';
 
 /** The OpenAI client for this deployment (OpenAI, or any compatible server at OPENAI_BASE_URL). */
-export function createOpenAIClient(config: Pick<Config, 'openai'>): OpenAI | undefined {
+export function createOpenAIClient(config: { openai: Pick<Config['openai'], 'apiKey' | 'baseUrl'> }): OpenAI | undefined {
   if (!config.openai.apiKey) return undefined;
   return new OpenAI({
     apiKey: config.openai.apiKey,
@@ -16,7 +16,7 @@ export function createOpenAIClient(config: Pick<Config, 'openai'>): OpenAI | und
 }
 
 /** The embedder the configuration asks for. */
-export function createEmbedder(config: Pick<Config, 'openai' | 'embeddings'>): Embedder {
+export function createEmbedder(config: { openai: Pick<Config['openai'], 'apiKey' | 'baseUrl'>; embeddings: Config['embeddings'] }): Embedder {
   if (config.embeddings.provider === 'openai') {
     const client = createOpenAIClient(config);
     if (!client) throw new Error('OpenAI embeddings need OPENAI_API_KEY');

@@ -1,0 +1,60 @@
+/**
+ * The forgetting curve (SPEC §6, seed 000): which current facts the detective reads. Each fact is
+ * kept with a probability by age — 0.30 under a day, 0.15 up to a week, 0.07 beyond — doubled per
+ * earlier conflict it was part of (at most 1); trigger facts are always kept; when fewer than two
+ * survive, the last ten facts are read instead.
+ *
+ * The draw for a fact is a hash of the run's seed and the fact's id, so a run is replayed exactly
+ * from its recorded seed (and `now`), whatever order the facts are read in.
+ */
+import { createHash } from 'node:crypto';
+
+export interface CurveFact {
+  id: string;
+  committed_at: Date;
+  /** How many conflicts the fact has been part of. */
+  conflicts: number;
+}
+
+const HOUR = 3_600_000;
+export const KEEP_UNDER_A_DAY = 0.3;
+export const KEEP_UNDER_A_WEEK = 0.15;
+export const KEEP_OLDER = 0.07;
+/** When fewer than two facts survive, the detective reads this many of the newest instead. */
+export const FALLBACK_FACTS = 10;
+
+/** The probability a fact of this age and conflict history is kept. */
+export function keepProbability(ageMs: number, conflicts: number): number {
+  const base = ageMs < 24 * HOUR ? KEEP_UNDER_A_DAY : ageMs < 7 * 24 * HOUR ? KEEP_UNDER_A_WEEK : KEEP_OLDER;
+  return Math.min(1, base * 2 ** conflicts);
+}
+
+/** The fact's draw in [0, 1) for this seed. */
+export function draw(seed: string, factId: string): number {
+  return createHash('sha256').update(`${seed}:${factId}`).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+export interface Survivor<F extends CurveFact> {
+  fact: F;
+  /** The fact's draw divided by its keep probability: below 1 means kept; lower is kept more surely. */
+  rank: number;
+  trigger: boolean;
+}
+
+/** Applies the curve; survivors come oldest first. */
+export function applyForgetting<F extends CurveFact>(
+  facts: readonly F[],
+  options: { seed: string; now: Date; triggerIds: ReadonlySet<string> },
+): Survivor<F>[] {
+  const ranked = facts.map((fact) => {
+    const p = keepProbability(options.now.getTime() - fact.committed_at.getTime(), fact.conflicts);
+    return { fact, rank: draw(options.seed, fact.id) / p, trigger: options.triggerIds.has(fact.id) };
+  });
+  let kept = ranked.filter((r) => r.trigger || r.rank < 1);
+  if (kept.length < 2) {
+    const newest = [...ranked].sort((a, b) => b.fact.committed_at.getTime() - a.fact.committed_at.getTime()).slice(0, FALLBACK_FACTS);
+    const ids = new Set(newest.map((r) => r.fact.id));
+    kept = ranked.filter((r) => ids.has(r.fact.id) || r.trigger || r.rank < 1);
+  }
+  return kept.sort((a, b) => a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
+}
