@@ -127,8 +127,17 @@ describe('loadConfig', () => {
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://localhost:11434/v1',
       ENGRAM_DETECTIVE_MODEL: 'llama3',
+      ENGRAM_DETECTIVE_STORY_CHARS: '20000',
     });
-    expect(config.openai).toEqual({ apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1', detectiveModel: 'llama3' });
+    expect(config.openai).toEqual({
+      apiKey: 'sk-test',
+      baseUrl: 'http://localhost:11434/v1',
+      detectiveModel: 'llama3',
+      detectiveStoryChars: 20_000,
+      detectiveConcurrency: 4,
+    });
+    expect(loadConfig({}).openai).toMatchObject({ apiKey: undefined, detectiveStoryChars: 48_000, detectiveConcurrency: 4 });
     expect(problemsOf({ OPENAI_BASE_URL: 'localhost:11434' })[0]).toMatch(/^OPENAI_BASE_URL must be an http\(s\) URL/);
+    expect(problemsOf({ ENGRAM_DETECTIVE_CONCURRENCY: '0' })[0]).toMatch(/^ENGRAM_DETECTIVE_CONCURRENCY/);
   });
 });
