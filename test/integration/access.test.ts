@@ -91,6 +91,12 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
 
     const second = (await call(t.member.token, 'POST', '/api/v1/tokens', { label: 'ci' })).json<{ token: string; token_id: string }>();
     expect(second.token).toMatch(/^egm_/);
+    const counted = (await call(t.ownerToken, 'GET', '/api/v1/members')).json<{ members: { role: string; active_tokens: number }[] }>().members;
+    expect(counted.map((m) => [m.role, m.active_tokens])).toEqual([
+      ['owner', 1],
+      ['member', 2],
+      ['reader', 1],
+    ]);
     expect((await call(second.token, 'GET', '/api/v1/workspace')).statusCode).toBe(200);
     const mine = (await call(t.member.token, 'GET', '/api/v1/tokens')).json<{ tokens: { token_id: string; label: string | null }[] }>().tokens;
     expect(mine.map((x) => x.label).sort()).toEqual(['ci', 'joined with invite']);

@@ -118,7 +118,9 @@ export async function listMembers(db: Database, principal: MemberPrincipal) {
       displayName: members.displayName,
       createdAt: members.createdAt,
       removedAt: members.removedAt,
-      activeTokens: sql<number>`(select count(*)::int from tokens t where t.workspace_id = ${members.workspaceId} and t.member_id = ${members.id} and t.revoked_at is null)`,
+      // Qualified by hand: drizzle writes a single-table select's columns unqualified, and inside this
+      // subquery a bare "id" would be the token's.
+      activeTokens: sql<number>`(select count(*)::int from tokens t where t.workspace_id = members.workspace_id and t.member_id = members.id and t.revoked_at is null)`,
     })
     .from(members)
     .where(tenant.where(members))
