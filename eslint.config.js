@@ -1,10 +1,11 @@
 // @ts-check
 import js from '@eslint/js';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/'] },
+  { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/', 'apps/dashboard/dist/', 'test/artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -46,6 +47,17 @@ export default tseslint.config(
     files: ['apps/server/src/**/*.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @engram/config.' }],
+    },
+  },
+  {
+    // The dashboard runs in the browser: DOM globals, React's rules of hooks (and its compiler checks).
+    files: ['apps/dashboard/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      ...reactHooks.configs.flat['recommended-latest'].rules,
+      'react-hooks/exhaustive-deps': 'error',
+      'no-restricted-properties': ['error', { object: 'process', message: 'Browser code has no process: use import.meta.env.' }],
     },
   },
   {

@@ -36,7 +36,12 @@ describe('engram CLI', () => {
 
       const dashboard = await fetch(cli.dashboardUrl);
       expect(dashboard.status).toBe(200);
-      expect(await dashboard.text()).toContain(cli.mcpUrl);
+      // The dashboard app (built by `npm test` before the suite, and by `npm start`) and its script.
+      const html = await dashboard.text();
+      expect(html).toContain('<div id="root"></div>');
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      expect((await fetch(new URL(script!, cli.dashboardUrl))).status).toBe(200);
     } finally {
       expect(await cli.stop('SIGTERM')).toBe(0);
     }

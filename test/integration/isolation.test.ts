@@ -98,6 +98,22 @@ const ID_PROBES: IdProbe[] = [
   { surface: 'DELETE /api/v1/tokens/:id', kind: 'member', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/tokens/${id}`) },
   { surface: 'POST /api/v1/facts/:id/restore', kind: 'fact', send: (app, t, id) => rest(app, t, 'POST', `/api/v1/facts/${id}/restore`) },
   { surface: 'POST /api/v1/facts/:id/restore', kind: 'conflict', send: (app, t, id) => rest(app, t, 'POST', `/api/v1/facts/${id}/restore`) },
+  {
+    surface: 'engram_resolve',
+    kind: 'conflict',
+    send: (app, t, id) => mcpCall(app, t, 'engram_resolve', { conflict_id: id, resolution_type: 'dismissed', resolution: 'probe' }),
+  },
+  {
+    surface: 'POST /api/v1/conflicts/:id/resolve',
+    kind: 'conflict',
+    send: (app, t, id) => rest(app, t, 'POST', `/api/v1/conflicts/${id}/resolve`, { resolution_type: 'dismissed', resolution: 'probe' }),
+  },
+  {
+    surface: 'POST /api/v1/conflicts/:id/resolve (merged_content)',
+    kind: 'conflict',
+    send: (app, t, id) =>
+      rest(app, t, 'POST', `/api/v1/conflicts/${id}/resolve`, { resolution_type: 'merge', resolution: 'probe', merged_content: 'A merges into a foreign conflict' }),
+  },
 ];
 
 /** Probes that take a scope or list things: B's data must never appear. */
@@ -129,6 +145,11 @@ const SCOPE_PROBES: ScopeProbe[] = [
   { surface: 'engram_conflicts', send: (app, t) => mcpCall(app, t, 'engram_conflicts', { status: 'all' }) },
   { surface: 'GET /api/v1/conflicts', send: (app, t) => rest(app, t, 'GET', '/api/v1/conflicts?status=all') },
   { surface: 'GET /api/v1/detection/status', send: (app, t) => rest(app, t, 'GET', '/api/v1/detection/status') },
+  { surface: 'GET /api/v1/facts (scope)', send: (app, t, f) => rest(app, t, 'GET', `/api/v1/facts?scope=${f.scope}`) },
+  { surface: 'GET /api/v1/facts (q, as_of)', send: (app, t) => rest(app, t, 'GET', `/api/v1/facts?q=Workspace&as_of=${new Date().toISOString()}`) },
+  { surface: 'GET /api/v1/facts/expiring', send: (app, t) => rest(app, t, 'GET', '/api/v1/facts/expiring?within_days=365') },
+  { surface: 'GET /api/v1/timeline', send: (app, t) => rest(app, t, 'GET', '/api/v1/timeline') },
+  { surface: 'GET /api/v1/agents/activity', send: (app, t) => rest(app, t, 'GET', '/api/v1/agents/activity?days=365') },
 ];
 
 /** An answer with volatile parts (ids, request ids, timestamps) replaced, for comparison. */

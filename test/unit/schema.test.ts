@@ -18,6 +18,7 @@ describe('schema', () => {
         'audit_log',
         'conflict_facts',
         'conflicts',
+        'dashboard_sessions',
         'detection_feedback',
         'detection_jobs',
         'detection_runs',

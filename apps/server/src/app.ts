@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import { ENGRAM_VERSION } from '@engram/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -8,17 +9,21 @@ import { registerAuditHook } from './plugins/audit.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerRequestGuard } from './plugins/request-guard.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { detectionRoutes } from './routes/detection.ts';
 import { factRoutes } from './routes/facts.ts';
 import { healthRoutes } from './routes/health.ts';
 import { homeRoutes } from './routes/home.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 
 export interface BuildAppOptions {
   /** The process logger; tests pass a silent or capturing one. */
   logger: FastifyBaseLogger;
+  /** The built dashboard to serve at `/` (default: apps/dashboard/dist). */
+  dashboardDir?: string;
 }
 
 /**
@@ -44,6 +49,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   registerErrorHandling(app);
   registerRequestGuard(app, ctx.config);
   registerAuditHook(app, ctx);
+  // Dashboard sessions ride in a cookie (see plugins/auth.ts); nothing else reads cookies.
+  await app.register(fastifyCookie);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -52,6 +59,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
         securitySchemes: {
           memberToken: { type: 'http', scheme: 'bearer', description: 'A member token (egm_...)' },
           operatorToken: { type: 'http', scheme: 'bearer', description: 'ENGRAM_ADMIN_TOKEN' },
+          dashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'engram_session',
+            description: 'Session from POST /api/v1/session; writes also need the x-csrf-token header',
+          },
         },
       },
     },
@@ -65,7 +78,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => factRoutes(scope, ctx));
   await app.register(async (scope) => workspaceRoutes(scope, ctx));
   await app.register(async (scope) => detectionRoutes(scope, ctx));
-  await app.register(async (scope) => homeRoutes(scope, ctx));
+  await app.register(async (scope) => sessionRoutes(scope, ctx));
+  await app.register(async (scope) => dashboardRoutes(scope, ctx));
+  await app.register(async (scope) => homeRoutes(scope, ctx, { dashboardDir: options.dashboardDir }));
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

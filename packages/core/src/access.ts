@@ -4,7 +4,7 @@
  * covers everything); the most specific one that matches decides, and outside its validity window
  * it grants nothing. Scopes no permission covers keep the role's full access.
  */
-import type { ScopeGrant } from '@engram/db';
+import type { ScopeGrant, ScopeReadRule } from '@engram/db';
 import type { MemberPrincipal } from './auth.ts';
 import { EngramError } from './errors.ts';
 
@@ -30,15 +30,26 @@ function decidingGrant(grants: readonly ScopeGrant[], scope: string): ScopeGrant
   return best;
 }
 
+/** True while a grant's validity window is open. */
+const isActive = (grant: ScopeGrant, now: Date) =>
+  (!grant.validFrom || new Date(grant.validFrom).getTime() <= now.getTime()) &&
+  (!grant.validUntil || new Date(grant.validUntil).getTime() > now.getTime());
+
 /** What the member may do in `scope` now. */
 export function scopeAccess(principal: Pick<MemberPrincipal, 'role' | 'grants'>, scope: string, now = new Date()): ScopeAccess {
   const roleWrite = principal.role !== 'reader';
   const grant = decidingGrant(principal.grants, scope);
   if (!grant) return { read: true, write: roleWrite };
-  const active =
-    (!grant.validFrom || new Date(grant.validFrom).getTime() <= now.getTime()) &&
-    (!grant.validUntil || new Date(grant.validUntil).getTime() > now.getTime());
+  const active = isActive(grant, now);
   return { read: active && grant.canRead, write: active && grant.canWrite && roleWrite };
+}
+
+/**
+ * The member's read permissions as rules a query can apply (`readableScopeSql` in @engram/db), so
+ * lists and totals count only readable facts. Same precedence as {@link scopeAccess}.
+ */
+export function scopeReadRules(principal: Pick<MemberPrincipal, 'grants'>, now = new Date()): ScopeReadRule[] {
+  return principal.grants.map((g) => ({ prefix: g.scopePrefix, readable: isActive(g, now) && g.canRead }));
 }
 
 /** True when the member may read facts of `scope`. */

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   invite_used_up: 410,
   invite_workspace_deleted: 410,
   forbidden: 403,
+  csrf: 403,
   admin_disabled: 403,
   host_not_allowed: 403,
   origin_not_allowed: 403,

@@ -14,3 +14,5 @@ export * from './management.ts';
 export * from './onboarding.ts';
 export * from './rate-limits.ts';
 export * from './detection/index.ts';
+export * from './sessions.ts';
+export * from './dashboard.ts';

@@ -9,3 +9,6 @@ export * from './invites.ts';
 export * from './rate-limits.ts';
 export * from './detection.ts';
 export * from './jobs.ts';
+export * from './resolution.ts';
+export * from './sessions.ts';
+export * from './dashboard.ts';

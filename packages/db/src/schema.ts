@@ -131,6 +131,39 @@ export const tokens = pgTable(
   ],
 );
 
+/**
+ * Dashboard sign-ins (SPEC §7): a member token exchanged for an HttpOnly session cookie. Only a
+ * hash of the cookie's session id is stored. A session lives no longer than its token: revoking the
+ * token (or removing the member, deleting the workspace) ends it.
+ */
+export const dashboardSessions = pgTable(
+  'dashboard_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** SHA-256 (hex) of the session id the cookie carries; the id itself is never stored. */
+    sessionHash: text('session_hash').notNull(),
+    /** The member token the session was opened with. */
+    tokenId: uuid('token_id')
+      .notNull()
+      .references(() => tokens.id, { onDelete: 'cascade' }),
+    /**
+     * Echoed in `x-csrf-token` by cookie-authenticated writes. Kept readable so a reloaded page can
+     * ask for it again; on its own (without the cookie) it authenticates nothing.
+     */
+    csrfToken: text('csrf_token').notNull(),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('dashboard_sessions_session_hash_key').on(t.sessionHash),
+    index('dashboard_sessions_token_idx').on(t.tokenId),
+    index('dashboard_sessions_workspace_expires_idx').on(t.workspaceId, t.expiresAt),
+  ],
+);
+
 export const invites = pgTable(
   'invites',
   {

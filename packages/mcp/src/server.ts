@@ -5,6 +5,7 @@ import { registerTools, type EngramTool, type ToolContext } from './tool.ts';
 import { conflictsTool } from './tools/conflicts.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { initTool, joinTool } from './tools/onboarding.ts';
+import { resolveTool } from './tools/resolve.ts';
 import { statusTool } from './tools/status.ts';
 
 /** Every Engram tool, in the order clients list them. */
@@ -14,6 +15,7 @@ export const ALL_TOOLS: readonly EngramTool[] = [
   commitTool,
   promoteTool,
   conflictsTool,
+  resolveTool,
   joinTool,
   initTool,
 ];

@@ -1,8 +1,11 @@
 import type { Config } from '@engram/config';
 import {
+  authenticateDashboardSession,
+  CSRF_HEADER,
   EngramError,
   resolveBearer,
   secretsEqual,
+  SESSION_COOKIE,
   unauthorized,
   type MemberPrincipal,
   type Principal,
@@ -60,8 +63,59 @@ export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest,
   return principal;
 }
 
-/** Resolves the caller, who must hold a member token (401 otherwise, with its challenge). */
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The dashboard session cookie of a request, if any. */
+export function sessionCookie(request: FastifyRequest): string | undefined {
+  return request.cookies[SESSION_COOKIE] || undefined;
+}
+
+/** Whether a session cookie should carry `Secure`: the service is reached over https. */
+export function secureCookies(config: Config, request: FastifyRequest): boolean {
+  return (config.publicUrl ?? '').startsWith('https:') || request.protocol === 'https';
+}
+
+/** Tells the browser to forget the session cookie. */
+export function clearSessionCookie(reply: FastifyReply, config: Config, request: FastifyRequest): void {
+  void reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: secureCookies(config, request) });
+}
+
+/**
+ * Resolves the member behind a dashboard session cookie. Writes (POST, PUT, PATCH, DELETE) must
+ * also echo the session's CSRF token in `x-csrf-token`: a cookie is sent by the browser whoever
+ * made the page, a header only by the dashboard's own script.
+ */
+async function requireSessionMember(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<MemberPrincipal> {
+  const session = await authenticateDashboardSession(ctx.db.db, cookie);
+  if (!session) {
+    clearSessionCookie(reply, ctx.config, request);
+    const error = unauthorized(
+      'Your dashboard session has expired or was signed out (or its token was revoked): sign in again with a member token (POST /api/v1/session).',
+    );
+    challenge(reply, ctx.config, request, error);
+    throw error;
+  }
+  request.principal = session.principal;
+  if (UNSAFE_METHODS.has(request.method)) {
+    const sent = request.headers[CSRF_HEADER];
+    if (typeof sent !== 'string' || !secretsEqual(sent, session.csrfToken)) {
+      throw new EngramError(
+        'csrf',
+        `${request.method} with the session cookie needs the header \`${CSRF_HEADER}\` set to the csrf_token that POST (or GET) /api/v1/session returned${typeof sent === 'string' ? '; the one sent does not match this session' : ''}.`,
+      );
+    }
+  }
+  await ctx.limits.request(session.principal, ctx.config.anonymousLimits);
+  return session.principal;
+}
+
+/**
+ * Resolves the caller, who must be a member: by a member token as bearer, or — without a bearer —
+ * by a dashboard session cookie (401 otherwise, with its challenge).
+ */
 export async function requireMember(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<MemberPrincipal> {
+  const cookie = bearerToken(request) ? undefined : sessionCookie(request);
+  if (cookie) return requireSessionMember(ctx, request, reply, cookie);
   const principal = await resolvePrincipal(ctx, request, reply);
   if (principal.kind === 'member') return principal;
   const error =

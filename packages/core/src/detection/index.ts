@@ -5,3 +5,4 @@ export * from './run.ts';
 export * from './views.ts';
 export * from './worker.ts';
 export * from './narrative/index.ts';
+export * from './resolve.ts';

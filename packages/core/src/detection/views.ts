@@ -46,6 +46,7 @@ export const ConflictItem = z.object({
   explanation: z.string().nullable(),
   detected_by: z.string().describe('Which detector raised it.'),
   detected_at: z.string(),
+  resolved_at: z.string().nullable().describe('When it was settled (null while open).'),
   resolution_type: z.string().nullable(),
   resolution: z.string().nullable(),
   winning_fact_id: z.string().nullable(),

@@ -1,0 +1,106 @@
+/** Building blocks shared by the views: headings, loading, errors, empty states, badges. */
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { ApiError } from '../api.ts';
+
+/** False until the first view has shown: a fresh page load leaves focus at the top (skip link first). */
+let navigated = false;
+
+/** The view's title (focused after in-app navigation so screen readers announce the new page). */
+export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Engram`;
+    const active = document.activeElement;
+    // Move focus to the new page's heading, unless the user is already working somewhere on it.
+    if (navigated && (!active || active === document.body || active.closest('nav, form, .auth-card'))) heading.current?.focus({ preventScroll: true });
+    navigated = true;
+  }, [title]);
+  return (
+    <header className="page-header">
+      <div>
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
+        {description ? <p className="page-description">{description}</p> : null}
+      </div>
+      {actions ? <div className="page-actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+/** What went wrong, in the server's words, with a retry when it makes sense. */
+export function ErrorNotice({ error, title = 'Something went wrong', onRetry }: { error: ApiError | Error; title?: string; onRetry?: () => void }) {
+  const requestId = 'requestId' in error ? error.requestId : undefined;
+  return (
+    <div className="notice notice-error" role="alert">
+      <p className="notice-title">{title}</p>
+      <p>{error.message}</p>
+      {requestId ? <p className="muted small">Request id: {requestId}</p> : null}
+      {onRetry ? (
+        <button type="button" className="button button-secondary" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <p className="empty-title">{title}</p>
+      {children ? <div className="muted">{children}</div> : null}
+    </div>
+  );
+}
+
+/** A polite live region for the outcome of an action ("Invite revoked."). */
+export function StatusMessage({ message, tone = 'success' }: { message: string | null; tone?: 'success' | 'info' }) {
+  return (
+    <div role="status" aria-live="polite" className={message ? `notice notice-${tone}` : 'visually-hidden'}>
+      {message}
+    </div>
+  );
+}
+
+export type BadgeTone = 'neutral' | 'danger' | 'warning' | 'success' | 'info';
+
+export function Badge({ tone = 'neutral', children, title }: { tone?: BadgeTone; children: ReactNode; title?: string }) {
+  return (
+    <span className={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+/** A labelled value in a row of key figures. */
+export function Stat({ label, value, hint }: { label: string; value: ReactNode; hint?: ReactNode }) {
+  return (
+    <div className="stat">
+      <dt>{label}</dt>
+      <dd>
+        <span className="stat-value">{value}</span>
+        {hint ? <span className="stat-hint">{hint}</span> : null}
+      </dd>
+    </div>
+  );
+}
+
+/** A horizontal bar for a 0–1 rate; the number is printed beside it, the bar is decoration. */
+export function RateBar({ rate, tone = 'info' }: { rate: number; tone?: 'info' | 'danger' | 'success' }) {
+  const pct = Math.max(0, Math.min(1, Number.isFinite(rate) ? rate : 0)) * 100;
+  return (
+    <span className={`rate-bar rate-${tone}`} aria-hidden="true">
+      <span style={{ width: `${pct}%` }} />
+    </span>
+  );
+}

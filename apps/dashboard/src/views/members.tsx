@@ -1,0 +1,418 @@
+/**
+ * Members and invites: who is in the workspace, invite keys (create, copy the join instructions,
+ * revoke), and tokens (revoke). Owners manage invites and every token; others see their own tokens.
+ */
+import { useRef, useState, type FormEvent } from 'react';
+import { api, ApiError, useApi } from '../api.ts';
+import { formText } from '../forms.ts';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone } from '../components/ui.tsx';
+import { formatDate, formatDateTime, formatRelative } from '../format.ts';
+import { useSession } from '../session.tsx';
+import type { CreatedInvite, Invite, Member, Token, Workspace } from '../types.ts';
+
+const INVITE_TONE: Record<string, BadgeTone> = { active: 'success', revoked: 'neutral', expired: 'neutral', used_up: 'warning' };
+const INVITE_LABEL: Record<string, string> = { active: 'Active', revoked: 'Revoked', expired: 'Expired', used_up: 'Used up' };
+
+const mcpUrl = () => `${window.location.origin}/mcp`;
+
+/** What to send a teammate along with the key. */
+export function joinInstructions(workspace: { name: string; engram_id?: string }, invite: CreatedInvite): string {
+  const origin = window.location.origin;
+  return [
+    `You're invited to the Engram workspace "${workspace.name}"${workspace.engram_id ? ` (${workspace.engram_id})` : ''}: shared memory for our coding agents.`,
+    '',
+    `1. Add Engram to your agent (no token needed yet). MCP URL: ${mcpUrl()}`,
+    `   Claude Code: claude mcp add --transport http engram ${mcpUrl()}`,
+    `2. Ask your agent to call engram_join with this invite key (it replies with your own token and the config to paste):`,
+    `   ${invite.invite_key}`,
+    '',
+    `No agent at hand? Open ${origin}/join in a browser, or run:`,
+    `   curl -X POST ${origin}/api/v1/join -H 'content-type: application/json' -d '{"invite_key":"${invite.invite_key}"}'`,
+    '',
+    `The key works ${invite.uses_remaining === 1 ? 'once' : `${invite.uses_remaining} times`} until ${formatDate(invite.expires_at)}. Keep it private.`,
+  ].join('\n');
+}
+
+/** Copies text; falls back to selecting it where the Clipboard API is unavailable (plain HTTP). */
+async function copyText(text: string, fallback: HTMLTextAreaElement | null): Promise<string> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return 'Copied to the clipboard.';
+  } catch {
+    fallback?.focus();
+    fallback?.select();
+    return 'Your browser blocked clipboard access: the text is selected, press Ctrl+C (⌘C) to copy it.';
+  }
+}
+
+export function MembersView() {
+  const session = useSession();
+  const owner = session.member.role === 'owner';
+  const workspace = useApi<Workspace>('/workspace');
+  const membersList = useApi<{ members: Member[] }>('/members');
+  const invites = useApi<{ invites: Invite[] }>(owner ? '/invites' : null);
+  const tokens = useApi<{ tokens: Token[] }>('/tokens');
+  const [message, setMessage] = useState<string | null>(null);
+  const names = new Map((membersList.data?.members ?? []).map((m) => [m.member_id, m.display_name ?? 'Unnamed member']));
+
+  return (
+    <>
+      <PageHeader title="Members and invites" description="Invite teammates, see who is in the workspace, and revoke access." />
+      <StatusMessage message={message} />
+
+      <section className="card" aria-labelledby="connect-heading">
+        <h2 id="connect-heading" className="card-heading">
+          Connect an agent
+        </h2>
+        {workspace.data ? (
+          <p>
+            Workspace <strong>{workspace.data.name}</strong> <code>{workspace.data.engram_id}</code> · {workspace.data.members}{' '}
+            {workspace.data.members === 1 ? 'member' : 'members'}
+          </p>
+        ) : workspace.error ? (
+          <ErrorNotice error={workspace.error} title="Could not load the workspace" onRetry={workspace.reload} />
+        ) : null}
+        <p>
+          MCP endpoint: <code>{mcpUrl()}</code>
+        </p>
+        <pre className="code-block">{`claude mcp add --transport http engram ${mcpUrl()} --header "Authorization: Bearer <your token>"`}</pre>
+      </section>
+
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">Members</h2>
+        {membersList.error ? (
+          <ErrorNotice error={membersList.error} title="Could not load the members" onRetry={membersList.reload} />
+        ) : !membersList.data ? (
+          <Loading label="Loading members…" />
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table stack-on-phone">
+              <caption className="visually-hidden">Members</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col" className="numeric">
+                    Active tokens
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {membersList.data.members.map((m) => (
+                  <tr key={m.member_id}>
+                    <th scope="row" data-label="Name">
+                      {m.display_name ?? <span className="muted">Unnamed member</span>} {m.you ? <Badge tone="info">You</Badge> : null}
+                      {m.removed_at ? <Badge>Removed</Badge> : null}
+                    </th>
+                    <td data-label="Role">{m.role}</td>
+                    <td data-label="Joined">{formatDate(m.created_at)}</td>
+                    <td data-label="Active tokens" className="numeric">
+                      {m.active_tokens}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {owner ? (
+        <InvitesSection
+          invites={invites}
+          workspace={workspace.data ?? { name: session.workspace.name, engram_id: session.workspace.engram_id }}
+          onMessage={setMessage}
+        />
+      ) : (
+        <section aria-labelledby="invites-heading">
+          <h2 id="invites-heading">Invites</h2>
+          <p className="muted">Only workspace owners can create invite keys. Ask an owner for one to bring in a teammate.</p>
+        </section>
+      )}
+
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Tokens</h2>
+        <p className="muted">{owner ? 'Every token of the workspace.' : 'Your tokens.'} Revoking a token disconnects every agent that uses it, at once.</p>
+        {tokens.error ? (
+          <ErrorNotice error={tokens.error} title="Could not load the tokens" onRetry={tokens.reload} />
+        ) : !tokens.data ? (
+          <Loading label="Loading tokens…" />
+        ) : tokens.data.tokens.length === 0 ? (
+          <EmptyState title="No tokens" />
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table stack-on-phone">
+              <caption className="visually-hidden">Tokens</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Label</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.data.tokens.map((t) => (
+                  <TokenRow key={t.token_id} token={t} memberName={names.get(t.member_id) ?? 'Member'} onChanged={tokens.reload} onMessage={setMessage} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function InvitesSection({
+  invites,
+  workspace,
+  onMessage,
+}: {
+  invites: ReturnType<typeof useApi<{ invites: Invite[] }>>;
+  workspace: { name: string; engram_id?: string };
+  onMessage: (message: string) => void;
+}) {
+  const [created, setCreated] = useState<CreatedInvite | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [copyStatus, setCopyStatus] = useState<string | null>(null);
+  const instructionsRef = useRef<HTMLTextAreaElement>(null);
+
+  const create = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    setCopyStatus(null);
+    try {
+      const invite = await api<CreatedInvite>('POST', '/invites', {
+        role: formText(form, 'role'),
+        max_uses: Number(formText(form, 'max_uses')),
+        expires_in_days: Number(formText(form, 'expires_in_days')),
+      });
+      setCreated(invite);
+      onMessage('Invite created. Copy the join instructions and send them to your teammate.');
+      invites.reload();
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const instructions = created ? joinInstructions(workspace, created) : '';
+
+  return (
+    <section aria-labelledby="invites-heading">
+      <h2 id="invites-heading">Invites</h2>
+      <form className="card filters filters-compact" aria-labelledby="new-invite-heading" onSubmit={(e) => void create(e)}>
+        <h3 id="new-invite-heading" className="card-heading full-row">
+          New invite key
+        </h3>
+        <div className="field">
+          <label htmlFor="i-role">Role</label>
+          <select id="i-role" name="role" defaultValue="member">
+            <option value="member">Member (read and write)</option>
+            <option value="reader">Reader (read only)</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="i-uses">Uses</label>
+          <input id="i-uses" name="max_uses" type="number" min={1} max={1000} defaultValue={10} required />
+        </div>
+        <div className="field">
+          <label htmlFor="i-days">Expires in (days)</label>
+          <input id="i-days" name="expires_in_days" type="number" min={1} max={365} defaultValue={7} required />
+        </div>
+        <div className="filter-actions">
+          <button type="submit" className="button" disabled={busy}>
+            {busy ? 'Creating…' : 'Create invite'}
+          </button>
+        </div>
+        {error ? (
+          <div className="full-row">
+            <ErrorNotice error={error} title="The invite was not created" />
+          </div>
+        ) : null}
+      </form>
+
+      {created ? (
+        <div className="card invite-created" aria-labelledby="created-heading">
+          <h3 id="created-heading" className="card-heading">
+            Invite key created
+          </h3>
+          <p>
+            Send these instructions to your teammate. The key is shown only now; it works{' '}
+            {created.uses_remaining === 1 ? 'once' : `${created.uses_remaining} times`} until {formatDate(created.expires_at)}.
+          </p>
+          <div className="field">
+            <label htmlFor="invite-key">Invite key</label>
+            <input id="invite-key" readOnly value={created.invite_key} className="mono" onFocus={(e) => e.currentTarget.select()} />
+          </div>
+          <div className="field">
+            <label htmlFor="join-instructions">Join instructions</label>
+            <textarea id="join-instructions" ref={instructionsRef} readOnly rows={11} value={instructions} className="mono" />
+          </div>
+          <div className="form-actions">
+            <button type="button" className="button" onClick={() => void copyText(instructions, instructionsRef.current).then(setCopyStatus)}>
+              Copy join instructions
+            </button>
+            <button type="button" className="button button-secondary" onClick={() => void copyText(created.invite_key, null).then(setCopyStatus)}>
+              Copy key only
+            </button>
+          </div>
+          <p role="status" className="small muted">
+            {copyStatus}
+          </p>
+        </div>
+      ) : null}
+
+      {invites.error ? (
+        <ErrorNotice error={invites.error} title="Could not load the invites" onRetry={invites.reload} />
+      ) : !invites.data ? (
+        <Loading label="Loading invites…" />
+      ) : invites.data.invites.length === 0 ? (
+        <EmptyState title="No invites yet">Create one above to bring a teammate in.</EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="data-table stack-on-phone">
+            <caption className="visually-hidden">Invites, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Role</th>
+                <th scope="col" className="numeric">
+                  Uses left
+                </th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invites.data.invites.map((invite) => (
+                <InviteRow key={invite.invite_id} invite={invite} onChanged={invites.reload} onMessage={onMessage} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** A destructive action in a row: one click asks, a second confirms (or Cancel). */
+function ConfirmAction({
+  label,
+  confirmLabel,
+  warning,
+  run,
+}: {
+  label: string;
+  confirmLabel: string;
+  warning?: string;
+  run: () => Promise<void>;
+}) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const go = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await run();
+      setAsking(false);
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (!asking) {
+    return (
+      <button type="button" className="button button-danger-ghost" aria-label={label} onClick={() => setAsking(true)}>
+        Revoke
+      </button>
+    );
+  }
+  return (
+    <div className="confirm-inline">
+      {warning ? <p className="small">{warning}</p> : null}
+      <button type="button" className="button button-danger" disabled={busy} onClick={() => void go()} autoFocus>
+        {busy ? 'Revoking…' : confirmLabel}
+      </button>
+      <button type="button" className="button button-ghost" disabled={busy} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+      {error ? <ErrorNotice error={error} title="Not revoked" /> : null}
+    </div>
+  );
+}
+
+function InviteRow({ invite, onChanged, onMessage }: { invite: Invite; onChanged: () => void; onMessage: (m: string) => void }) {
+  return (
+    <tr data-invite-id={invite.invite_id}>
+      <td data-label="Created">{formatDateTime(invite.created_at)}</td>
+      <td data-label="Role">{invite.role}</td>
+      <td data-label="Uses left" className="numeric">
+        {invite.uses_remaining}
+      </td>
+      <td data-label="Expires">
+        <time dateTime={invite.expires_at} title={formatDateTime(invite.expires_at)}>
+          {formatRelative(invite.expires_at)}
+        </time>
+      </td>
+      <td data-label="Status">
+        <Badge tone={INVITE_TONE[invite.status] ?? 'neutral'}>{INVITE_LABEL[invite.status] ?? invite.status}</Badge>
+      </td>
+      <td data-label="Actions">
+        {invite.status === 'active' ? (
+          <ConfirmAction
+            label={`Revoke invite created ${formatDateTime(invite.created_at)}`}
+            confirmLabel="Confirm revoke"
+            run={async () => {
+              await api('DELETE', `/invites/${invite.invite_id}`);
+              onMessage('Invite revoked: its key no longer works.');
+              onChanged();
+            }}
+          />
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function TokenRow({ token, memberName, onChanged, onMessage }: { token: Token; memberName: string; onChanged: () => void; onMessage: (m: string) => void }) {
+  return (
+    <tr data-token-id={token.token_id}>
+      <td data-label="Member">{memberName}</td>
+      <td data-label="Label">
+        {token.label ?? <span className="muted">no label</span>} {token.current ? <Badge tone="info">This session</Badge> : null}
+      </td>
+      <td data-label="Created">{formatDate(token.created_at)}</td>
+      <td data-label="Last used">{token.last_used_at ? formatRelative(token.last_used_at) : 'never'}</td>
+      <td data-label="Status">{token.revoked_at ? <Badge>Revoked {formatDate(token.revoked_at)}</Badge> : <Badge tone="success">Active</Badge>}</td>
+      <td data-label="Actions">
+        {token.revoked_at ? null : (
+          <ConfirmAction
+            label={`Revoke token of ${memberName}${token.label ? ` (${token.label})` : ''}`}
+            confirmLabel="Confirm revoke"
+            warning={token.current ? 'You signed in with this token: revoking it signs you out.' : undefined}
+            run={async () => {
+              await api('DELETE', `/tokens/${token.token_id}`);
+              onMessage('Token revoked: agents using it are disconnected.');
+              onChanged();
+            }}
+          />
+        )}
+      </td>
+    </tr>
+  );
+}

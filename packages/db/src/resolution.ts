@@ -1,0 +1,164 @@
+/**
+ * Data access for settling conflicts (`engram_resolve`, the dashboard's conflict queue), through a
+ * TenantDb: the conflict under a row lock, the facts it holds, closing the losers' windows,
+ * recording the outcome and the detector feedback. Callers run these in one transaction.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows } from './client.ts';
+import { toDate } from './detection.ts';
+import { ts } from './facts.ts';
+import type { TenantDb } from './tenant.ts';
+
+/** A conflict as a resolution reads it. */
+export interface ConflictForResolution {
+  id: string;
+  status: 'open' | 'resolved' | 'dismissed';
+  fact_set_key: string;
+  resolution_type: 'winner' | 'merge' | 'dismissed' | null;
+  resolution: string | null;
+  winning_fact_id: string | null;
+  resolved_at: Date | null;
+}
+
+/** A fact of a conflict (or a merge result) with what decides whether it can be kept or closed. */
+export interface ResolutionFact {
+  id: string;
+  scope: string;
+  content_hash: string;
+  committed_at: Date;
+  valid_until: Date | null;
+  expires_at: Date | null;
+  durability: 'durable' | 'ephemeral';
+  erased: boolean;
+  retired_by: string | null;
+  retired_for_fact_id: string | null;
+}
+
+const RESOLUTION_FACT_COLUMNS = sql.raw(
+  ['id', 'scope', 'content_hash', 'committed_at', 'valid_until', 'expires_at', 'durability', 'retired_by', 'retired_for_fact_id']
+    .map((c) => `f.${c}`)
+    .concat('(f.erased_at is not null) as erased')
+    .join(', '),
+);
+
+function normalizeFact(r: Record<string, unknown>): ResolutionFact {
+  return {
+    ...(r as unknown as ResolutionFact),
+    committed_at: toDate(r.committed_at)!,
+    valid_until: toDate(r.valid_until),
+    expires_at: toDate(r.expires_at),
+    erased: Boolean(r.erased),
+  };
+}
+
+/**
+ * The conflict with this id, or null. With `lock`, its row stays locked until the transaction
+ * ends, so two resolutions of one conflict run one after the other.
+ */
+export async function conflictForResolution(
+  tenant: TenantDb,
+  conflictId: string,
+  options: { lock: boolean },
+): Promise<ConflictForResolution | null> {
+  const [row] = await queryRows<Record<string, unknown>>(
+    tenant.db,
+    sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
+        from conflicts where workspace_id = ${tenant.workspaceId} and id = ${conflictId}
+        ${options.lock ? sql`for update` : sql``}`,
+  );
+  if (!row) return null;
+  return { ...(row as unknown as ConflictForResolution), resolved_at: toDate(row.resolved_at) };
+}
+
+/** Every fact of a conflict, oldest first. */
+export async function conflictFactsForResolution(tenant: TenantDb, conflictId: string): Promise<ResolutionFact[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    tenant.db,
+    sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
+        join facts f on f.id = cf.fact_id and f.workspace_id = cf.workspace_id
+        where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}
+        order by f.committed_at, f.id`,
+  );
+  return rows.map(normalizeFact);
+}
+
+/** One fact by id, as a resolution reads it (the merge result), or null. */
+export async function factForResolution(tenant: TenantDb, factId: string): Promise<ResolutionFact | null> {
+  const [row] = await queryRows<Record<string, unknown>>(
+    tenant.db,
+    sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
+  );
+  return row ? normalizeFact(row) : null;
+}
+
+/**
+ * Closes the windows of these facts that are still open, marked as a resolution's doing in favour
+ * of `forFactId` (the kept or merged fact). Returns the ids it closed.
+ */
+export async function closeFactsForResolution(
+  tenant: TenantDb,
+  factIds: readonly string[],
+  params: { at: Date; forFactId: string },
+): Promise<string[]> {
+  if (factIds.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(
+    tenant.db,
+    sql`update facts set valid_until = greatest(valid_from, ${ts(params.at)}), retired_by = 'resolution',
+          retired_for_fact_id = ${params.forFactId}
+        where workspace_id = ${tenant.workspaceId} and id = any(${`{${factIds.join(',')}}`}::uuid[]) and valid_until is null
+        returning id`,
+  );
+  return rows.map((r) => r.id).sort();
+}
+
+/** Records how a conflict was settled. Only an open conflict changes; returns whether it did. */
+export async function markConflictResolved(
+  tenant: TenantDb,
+  conflictId: string,
+  outcome: {
+    status: 'resolved' | 'dismissed';
+    resolutionType: 'winner' | 'merge' | 'dismissed';
+    resolution: string;
+    winningFactId: string | null;
+    memberId: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    tenant.db,
+    sql`update conflicts set status = ${outcome.status}, resolution_type = ${outcome.resolutionType},
+          resolution = ${outcome.resolution}, winning_fact_id = ${outcome.winningFactId},
+          resolved_by_member_id = ${outcome.memberId}, resolved_at = ${ts(outcome.at)}
+        where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and status = 'open'
+        returning id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Records what a human said about a detection: `false_positive` (dismissed) or `true_positive`
+ * (settled with a winner or a merge), keyed by the conflict's fact set.
+ */
+export async function recordDetectionFeedback(
+  tenant: TenantDb,
+  feedback: { conflictId: string; factSetKey: string; feedback: 'true_positive' | 'false_positive'; memberId: string | null; at: Date },
+): Promise<void> {
+  await tenant.db.execute(
+    sql`insert into detection_feedback (workspace_id, conflict_id, fact_set_key, feedback, member_id, recorded_at)
+        values (${tenant.workspaceId}, ${feedback.conflictId}, ${feedback.factSetKey}, ${feedback.feedback},
+                ${feedback.memberId}, ${ts(feedback.at)})`,
+  );
+}
+
+/** The detector feedback recorded for a conflict, oldest first. */
+export async function detectionFeedbackOf(
+  tenant: TenantDb,
+  conflictId: string,
+): Promise<{ fact_set_key: string; feedback: 'true_positive' | 'false_positive'; member_id: string | null }[]> {
+  return queryRows(
+    tenant.db,
+    sql`select fact_set_key, feedback, member_id from detection_feedback
+        where workspace_id = ${tenant.workspaceId} and conflict_id = ${conflictId}
+        order by recorded_at, id`,
+  );
+}

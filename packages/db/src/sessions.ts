@@ -1,0 +1,87 @@
+/**
+ * Dashboard sessions. Opening one goes through the workspace's TenantDb; finding and ending one by
+ * the hash of its cookie is cross-tenant by nature (the cookie is the only thing a browser proves),
+ * like resolving a bearer token in `system.ts`.
+ */
+import { and, eq, gt, isNull, lte } from 'drizzle-orm';
+import type { Database } from './client.ts';
+import { dashboardSessions, members, scopePermissions, tokens, workspaces } from './schema.ts';
+import type { TokenOwner } from './system.ts';
+import type { TenantDb } from './tenant.ts';
+
+/** Stores a new session (and drops the workspace's expired ones while at it). */
+export async function insertDashboardSession(
+  tenant: TenantDb,
+  session: { sessionHash: string; tokenId: string; csrfToken: string; expiresAt: Date; now: Date },
+): Promise<void> {
+  await tenant.delete(dashboardSessions, lte(dashboardSessions.expiresAt, session.now));
+  await tenant.insert(dashboardSessions, {
+    sessionHash: session.sessionHash,
+    tokenId: session.tokenId,
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt,
+    createdAt: session.now,
+  });
+}
+
+/** A live session and who it speaks for. */
+export interface SessionOwner extends Omit<TokenOwner, 'lastUsedAt'> {
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/**
+ * Resolves a session hash to its member and workspace, across all tenants. Expired sessions, and
+ * sessions whose token was revoked, whose member was removed or whose workspace was deleted,
+ * resolve to null.
+ */
+export async function findSessionOwnerByHash(db: Database, sessionHash: string, now: Date): Promise<SessionOwner | null> {
+  const [row] = await db
+    .select({
+      csrfToken: dashboardSessions.csrfToken,
+      expiresAt: dashboardSessions.expiresAt,
+      tokenId: tokens.id,
+      workspaceId: workspaces.id,
+      engramId: workspaces.engramId,
+      workspaceName: workspaces.name,
+      settings: workspaces.settings,
+      memberId: members.id,
+      role: members.role,
+      displayName: members.displayName,
+    })
+    .from(dashboardSessions)
+    .innerJoin(tokens, and(eq(tokens.id, dashboardSessions.tokenId), eq(tokens.workspaceId, dashboardSessions.workspaceId)))
+    .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(
+      and(
+        eq(dashboardSessions.sessionHash, sessionHash),
+        gt(dashboardSessions.expiresAt, now),
+        isNull(tokens.revokedAt),
+        isNull(members.removedAt),
+        isNull(workspaces.deletedAt),
+      ),
+    )
+    .limit(1);
+  if (!row) return null;
+  const grants = await db
+    .select({
+      scopePrefix: scopePermissions.scopePrefix,
+      canRead: scopePermissions.canRead,
+      canWrite: scopePermissions.canWrite,
+      validFrom: scopePermissions.validFrom,
+      validUntil: scopePermissions.validUntil,
+    })
+    .from(scopePermissions)
+    .where(and(eq(scopePermissions.workspaceId, row.workspaceId), eq(scopePermissions.memberId, row.memberId)));
+  return { ...row, grants };
+}
+
+/** Ends the session with this hash, in whichever workspace; returns whether one existed. */
+export async function deleteDashboardSessionByHash(db: Database, sessionHash: string): Promise<boolean> {
+  const rows = await db
+    .delete(dashboardSessions)
+    .where(eq(dashboardSessions.sessionHash, sessionHash))
+    .returning({ id: dashboardSessions.id });
+  return rows.length > 0;
+}
