@@ -114,6 +114,20 @@ describe('deterministic tiers', () => {
     expect(analyze([everywhere, inProd]).conflicts).toHaveLength(1);
   });
 
+  it('keeps things named by an identifier apart: Module 0 and Module 1, Service A and Service B', () => {
+    const modules = Array.from({ length: 6 }, (_, i) =>
+      fact(`Module ${i} is written in ${i % 2 ? 'Go' : 'Rust'}.`, { agent: 'agent-1', hoursAgo: 1 - i / 100 }),
+    );
+    const services = [
+      fact('Service A listens on port 8080', { agent: 'agent-1', hoursAgo: 0.5 }),
+      fact('Service B listens on port 9090', { agent: 'agent-1', hoursAgo: 0.4 }),
+    ];
+    expect(analyze([...modules, ...services])).toMatchObject({ conflicts: [], retirements: [] });
+    // The same identifier still meets itself.
+    const again = fact('Service A listens on port 8081', { agent: 'agent-2', hoursAgo: 0.1 });
+    expect(analyze([...services, again]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([services[0]!.id, again.id])]);
+  });
+
   it('only reads the slots its trigger facts touch', () => {
     const a = fact('Queue retry limit is 3 attempts', { scope: 'queue', hoursAgo: 48 });
     const b = fact('Queue retry limit is 10 attempts', { scope: 'queue', hoursAgo: 24 });

@@ -87,6 +87,9 @@ describe('entity extraction', () => {
     expect(subjectOf('The auth service rate limit is 1000 req/s', 'infra')).toBe('auth');
     expect(subjectOf('Auth allows 5,000 req/s per IP', 'infra')).toBe('auth');
     expect(subjectOf('The public API is REST-based', 'api')).toBe('api');
+    expect(subjectOf('Service A listens on port 8080', 'backend')).toBe('service-a');
+    expect(subjectOf('Module 3 is written in Go', 'backend')).toBe('module-3');
+    expect(subjectOf('The worker retries the job 3 times', 'backend')).toBe('worker');
     expect(subjectOf('Rate limit is 500 req/s', 'payments/webhooks')).toBe('payment');
     const prod = one('Port is 8080 in prod', 'deploy', 'port');
     const staging = one('Port is 9090 in staging', 'deploy', 'port');

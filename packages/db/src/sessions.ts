@@ -5,8 +5,8 @@
  */
 import { and, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { Database } from './client.ts';
-import { dashboardSessions, members, scopePermissions, tokens, workspaces } from './schema.ts';
-import type { TokenOwner } from './system.ts';
+import { dashboardSessions, members, tokens, workspaces } from './schema.ts';
+import { memberGrants, type TokenOwner } from './system.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** Stores a new session (and drops the workspace's expired ones while at it). */
@@ -64,17 +64,7 @@ export async function findSessionOwnerByHash(db: Database, sessionHash: string, 
     )
     .limit(1);
   if (!row) return null;
-  const grants = await db
-    .select({
-      scopePrefix: scopePermissions.scopePrefix,
-      canRead: scopePermissions.canRead,
-      canWrite: scopePermissions.canWrite,
-      validFrom: scopePermissions.validFrom,
-      validUntil: scopePermissions.validUntil,
-    })
-    .from(scopePermissions)
-    .where(and(eq(scopePermissions.workspaceId, row.workspaceId), eq(scopePermissions.memberId, row.memberId)));
-  return { ...row, grants };
+  return { ...row, grants: await memberGrants(db, row.workspaceId, row.memberId) };
 }
 
 /** Ends the session with this hash, in whichever workspace; returns whether one existed. */

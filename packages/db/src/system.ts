@@ -60,7 +60,12 @@ export async function findTokenOwnerByHash(db: Database, tokenHash: string): Pro
     )
     .limit(1);
   if (!row) return null;
-  const grants = await db
+  return { ...row, grants: await memberGrants(db, row.workspaceId, row.memberId) };
+}
+
+/** A member's scope permissions (the grants a principal carries). */
+export async function memberGrants(db: Database, workspaceId: string, memberId: string) {
+  return db
     .select({
       scopePrefix: scopePermissions.scopePrefix,
       canRead: scopePermissions.canRead,
@@ -69,8 +74,7 @@ export async function findTokenOwnerByHash(db: Database, tokenHash: string): Pro
       validUntil: scopePermissions.validUntil,
     })
     .from(scopePermissions)
-    .where(and(eq(scopePermissions.workspaceId, row.workspaceId), eq(scopePermissions.memberId, row.memberId)));
-  return { ...row, grants };
+    .where(and(eq(scopePermissions.workspaceId, workspaceId), eq(scopePermissions.memberId, memberId)));
 }
 
 /** Records use of a token, at most once per `minIntervalMs` so reads do not turn into writes. */

@@ -26,7 +26,7 @@ import {
 export type { FactEntity };
 
 /** Bumped whenever extraction changes; facts extracted by an older version are re-extracted. */
-export const EXTRACTOR_VERSION = 2;
+export const EXTRACTOR_VERSION = 3;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -284,6 +284,11 @@ function subjectIn(words: readonly string[]): string | null {
   for (let i = 0; i < words.length; i++) {
     const head = words[i]!;
     if (!SUBJECT_HEADS.has(head)) continue;
+    // A head named by an identifier: "Service A is ...", "module 3 uses ...", "db 0 holds ...".
+    // (Not a count: "retries the job 3 times" has no verb after the number.)
+    const id = words[i + 1];
+    const after = words[i + 2];
+    if (id && /^(?:\d{1,4}|[a-z])$/.test(id) && (after === undefined || COPULAS.has(after))) return `${singular(head)}-${id}`;
     const candidate = words[i - 1];
     if (candidate && isSubjectCandidate(candidate) && !SUBJECT_HEADS.has(candidate)) return singular(candidate);
     if (candidate && SUBJECT_HEADS.has(candidate) && STANDALONE_SUBJECTS.has(candidate)) return singular(candidate);
