@@ -407,6 +407,7 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
       scope: 'billing/webhooks', // the newest fact's scope
       factType: 'decision',
       memberId: t.member.member_id,
+      agentId: 'resolution', // a person's merge, not one of the coding agents
       validUntil: null,
       provenance: expect.stringContaining(conflict_id),
     });

@@ -353,6 +353,8 @@ async function commitMergedContent(
       scope,
       confidence: 1,
       fact_type: 'decision',
+      // A person wrote it while settling a conflict: not one of the team's coding agents.
+      agent_id: 'resolution',
       provenance: `Merged by a member to resolve conflict ${command.conflict_id}`,
     }),
     now,
