@@ -248,6 +248,25 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     for (const f of [short, long]) expect(await page.locator(`tr[data-fact-id="${f.fact_id}"]`).count()).toBe(0);
   });
 
+  it('dismisses a false alarm: both facts stay current and the set is listed as dismissed', { timeout: 90_000 }, async () => {
+    const one = await commit(agentA, 'The search index refresh interval is 1 second', 'search', 'agent-a');
+    const two = await commit(agentB, 'The search index refresh interval is 30 seconds', 'search', 'agent-b');
+    await detectionSettled();
+
+    await page.getByRole('link', { name: 'Conflicts' }).first().click();
+    await page.getByRole('link', { name: 'Open' }).click();
+    const card = page.locator('article[data-conflict-id]').filter({ hasText: 'search index refresh interval' });
+    await card.getByRole('button', { name: 'Dismiss…' }).click();
+    await page.getByRole('textbox', { name: 'Resolution note', exact: true }).fill('Not a conflict: 1 s in dev, 30 s in prod.');
+    await page.getByRole('button', { name: 'Confirm dismissal' }).click();
+    await page.getByText('Conflict dismissed. It will not be raised again.').waitFor();
+
+    await page.getByRole('link', { name: 'Dismissed' }).click();
+    await page.locator('article[data-conflict-id]').filter({ hasText: 'search index refresh interval' }).waitFor();
+    await page.getByRole('link', { name: 'Knowledge base' }).first().click();
+    for (const f of [one, two]) await page.locator(`tr[data-fact-id="${f.fact_id}"]`).waitFor();
+  });
+
   it('creates an invite in the UI with copyable join instructions', async () => {
     await page.getByRole('link', { name: 'Members' }).click();
     await heading('Members and invites').waitFor();
@@ -319,8 +338,8 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
         file: 'timeline',
         expect: async (p) => {
           await p.locator('.gantt canvas').first().waitFor();
-          // 8 windows: 6 facts committed by agents (3 closed by resolutions) and the merged fact.
-          await p.getByRole('img', { name: /Gantt chart: 8 validity windows of \d+ facts across 5 scopes/ }).waitFor();
+          // 10 windows: 8 facts committed by agents (3 closed by resolutions, 2 kept by a dismissal) and the merged fact.
+          await p.getByRole('img', { name: /Gantt chart: 10 validity windows of \d+ facts across 6 scopes/ }).waitFor();
         },
       },
       { link: 'Expiring', title: 'Expiring facts', file: 'expiring', expect: (p) => p.getByText('The staging database is being migrated this week').waitFor() },
