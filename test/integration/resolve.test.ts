@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { provisionWorkspace, runDeterministicPass, silentLogger, type ConflictItem, type ProvisionedWorkspace } from '@engram/core';
-import { conflicts, detectionFeedback, facts, type DbHandle } from '@engram/db';
-import { eq, inArray } from 'drizzle-orm';
+import { agents, conflicts, detectionFeedback, facts, type DbHandle } from '@engram/db';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET, testApp } from '../support/app.ts';
@@ -305,7 +305,16 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     const ids = await commitAndDetect(t, TIMEOUTS);
     const { conflict_id } = await conflictWith(t, ids);
     const row = await conflictRow(conflict_id);
+    const flagged = () =>
+      handle.db
+        .select({ agent: agents.agentId, flagged: agents.flaggedCommits })
+        .from(agents)
+        .where(and(eq(agents.workspaceId, t.workspaceId), inArray(agents.agentId, ['agent-0', 'agent-1', 'agent-2'])))
+        .then((rows) => Object.fromEntries(rows.map((r) => [r.agent, r.flagged])));
+    expect(await flagged()).toEqual({ 'agent-0': 1, 'agent-1': 1, 'agent-2': 1 });
     const out = resolved(await resolve(t.ownerToken, { conflict_id, resolution_type: 'dismissed', resolution: 'Three different services, all correct.' }));
+    // A false alarm costs the agents no trust.
+    expect(await flagged()).toEqual({ 'agent-0': 0, 'agent-1': 0, 'agent-2': 0 });
     expect(out).toMatchObject({ status: 'dismissed', resolution_type: 'dismissed', winning_fact_id: null, closed_fact_ids: [], already_resolved: false });
     expect(Object.values(await windows(ids)).every((w) => w.open && w.retiredBy === null)).toBe(true);
     expect((await feedbackOf(conflict_id)).map((f) => [f.feedback, f.factSetKey])).toEqual([['false_positive', row.factSetKey]]);

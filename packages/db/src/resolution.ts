@@ -150,6 +150,20 @@ export async function recordDetectionFeedback(
   );
 }
 
+/**
+ * Takes back the trust a false alarm cost: raising a conflict counted one flagged commit against
+ * each agent in it, and a dismissal says none of them was wrong. (Never below zero: facts added to
+ * a conflict after it was raised were not counted.)
+ */
+export async function unflagAgents(tenant: TenantDb, conflictId: string): Promise<void> {
+  await tenant.db.execute(
+    sql`update agents a set flagged_commits = greatest(0, a.flagged_commits - 1)
+        from (select distinct f.agent_id from conflict_facts cf join facts f on f.id = cf.fact_id
+              where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}) involved
+        where a.workspace_id = ${tenant.workspaceId} and a.agent_id = involved.agent_id`,
+  );
+}
+
 /** The detector feedback recorded for a conflict, oldest first. */
 export async function detectionFeedbackOf(
   tenant: TenantDb,

@@ -18,6 +18,7 @@ import {
   forWorkspace,
   markConflictResolved,
   recordDetectionFeedback,
+  unflagAgents,
   resolveSettledConflicts,
   RESOLUTION_TYPES,
   type ConflictForResolution,
@@ -294,6 +295,7 @@ export async function resolveConflict(
       memberId: principal.memberId,
       at: now,
     });
+    if (type === 'dismissed') await unflagAgents(tx, conflict.id);
     // Closing windows can leave other open conflicts with a single current fact: settled, as the
     // detector marks them after its own retirements.
     const settled = closed.length > 0 ? await resolveSettledConflicts(tx, now) : 0;
