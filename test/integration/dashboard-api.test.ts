@@ -164,6 +164,19 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       }
     });
 
+    it('lasts ENGRAM_SESSION_HOURS', async () => {
+      const short = await testApp(handle, { sessionTtlMs: 2 * 3_600_000 });
+      try {
+        const res = await short.inject({ method: 'POST', url: '/api/v1/session', payload: { token: ws.ownerToken } });
+        expect(String(res.headers['set-cookie'])).toContain('; Max-Age=7200;');
+        const expires = new Date(res.json<{ expires_at: string }>().expires_at).getTime() - Date.now();
+        expect(expires).toBeGreaterThan(2 * 3_600_000 - 60_000);
+        expect(expires).toBeLessThanOrEqual(2 * 3_600_000);
+      } finally {
+        await short.close();
+      }
+    });
+
     it('requires the CSRF token on cookie writes, and leaves bearer requests alone', async () => {
       const { cookie, body } = await signIn(ws.ownerToken);
       const missing = await call('POST', '/api/v1/invites', { cookie, payload: { role: 'member' } });
@@ -234,7 +247,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       expect((await call('GET', '/api/v1/session', { cookie: owner.cookie })).statusCode).toBe(401);
       expect((await call('GET', '/api/v1/session', { cookie: cookieOf(replaced) })).statusCode).toBe(200);
 
-      const stale = await openDashboardSession(handle.db, ws.ownerToken, new Date(Date.now() - SESSION_TTL_MS - 1000));
+      const stale = await openDashboardSession(handle.db, ws.ownerToken, {}, new Date(Date.now() - SESSION_TTL_MS - 1000));
       const expired = await call('GET', '/api/v1/members', { cookie: `engram_session=${stale.sessionId}` });
       expect(expired.statusCode).toBe(401);
       expect(String(expired.headers['set-cookie'])).toContain('engram_session=; Max-Age=0');

@@ -122,6 +122,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ENGRAM_EMBEDDINGS: 'bert' })[0]).toMatch(/^ENGRAM_EMBEDDINGS must be auto, local or openai/);
   });
 
+  it('reads the dashboard session lifetime in hours', () => {
+    expect(loadConfig({}).sessionTtlMs).toBe(12 * 3_600_000);
+    expect(loadConfig({ ENGRAM_SESSION_HOURS: '2' }).sessionTtlMs).toBe(2 * 3_600_000);
+    expect(problemsOf({ ENGRAM_SESSION_HOURS: '0' })[0]).toMatch(/^ENGRAM_SESSION_HOURS/);
+  });
+
   it('reads the OpenAI settings', () => {
     const config = loadConfig({
       OPENAI_API_KEY: 'sk-test',

@@ -30,6 +30,8 @@ export interface Config {
   trustProxy: boolean;
   /** Run a detection worker inside the service process (off when `engram worker` processes do it). */
   inProcessWorker: boolean;
+  /** How long a dashboard sign-in lasts (it never outlives its member token). */
+  sessionTtlMs: number;
   /** Limits for callers without a member token, counted per client address. */
   anonymousLimits: { requestsPerMinute: number; signupsPerHour: number };
   openai: {
@@ -149,6 +151,7 @@ export const EnvSchema = z
     ENGRAM_OPEN_SIGNUP: optional(booleanFlag('ENGRAM_OPEN_SIGNUP')),
     ENGRAM_TRUST_PROXY: optional(booleanFlag('ENGRAM_TRUST_PROXY')),
     ENGRAM_IN_PROCESS_WORKER: optional(booleanFlag('ENGRAM_IN_PROCESS_WORKER')),
+    ENGRAM_SESSION_HOURS: positiveInt('ENGRAM_SESSION_HOURS', 12),
     ENGRAM_ANON_REQUESTS_PER_MINUTE: positiveInt('ENGRAM_ANON_REQUESTS_PER_MINUTE', 60),
     ENGRAM_SIGNUPS_PER_HOUR: positiveInt('ENGRAM_SIGNUPS_PER_HOUR', 5),
     OPENAI_API_KEY: optional(z.string()),
@@ -228,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openSignup: e.ENGRAM_OPEN_SIGNUP ?? false,
     trustProxy: e.ENGRAM_TRUST_PROXY ?? false,
     inProcessWorker: e.ENGRAM_IN_PROCESS_WORKER ?? true,
+    sessionTtlMs: e.ENGRAM_SESSION_HOURS * 3_600_000,
     anonymousLimits: { requestsPerMinute: e.ENGRAM_ANON_REQUESTS_PER_MINUTE, signupsPerHour: e.ENGRAM_SIGNUPS_PER_HOUR },
     openai: {
       apiKey: e.OPENAI_API_KEY,

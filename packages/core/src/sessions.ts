@@ -21,7 +21,7 @@ import { EngramError, InvalidInputError } from './errors.ts';
 export const SESSION_COOKIE = 'engram_session';
 /** Header that carries the CSRF token on cookie-authenticated writes. */
 export const CSRF_HEADER = 'x-csrf-token';
-/** How long a session lasts from sign-in (it is not extended by use). */
+/** How long a session lasts from sign-in by default (ENGRAM_SESSION_HOURS; not extended by use). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
 const SESSION_PREFIX = 'egs_';
@@ -67,7 +67,12 @@ export function sessionView(session: Pick<DashboardSession, 'csrfToken' | 'expir
 }
 
 /** Exchanges a member token for a new session. */
-export async function openDashboardSession(db: Database, token: string, now = new Date()): Promise<DashboardSession> {
+export async function openDashboardSession(
+  db: Database,
+  token: string,
+  options: { ttlMs?: number } = {},
+  now = new Date(),
+): Promise<DashboardSession> {
   if (looksLikeInviteKey(token)) {
     throw new InvalidInputError([
       {
@@ -90,7 +95,7 @@ export async function openDashboardSession(db: Database, token: string, now = ne
   }
   const sessionId = SESSION_PREFIX + randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  const expiresAt = new Date(now.getTime() + (options.ttlMs ?? SESSION_TTL_MS));
   await insertDashboardSession(forWorkspace(db, principal.workspaceId), {
     sessionHash: hashToken(sessionId),
     tokenId: principal.tokenId,

@@ -8,7 +8,6 @@ import {
   endDashboardSession,
   openDashboardSession,
   SESSION_COOKIE,
-  SESSION_TTL_MS,
   SessionLogin,
   sessionView,
   SessionView,
@@ -35,7 +34,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext): Prom
       },
     },
     async (request, reply) => {
-      const opened = await openDashboardSession(ctx.db.db, request.body.token);
+      const opened = await openDashboardSession(ctx.db.db, request.body.token, { ttlMs: ctx.config.sessionTtlMs });
       request.principal = opened.principal;
       // Signing in again replaces the browser's previous session rather than leaving it alive.
       const previous = sessionCookie(request);
@@ -45,7 +44,7 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext): Prom
         httpOnly: true,
         sameSite: 'strict',
         secure: secureCookies(ctx.config, request),
-        maxAge: Math.floor(SESSION_TTL_MS / 1000),
+        maxAge: Math.floor(ctx.config.sessionTtlMs / 1000),
       });
       return sessionView(opened);
     },
