@@ -7,6 +7,7 @@
  * TEST_DATABASE_URL is set, else on the embedded database.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { CommitOutput, QueryOutput } from '@engram/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, firstLoadSize, staleReason } from '../../infra/dashboard-build.ts';
 import { connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
 
+/** axe-core, evaluated in the page (through the DevTools protocol, so the page's CSP does not block it). */
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CHROMIUM = process.env.ENGRAM_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(import.meta.dirname, '../artifacts/screenshots');
 const LAPTOP = { width: 1280, height: 800 };
@@ -55,6 +58,18 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     // From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
     await target.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     await target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    // Every view we show is also checked against WCAG 2.1 A/AA as it is at that moment.
+    expect(await accessibilityProblems(target), `${name}: WCAG 2.1 AA (axe-core)`).toEqual([]);
+  };
+  /** WCAG 2.1 A and AA violations axe-core finds on the page as it is now (rule: nodes). */
+  const accessibilityProblems = async (target: Page = page): Promise<string[]> => {
+    await target.evaluate(AXE_SOURCE);
+    const violations = await target.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(options: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    return violations;
   };
   const heading = (name: string, target: Page = page) => target.getByRole('heading', { level: 1, name });
   const commit = async (client: Client, content: string, scope: string, agent: string, extra: Record<string, unknown> = {}) =>
@@ -177,7 +192,7 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     expect(await page.getByRole('heading', { level: 2, name: /Scope api/ }).count()).toBe(1);
     await shot('conflicts');
 
-    await highFact.getByRole('button', { name: /^Keep fact/ }).click();
+    await highFact.getByRole('button', { name: /^Keep this one \(fact [AB]\)/ }).click();
     const note = page.getByLabel('Resolution note');
     // The confirmation opens with the note focused, ready to type.
     await expect.poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id ?? '')).toMatch(/^note-/);

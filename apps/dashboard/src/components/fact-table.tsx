@@ -2,7 +2,7 @@
 import { formatDateTime, formatPercent, formatRelative } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { Fact } from '../types.ts';
-import { Badge } from './ui.tsx';
+import { Badge, scrollRegion } from './ui.tsx';
 
 export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry?: boolean }) {
   const expires = showExpiry && fact.expires_at && !fact.valid_until;
@@ -33,7 +33,7 @@ export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry
 
 export function FactTable({ facts, caption, showExpiry = false }: { facts: Fact[]; caption: string; showExpiry?: boolean }) {
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" {...scrollRegion(caption)}>
       <table className="data-table stack-on-phone">
         <caption className="visually-hidden">{caption}</caption>
         <thead>

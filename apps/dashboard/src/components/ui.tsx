@@ -104,3 +104,9 @@ export function RateBar({ rate, tone = 'info' }: { rate: number; tone?: 'info' |
     </span>
   );
 }
+
+/**
+ * Props for a wrapper that scrolls a wide table sideways: a labelled region keyboard users can
+ * focus and scroll (WCAG 2.1.1; axe `scrollable-region-focusable`).
+ */
+export const scrollRegion = (label: string) => ({ role: 'region', 'aria-label': label, tabIndex: 0 }) as const;

@@ -1,6 +1,6 @@
 /** Agent activity: who commits how much, how often their facts end up in conflicts, how often verified. */
 import { useApi } from '../api.ts';
-import { EmptyState, ErrorNotice, Loading, PageHeader, RateBar } from '../components/ui.tsx';
+import { EmptyState, ErrorNotice, Loading, PageHeader, RateBar, scrollRegion } from '../components/ui.tsx';
 import { formatDateTime, formatNumber, formatPercent, formatRelative } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
 import type { ActivityResponse } from '../types.ts';
@@ -43,7 +43,7 @@ export function ActivityView() {
         ) : agents.length === 0 ? (
           <EmptyState title={`No commits in the last ${days} days`}>Agents show up here once they commit facts.</EmptyState>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" {...scrollRegion('Agent activity')}>
             <table className="data-table stack-on-phone">
               <caption className="visually-hidden">Agent activity over the last {data.days} days</caption>
               <thead>

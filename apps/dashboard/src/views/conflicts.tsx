@@ -182,7 +182,7 @@ function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved
                 <button
                   type="button"
                   className="button"
-                  aria-label={`Keep fact ${label}: ${excerpt(fact.content, 80)}`}
+                  aria-label={`Keep this one (fact ${label}): ${excerpt(fact.content, 80)}`}
                   aria-expanded={action?.type === 'winner' && action.fact.fact_id === fact.fact_id}
                   onClick={() => setAction({ type: 'winner', fact })}
                 >

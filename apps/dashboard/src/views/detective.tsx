@@ -1,6 +1,6 @@
 /** The detective: whether the narrative (LLM) detective is on, the queue, recent runs, tokens spent. */
 import { useApi } from '../api.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, type BadgeTone } from '../components/ui.tsx';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, type BadgeTone, scrollRegion } from '../components/ui.tsx';
 import { formatDateTime, formatDuration, formatNumber, formatPercent, formatRelative } from '../format.ts';
 import type { DetectionRun, DetectionStatus } from '../types.ts';
 
@@ -85,7 +85,7 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
         {status.recent_runs.length === 0 ? (
           <EmptyState title="No detection runs yet">A run starts shortly after agents commit facts.</EmptyState>
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" {...scrollRegion('Recent detection runs')}>
             <table className="data-table stack-on-phone">
               <caption className="visually-hidden">Recent detection runs, newest first</caption>
               <thead>

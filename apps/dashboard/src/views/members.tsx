@@ -5,7 +5,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone } from '../components/ui.tsx';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone, scrollRegion } from '../components/ui.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { useSession } from '../session.tsx';
 import type { CreatedInvite, Invite, Member, Token, Workspace } from '../types.ts';
@@ -85,7 +85,7 @@ export function MembersView() {
         ) : !membersList.data ? (
           <Loading label="Loading members…" />
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" {...scrollRegion('Members')}>
             <table className="data-table stack-on-phone">
               <caption className="visually-hidden">Members</caption>
               <thead>
@@ -141,7 +141,7 @@ export function MembersView() {
         ) : tokens.data.tokens.length === 0 ? (
           <EmptyState title="No tokens" />
         ) : (
-          <div className="table-wrap">
+          <div className="table-wrap" {...scrollRegion('Tokens')}>
             <table className="data-table stack-on-phone">
               <caption className="visually-hidden">Tokens</caption>
               <thead>
@@ -279,7 +279,7 @@ function InvitesSection({
       ) : invites.data.invites.length === 0 ? (
         <EmptyState title="No invites yet">Create one above to bring a teammate in.</EmptyState>
       ) : (
-        <div className="table-wrap">
+        <div className="table-wrap" {...scrollRegion('Invites')}>
           <table className="data-table stack-on-phone">
             <caption className="visually-hidden">Invites, newest first</caption>
             <thead>

@@ -5,7 +5,7 @@
 import { useMemo, type FormEvent } from 'react';
 import { queryString, useApi } from '../api.ts';
 import { GanttChart, ganttRows } from '../components/gantt-chart.tsx';
-import { EmptyState, ErrorNotice, Loading, PageHeader } from '../components/ui.tsx';
+import { EmptyState, ErrorNotice, Loading, PageHeader, scrollRegion } from '../components/ui.tsx';
 import { formText } from '../forms.ts';
 import { endOfDayIso, formatDateTime, startOfDayIso } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
@@ -75,7 +75,7 @@ export default function TimelineView() {
             </div>
             <details className="card">
               <summary>Show as a table</summary>
-              <div className="table-wrap">
+              <div className="table-wrap" {...scrollRegion('Validity windows')}>
                 <table className="data-table stack-on-phone">
                   <caption className="visually-hidden">Validity windows</caption>
                   <thead>
