@@ -8,13 +8,17 @@
  * service is started in this process on a fresh in-memory embedded database, with its in-process
  * detection worker; with --url, the stories run against that service (its operator token from
  * --admin-token or ENGRAM_ADMIN_TOKEN; each story creates a workspace there).
+ *
+ * The embedded service runs the narrative detective when OPENAI_API_KEY is set (OPENAI_BASE_URL,
+ * ENGRAM_DETECTIVE_MODEL as for the service), so the same command measures the deterministic
+ * tiers alone or with the LLM pass; facts are embedded locally either way.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { configFor } from '@engram/config';
+import { configFor, loadConfig } from '@engram/config';
 import { createLogger, startServer } from '@engram/server';
 import { runStories } from './runner.ts';
 import { formatReport, loadStories, summarize } from './stories.ts';
@@ -49,9 +53,20 @@ if (!baseUrl) {
     adminToken,
     publicUrl: undefined,
     inProcessWorker: true,
+    openai: loadConfig({
+      OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+      OPENAI_BASE_URL: process.env.OPENAI_BASE_URL,
+      ENGRAM_DETECTIVE_MODEL: process.env.ENGRAM_DETECTIVE_MODEL,
+    }).openai,
+    embeddings: loadConfig({}).embeddings,
     // Every story is its own workspace, all from this one client: lift the signup limit.
     anonymousLimits: { requestsPerMinute: 100_000, signupsPerHour: 100_000 },
   });
+  process.stderr.write(
+    config.openai.apiKey
+      ? `narrative detective on (${config.openai.detectiveModel}${config.openai.baseUrl ? ` at ${config.openai.baseUrl}` : ''})\n`
+      : 'narrative detective off (no OPENAI_API_KEY): deterministic tiers only\n',
+  );
   const server = await startServer(config, createLogger(config));
   baseUrl = server.baseUrl;
   stop = async () => {
