@@ -90,14 +90,15 @@ for (const size of SIZES) {
       }
     };
     const spentSince = async (since: Date) => {
-      const [r] = await queryRows<{ runs: number; calls: number; prompt: number; completion: number; story: number; failed: number }>(
+      const [r] = await queryRows<{ runs: number; calls: number; prompt: number; completion: number; story: number; failed: number; ms: number }>(
         handle.db,
         sql`select count(*)::int as runs, coalesce(sum(llm_calls), 0)::int as calls, coalesce(sum(prompt_tokens), 0)::int as prompt,
                    coalesce(sum(completion_tokens), 0)::int as completion, coalesce(sum(story_facts), 0)::int as story,
-                   count(*) filter (where status = 'failed')::int as failed
+                   count(*) filter (where status = 'failed')::int as failed,
+                   coalesce(percentile_cont(0.5) within group (order by duration_ms), 0)::int as ms
             from detection_runs where workspace_id = ${created.workspaceId} and started_at >= ${since.toISOString()}::timestamptz`,
       );
-      return { runs: Number(r!.runs), calls: Number(r!.calls), prompt: Number(r!.prompt), completion: Number(r!.completion), story: Number(r!.story), failed: Number(r!.failed) };
+      return { runs: Number(r!.runs), calls: Number(r!.calls), prompt: Number(r!.prompt), completion: Number(r!.completion), story: Number(r!.story), failed: Number(r!.failed), medianRunMs: Number(r!.ms) };
     };
 
     // The burst: BURST commits from AGENTS agents at once, as fast as the pipeline takes them.
@@ -140,6 +141,7 @@ for (const size of SIZES) {
       String(Math.round(burst.prompt / BURST)),
       String(Math.round(burst.completion / BURST)),
       String(Math.round(lone.prompt / LONE)),
+      `${lone.medianRunMs} ms`,
       `${survivors.length.toLocaleString('en-US')} facts, ${batches.length} batches`,
       String(seedDesign),
     ]);
@@ -151,7 +153,7 @@ for (const size of SIZES) {
 }
 await fake.close();
 
-const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE})`, 'seed design story', 'seed design prompt tok/commit'];
+const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE})`, 'lone run median (both passes)', 'seed design story', 'seed design prompt tok/commit'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const format = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
 process.stdout.write(`\nNarrative detective cost (${detective.call.model} tokenizer o200k_base; story cap ${detective.storyChars} chars, ${detective.baseStoryChars} + ${detective.storyCharsPerTrigger}/new fact):\n`);

@@ -83,5 +83,17 @@ describe.each(isolatedServerEngines())('narrative detective end to end on $name'
 
     const engramStatus = await mustCall<{ detective: { narrative: string; model: string } }>(client, 'engram_status', {});
     expect(engramStatus.detective).toMatchObject({ narrative: 'on', model: 'gpt-4o-mini' });
+
+    // An owner lowers the daily budget below what was spent today: the pass pauses, and says so.
+    const patched = await fetch(`${server.baseUrl}/api/v1/workspace`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${created.owner_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { detective_daily_token_budget: 100 } }),
+    });
+    expect(patched.status).toBe(200);
+    const paused = await mustCall<{ detective: { narrative: string; note: string } }>(client, 'engram_status', {});
+    expect(paused.detective.narrative).toBe('paused');
+    expect(paused.detective.note).toMatch(/of its 100 daily detective tokens/);
+    expect(await rest('/api/v1/detection/status')).toMatchObject({ narrative_state: 'paused', daily_token_budget: 100 });
   });
 });

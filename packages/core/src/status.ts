@@ -1,6 +1,7 @@
 import { conflicts, facts, forWorkspace, type Database } from '@engram/db';
 import { count, eq, isNull } from 'drizzle-orm';
 import type { MemberPrincipal } from './auth.ts';
+import { detectiveBudget } from './detection/narrative/pass.ts';
 
 /** What `engram_status` reports to a connected member. */
 export interface StatusReport {
@@ -9,7 +10,7 @@ export interface StatusReport {
   workspace: { id: string; name: string };
   member: { id: string; role: string; display_name: string | null };
   memory: { current_facts: number; open_conflicts: number };
-  detective: { narrative: 'on' | 'off'; model: string | null; note: string };
+  detective: { narrative: 'on' | 'off' | 'paused'; model: string | null; note: string };
   next_prompt: string;
 }
 
@@ -27,17 +28,24 @@ export async function getStatus(db: Database, principal: MemberPrincipal, option
     tenant.db.select({ n: count() }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open'))),
   ]);
   const memory = { current_facts: factCount[0]?.n ?? 0, open_conflicts: conflictCount[0]?.n ?? 0 };
-  const detective = options.llm.enabled
+  const budget = options.llm.enabled ? await detectiveBudget(db, tenant) : null;
+  const detective = !options.llm.enabled
     ? {
-        narrative: 'on' as const,
-        model: options.llm.model,
-        note: `The narrative detective (${options.llm.model}) reads the story around new facts in the background, after commits (coalesced per workspace).`,
-      }
-    : {
         narrative: 'off' as const,
         model: null,
         note: 'The narrative detective is off: this server has no OPENAI_API_KEY. Deterministic conflict checks still run.',
-      };
+      }
+    : budget?.paused
+      ? {
+          narrative: 'paused' as const,
+          model: options.llm.model,
+          note: `The narrative detective is ${budget.message}.`,
+        }
+      : {
+          narrative: 'on' as const,
+          model: options.llm.model,
+          note: `The narrative detective (${options.llm.model}) reads the story around new facts in the background, after commits (coalesced per workspace).`,
+        };
   return {
     status: 'ready',
     engram_id: principal.engramId,

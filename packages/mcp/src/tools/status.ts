@@ -15,9 +15,9 @@ const StatusOutput = z.object({
     .optional()
     .describe('Size of the team memory right now.'),
   detective: z
-    .object({ narrative: z.enum(['on', 'off']), model: z.string().nullable(), note: z.string() })
+    .object({ narrative: z.enum(['on', 'off', 'paused']), model: z.string().nullable(), note: z.string() })
     .optional()
-    .describe('Whether the LLM narrative detective is running on this server.'),
+    .describe('Whether the LLM narrative detective is running on this server (paused: this workspace spent its daily token budget).'),
   next_prompt: z.string().describe('What to tell the user next, in your own words.'),
 });
 
