@@ -18,6 +18,7 @@
  * Needs Postgres with pgvector where it may create databases (BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import {
   applyForgetting,
@@ -115,14 +116,19 @@ for (const size of SIZES) {
     await drained();
     const burst = await spentSince(burstStart);
 
-    // Lone commits: each waits for the previous one's run.
+    // Lone commits: each waits for the previous one's run. Meanwhile, how long the event loop (which
+    // serves requests when the worker runs in-process) is held at a time.
     const loneStart = new Date();
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     for (let i = 0; i < LONE; i++) {
       await commit(i % AGENTS);
       await sleep(400); // past the debounce, so the run is this commit's alone
       await drained();
     }
+    loop.disable();
     const lone = await spentSince(loneStart);
+    const loopMaxMs = Math.round(loop.max / 1e6);
     await worker.stop();
 
     // The seed design: the whole curve story, on every commit.
@@ -142,10 +148,11 @@ for (const size of SIZES) {
       String(Math.round(burst.completion / BURST)),
       String(Math.round(lone.prompt / LONE)),
       `${lone.medianRunMs} ms`,
+      `${loopMaxMs} ms`,
       `${survivors.length.toLocaleString('en-US')} facts, ${batches.length} batches`,
       String(seedDesign),
     ]);
-    process.stdout.write(`${size} facts: burst ${JSON.stringify(burst)}, lone ${JSON.stringify(lone)}, seed design ${seedDesign} tokens/commit\n`);
+    process.stdout.write(`${size} facts: burst ${JSON.stringify(burst)}, lone ${JSON.stringify(lone)}, event loop max ${loopMaxMs} ms, seed design ${seedDesign} tokens/commit\n`);
   } finally {
     await handle.close();
     await dropScratchDatabase(ADMIN_URL, url);
@@ -153,7 +160,7 @@ for (const size of SIZES) {
 }
 await fake.close();
 
-const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE})`, 'lone run median (both passes)', 'seed design story', 'seed design prompt tok/commit'];
+const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE})`, 'lone run median (both passes)', 'event loop held (max)', 'seed design story', 'seed design prompt tok/commit'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const format = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
 process.stdout.write(`\nNarrative detective cost (${detective.call.model} tokenizer o200k_base; story cap ${detective.storyChars} chars, ${detective.baseStoryChars} + ${detective.storyCharsPerTrigger}/new fact):\n`);

@@ -327,9 +327,10 @@ export interface NarrativeCandidate {
 
 /** Every current durable fact of the workspace, oldest first, with its conflict count. */
 export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<NarrativeCandidate[]> {
-  const rows = await queryRows<{ id: string; committed_at: unknown; conflicts: number; chars: number }>(
+  // Epoch milliseconds rather than timestamps: 100,000 of them convert in a fraction of the time.
+  const rows = await queryRows<{ id: string; ms: number; conflicts: number; chars: number }>(
     tenant.db,
-    sql`select f.id, f.committed_at, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
+    sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
         from facts f
         left join (select fact_id, count(*) as n from conflict_facts where workspace_id = ${tenant.workspaceId} group by fact_id) c
           on c.fact_id = f.id
@@ -337,7 +338,7 @@ export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<
           and f.erased_at is null and (f.expires_at is null or f.expires_at > ${ts(now)})
         order by f.committed_at, f.id`,
   );
-  return rows.map((r) => ({ id: r.id, committed_at: toDate(r.committed_at)!, conflicts: Number(r.conflicts), chars: Number(r.chars) }));
+  return rows.map((r) => ({ id: r.id, committed_at: new Date(Number(r.ms)), conflicts: Number(r.conflicts), chars: Number(r.chars) }));
 }
 
 /** The facts a story shows. */

@@ -100,7 +100,9 @@ export async function buildStory(
   const candidates = await narrativeCandidates(tenant, input.now);
   const triggerIds = new Set(input.triggerFactIds);
   const related = await relatedFacts(tenant, input.triggerFactIds);
+  await yieldToRequests();
   const survivors = applyForgetting(candidates, { seed: input.seed, now: input.now, triggerIds });
+  await yieldToRequests();
   const budget = storyBudget(detective, triggerIds.size);
   // Read contents only for the survivors that can fit (by their length), most wanted first.
   const wanted = pickWithinBudget(survivors, related, budget);
@@ -109,6 +111,7 @@ export async function buildStory(
     .filter((s) => contents.has(s.fact.id))
     .map((s) => ({ ...s, fact: { ...contents.get(s.fact.id)!, conflicts: s.fact.conflicts } }))
     .sort((a, b) => a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
+  await yieldToRequests();
   const { lines, omitted } = composeStory(full, {
     budgetChars: budget,
     related,
@@ -131,6 +134,9 @@ export async function replayStory(db: Database, detective: StoryDetective, runId
   if (!run?.seed) return null;
   return buildStory(forWorkspace(db, run.workspaceId), detective, { seed: run.seed, now: run.startedAt, triggerFactIds: run.triggerFactIds });
 }
+
+/** Lets the requests an in-process worker shares its event loop with go first between the steps of a large workspace's story. */
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Current facts in the triggers' slots, and each trigger's nearest facts by embedding. */
 async function relatedFacts(tenant: TenantDb, triggerFactIds: readonly string[]): Promise<Set<string>> {

@@ -27,20 +27,27 @@ export interface StoryLine {
  * one fact of the workspace, not just of the story.
  */
 export function shortIds(ids: readonly string[], universe: Iterable<string> = ids): Map<string, string> {
+  // A UUID's last 12 characters are hex without a dash, so an 8-character tail is a plain slice.
+  // The universe (100,000 ids in a large workspace) is only scanned for ids sharing a tail with
+  // one of `ids`; those rare clashes are then looked at closely.
   const hexOf = (id: string) => id.replace(/-/g, '').toLowerCase();
-  const byTail = new Map<string, string[]>();
-  for (const id of new Set([...universe, ...ids])) {
-    const hex = hexOf(id);
-    const group = byTail.get(hex.slice(-8));
-    if (group) group.push(hex);
-    else byTail.set(hex.slice(-8), [hex]);
-  }
+  const tails = new Map<string, string[]>(ids.map((id) => [id.slice(-8).toLowerCase(), []]));
+  const seen = new Set<string>();
+  const note = (id: string) => {
+    const bucket = tails.get(id.slice(-8).toLowerCase());
+    if (bucket && !seen.has(id)) {
+      seen.add(id);
+      bucket.push(hexOf(id));
+    }
+  };
+  for (const id of universe) note(id);
+  for (const id of ids) note(id);
   const result = new Map<string, string>();
   for (const id of ids) {
     const hex = hexOf(id);
-    const group = byTail.get(hex.slice(-8))!;
+    const others = tails.get(hex.slice(-8))!.filter((other) => other !== hex);
     let length = 8;
-    while (length < hex.length && group.some((other) => other !== hex && other.endsWith(hex.slice(-length)))) length++;
+    while (length < hex.length && others.some((other) => other.endsWith(hex.slice(-length)))) length++;
     result.set(id, hex.slice(-length));
   }
   return result;
