@@ -3,6 +3,7 @@
  *
  *   npm run bench                       # sizes 10000,100000
  *   npm run bench -- --sizes 10000 --commits 300 --queries 200
+ *   npm run bench -- --sizes 10000 --no-worker    # without the in-process detection worker
  *
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The server runs as its own
@@ -32,6 +33,8 @@ const { values: args } = parseArgs({
     concurrent: { type: 'string', default: '1000' },
     queries: { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
+    // Run the server without its in-process detection worker, to see what detection costs requests.
+    'no-worker': { type: 'boolean', default: false },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -157,6 +160,7 @@ const server = await startCli(
     ENGRAM_DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'warn',
+    ...(args['no-worker'] ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
   }),
 );
 try {
