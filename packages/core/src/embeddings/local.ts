@@ -1,5 +1,6 @@
 import { EMBEDDING_DIMENSIONS } from '@engram/db';
 import type { Embedder } from './embedder.ts';
+import { hash32 } from '../hash32.ts';
 
 /** Name recorded on facts embedded by {@link LocalEmbedder}; bump the version when features change. */
 export const LOCAL_EMBEDDING_MODEL = 'engram-local-hash-v1';
@@ -11,21 +12,6 @@ const STOPWORDS = new Set(
     ' ',
   ),
 );
-
-/** 32-bit FNV-1a, then a murmur3 finalizer for better bit spread. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Light stemming: plural and common suffixes, so "seconds"/"second", "caching"/"cache" meet. */
 function stem(word: string): string {
@@ -48,7 +34,7 @@ function words(text: string): string[] {
 export function embedLocally(text: string, dimensions = EMBEDDING_DIMENSIONS): number[] {
   const vector = new Float64Array(dimensions);
   const add = (feature: string, weight: number) => {
-    const h = hash(feature);
+    const h = hash32(feature);
     vector[h % dimensions]! += (h & 0x80000000 ? -1 : 1) * weight;
   };
   const all = words(text);
