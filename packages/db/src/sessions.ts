@@ -3,10 +3,10 @@
  * the hash of its cookie is cross-tenant by nature (the cookie is the only thing a browser proves),
  * like resolving a bearer token in `system.ts`.
  */
-import { and, eq, gt, isNull, lte } from 'drizzle-orm';
+import { and, eq, gt, lte } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { dashboardSessions, members, tokens, workspaces } from './schema.ts';
-import { memberGrants, type TokenOwner } from './system.ts';
+import { liveTokenOwner, memberGrants, TOKEN_OWNER_COLUMNS, type TokenOwner } from './system.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** Stores a new session (and drops the workspace's expired ones while at it). */
@@ -37,18 +37,7 @@ export interface SessionOwner extends Omit<TokenOwner, 'lastUsedAt'> {
  */
 export async function findSessionOwnerByHash(db: Database, sessionHash: string, now: Date): Promise<SessionOwner | null> {
   const [row] = await db
-    .select({
-      csrfToken: dashboardSessions.csrfToken,
-      expiresAt: dashboardSessions.expiresAt,
-      tokenId: tokens.id,
-      workspaceId: workspaces.id,
-      engramId: workspaces.engramId,
-      workspaceName: workspaces.name,
-      settings: workspaces.settings,
-      memberId: members.id,
-      role: members.role,
-      displayName: members.displayName,
-    })
+    .select({ csrfToken: dashboardSessions.csrfToken, expiresAt: dashboardSessions.expiresAt, ...TOKEN_OWNER_COLUMNS })
     .from(dashboardSessions)
     .innerJoin(tokens, and(eq(tokens.id, dashboardSessions.tokenId), eq(tokens.workspaceId, dashboardSessions.workspaceId)))
     .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
@@ -57,9 +46,7 @@ export async function findSessionOwnerByHash(db: Database, sessionHash: string, 
       and(
         eq(dashboardSessions.sessionHash, sessionHash),
         gt(dashboardSessions.expiresAt, now),
-        isNull(tokens.revokedAt),
-        isNull(members.removedAt),
-        isNull(workspaces.deletedAt),
+        liveTokenOwner(),
       ),
     )
     .limit(1);

@@ -30,32 +30,35 @@ export interface TokenOwner {
   grants: ScopeGrant[];
 }
 
+/** Who a token speaks for: the columns of tokens ⋈ members ⋈ workspaces a principal is built from. */
+export const TOKEN_OWNER_COLUMNS = {
+  tokenId: tokens.id,
+  workspaceId: workspaces.id,
+  engramId: workspaces.engramId,
+  workspaceName: workspaces.name,
+  settings: workspaces.settings,
+  memberId: members.id,
+  role: members.role,
+  displayName: members.displayName,
+};
+
+/** The token is not revoked, its member not removed, its workspace not deleted. */
+export const liveTokenOwner = () => and(isNull(tokens.revokedAt), isNull(members.removedAt), isNull(workspaces.deletedAt));
+
 /**
  * Resolves a token hash to its member and workspace, across all tenants (the hash is the only
  * thing a caller proves). Revoked tokens, removed members and deleted workspaces resolve to null.
  */
 export async function findTokenOwnerByHash(db: Database, tokenHash: string): Promise<TokenOwner | null> {
   const [row] = await db
-    .select({
-      tokenId: tokens.id,
-      workspaceId: workspaces.id,
-      engramId: workspaces.engramId,
-      workspaceName: workspaces.name,
-      settings: workspaces.settings,
-      memberId: members.id,
-      role: members.role,
-      displayName: members.displayName,
-      lastUsedAt: tokens.lastUsedAt,
-    })
+    .select({ ...TOKEN_OWNER_COLUMNS, lastUsedAt: tokens.lastUsedAt })
     .from(tokens)
     .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
     .where(
       and(
         eq(tokens.tokenHash, tokenHash),
-        isNull(tokens.revokedAt),
-        isNull(members.removedAt),
-        isNull(workspaces.deletedAt),
+        liveTokenOwner(),
       ),
     )
     .limit(1);
