@@ -2,7 +2,7 @@
 import { formatDateTime, formatPercent, formatRelative } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { Fact } from '../types.ts';
-import { Badge, scrollRegion } from './ui.tsx';
+import { Badge, DataTable } from './ui.tsx';
 
 export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry?: boolean }) {
   const expires = showExpiry && fact.expires_at && !fact.valid_until;
@@ -33,51 +33,48 @@ export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry
 
 export function FactTable({ facts, caption, showExpiry = false }: { facts: Fact[]; caption: string; showExpiry?: boolean }) {
   return (
-    <div className="table-wrap" {...scrollRegion(caption)}>
-      <table className="data-table stack-on-phone">
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Fact</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Type</th>
-            <th scope="col">{showExpiry ? 'Expires' : 'Committed'}</th>
-            <th scope="col" className="numeric">
-              Confidence
-            </th>
+    <DataTable caption={caption}>
+      <thead>
+        <tr>
+          <th scope="col">Fact</th>
+          <th scope="col">Scope</th>
+          <th scope="col">Agent</th>
+          <th scope="col">Type</th>
+          <th scope="col">{showExpiry ? 'Expires' : 'Committed'}</th>
+          <th scope="col" className="numeric">
+            Confidence
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {facts.map((fact) => (
+          <tr key={fact.id} data-fact-id={fact.id}>
+            <td data-label="Fact" className="fact-content">
+              <span>{fact.content}</span>
+              <FactBadges fact={fact} showExpiry={!showExpiry} />
+            </td>
+            <td data-label="Scope">
+              <code>{fact.scope}</code>
+            </td>
+            <td data-label="Agent" className="nowrap">
+              {fact.agent_id}
+            </td>
+            <td data-label="Type">{fact.fact_type}</td>
+            <td data-label={showExpiry ? 'Expires' : 'Committed'} className="nowrap">
+              {showExpiry ? (
+                <time dateTime={fact.expires_at ?? undefined} title={formatDateTime(fact.expires_at)}>
+                  {formatRelative(fact.expires_at)}
+                </time>
+              ) : (
+                <time dateTime={fact.committed_at}>{formatDateTime(fact.committed_at)}</time>
+              )}
+            </td>
+            <td data-label="Confidence" className="numeric">
+              {formatPercent(fact.confidence)}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {facts.map((fact) => (
-            <tr key={fact.id} data-fact-id={fact.id}>
-              <td data-label="Fact" className="fact-content">
-                <span>{fact.content}</span>
-                <FactBadges fact={fact} showExpiry={!showExpiry} />
-              </td>
-              <td data-label="Scope">
-                <code>{fact.scope}</code>
-              </td>
-              <td data-label="Agent" className="nowrap">
-                {fact.agent_id}
-              </td>
-              <td data-label="Type">{fact.fact_type}</td>
-              <td data-label={showExpiry ? 'Expires' : 'Committed'} className="nowrap">
-                {showExpiry ? (
-                  <time dateTime={fact.expires_at ?? undefined} title={formatDateTime(fact.expires_at)}>
-                    {formatRelative(fact.expires_at)}
-                  </time>
-                ) : (
-                  <time dateTime={fact.committed_at}>{formatDateTime(fact.committed_at)}</time>
-                )}
-              </td>
-              <td data-label="Confidence" className="numeric">
-                {formatPercent(fact.confidence)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </DataTable>
   );
 }

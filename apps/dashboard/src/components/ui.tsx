@@ -106,7 +106,17 @@ export function RateBar({ rate, tone = 'info' }: { rate: number; tone?: 'info' |
 }
 
 /**
- * Props for a wrapper that scrolls a wide table sideways: a labelled region keyboard users can
- * focus and scroll (WCAG 2.1.1; axe `scrollable-region-focusable`).
+ * A data table in a wrapper that scrolls it sideways on narrow screens: a region labelled by the
+ * table's caption, which keyboard users can focus and scroll (WCAG 2.1.1; axe
+ * `scrollable-region-focusable`). Children are the table's head and body.
  */
-export const scrollRegion = (label: string) => ({ role: 'region', 'aria-label': label, tabIndex: 0 }) as const;
+export function DataTable({ caption, children }: { caption: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+      <table className="data-table stack-on-phone">
+        <caption className="visually-hidden">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}

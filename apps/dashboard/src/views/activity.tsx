@@ -1,6 +1,6 @@
 /** Agent activity: who commits how much, how often their facts end up in conflicts, how often verified. */
 import { useApi } from '../api.ts';
-import { EmptyState, ErrorNotice, Loading, PageHeader, RateBar, scrollRegion } from '../components/ui.tsx';
+import { EmptyState, ErrorNotice, Loading, PageHeader, RateBar, DataTable } from '../components/ui.tsx';
 import { formatDateTime, formatNumber, formatPercent, formatRelative } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
 import type { ActivityResponse } from '../types.ts';
@@ -43,57 +43,54 @@ export function ActivityView() {
         ) : agents.length === 0 ? (
           <EmptyState title={`No commits in the last ${days} days`}>Agents show up here once they commit facts.</EmptyState>
         ) : (
-          <div className="table-wrap" {...scrollRegion('Agent activity')}>
-            <table className="data-table stack-on-phone">
-              <caption className="visually-hidden">Agent activity over the last {data.days} days</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col" className="numeric">
-                    Commits
+          <DataTable caption={`Agent activity over the last ${data.days} days`}>
+            <thead>
+              <tr>
+                <th scope="col">Agent</th>
+                <th scope="col" className="numeric">
+                  Commits
+                </th>
+                <th scope="col" className="numeric">
+                  Per day
+                </th>
+                <th scope="col">Conflict rate</th>
+                <th scope="col">Verification rate</th>
+                <th scope="col">Last commit</th>
+              </tr>
+            </thead>
+            <tbody>
+              {agents.map((a) => (
+                <tr key={a.agent_id}>
+                  <th scope="row" data-label="Agent">
+                    {a.agent_id}
                   </th>
-                  <th scope="col" className="numeric">
-                    Per day
-                  </th>
-                  <th scope="col">Conflict rate</th>
-                  <th scope="col">Verification rate</th>
-                  <th scope="col">Last commit</th>
+                  <td data-label="Commits" className="numeric">
+                    {formatNumber(a.commits)}
+                  </td>
+                  <td data-label="Per day" className="numeric">
+                    {a.commits_per_day.toFixed(a.commits_per_day < 10 ? 1 : 0)}
+                  </td>
+                  <td data-label="Conflict rate">
+                    <span className="rate">
+                      <RateBar rate={a.conflict_rate} tone="danger" />
+                      {formatPercent(a.conflict_rate)} <span className="muted small">({formatNumber(a.conflicts)})</span>
+                    </span>
+                  </td>
+                  <td data-label="Verification rate">
+                    <span className="rate">
+                      <RateBar rate={a.verification_rate} tone="success" />
+                      {formatPercent(a.verification_rate)} <span className="muted small">({formatNumber(a.verified)})</span>
+                    </span>
+                  </td>
+                  <td data-label="Last commit">
+                    <time dateTime={a.last_commit_at ?? undefined} title={formatDateTime(a.last_commit_at)}>
+                      {formatRelative(a.last_commit_at)}
+                    </time>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {agents.map((a) => (
-                  <tr key={a.agent_id}>
-                    <th scope="row" data-label="Agent">
-                      {a.agent_id}
-                    </th>
-                    <td data-label="Commits" className="numeric">
-                      {formatNumber(a.commits)}
-                    </td>
-                    <td data-label="Per day" className="numeric">
-                      {a.commits_per_day.toFixed(a.commits_per_day < 10 ? 1 : 0)}
-                    </td>
-                    <td data-label="Conflict rate">
-                      <span className="rate">
-                        <RateBar rate={a.conflict_rate} tone="danger" />
-                        {formatPercent(a.conflict_rate)} <span className="muted small">({formatNumber(a.conflicts)})</span>
-                      </span>
-                    </td>
-                    <td data-label="Verification rate">
-                      <span className="rate">
-                        <RateBar rate={a.verification_rate} tone="success" />
-                        {formatPercent(a.verification_rate)} <span className="muted small">({formatNumber(a.verified)})</span>
-                      </span>
-                    </td>
-                    <td data-label="Last commit">
-                      <time dateTime={a.last_commit_at ?? undefined} title={formatDateTime(a.last_commit_at)}>
-                        {formatRelative(a.last_commit_at)}
-                      </time>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
     </>

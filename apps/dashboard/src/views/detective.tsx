@@ -1,6 +1,6 @@
 /** The detective: whether the narrative (LLM) detective is on, the queue, recent runs, tokens spent. */
 import { useApi } from '../api.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, type BadgeTone, scrollRegion } from '../components/ui.tsx';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, type BadgeTone, DataTable } from '../components/ui.tsx';
 import { formatDateTime, formatDuration, formatNumber, formatPercent, formatRelative } from '../format.ts';
 import type { DetectionRun, DetectionStatus } from '../types.ts';
 
@@ -85,38 +85,35 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
         {status.recent_runs.length === 0 ? (
           <EmptyState title="No detection runs yet">A run starts shortly after agents commit facts.</EmptyState>
         ) : (
-          <div className="table-wrap" {...scrollRegion('Recent detection runs')}>
-            <table className="data-table stack-on-phone">
-              <caption className="visually-hidden">Recent detection runs, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="numeric">
-                    Duration
-                  </th>
-                  <th scope="col" className="numeric">
-                    Facts read
-                  </th>
-                  <th scope="col" className="numeric">
-                    Conflicts raised
-                  </th>
-                  <th scope="col" className="numeric">
-                    Facts settled
-                  </th>
-                  <th scope="col">Narrative</th>
-                  <th scope="col" className="numeric">
-                    Tokens
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {status.recent_runs.map((run) => (
-                  <RunRow key={run.run_id} run={run} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Recent detection runs, newest first">
+            <thead>
+              <tr>
+                <th scope="col">Started</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="numeric">
+                  Duration
+                </th>
+                <th scope="col" className="numeric">
+                  Facts read
+                </th>
+                <th scope="col" className="numeric">
+                  Conflicts raised
+                </th>
+                <th scope="col" className="numeric">
+                  Facts settled
+                </th>
+                <th scope="col">Narrative</th>
+                <th scope="col" className="numeric">
+                  Tokens
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {status.recent_runs.map((run) => (
+                <RunRow key={run.run_id} run={run} />
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
     </>

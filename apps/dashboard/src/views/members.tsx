@@ -5,7 +5,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone, scrollRegion } from '../components/ui.tsx';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone, DataTable } from '../components/ui.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { useSession } from '../session.tsx';
 import type { CreatedInvite, Invite, Member, Token, Workspace } from '../types.ts';
@@ -85,36 +85,33 @@ export function MembersView() {
         ) : !membersList.data ? (
           <Loading label="Loading members…" />
         ) : (
-          <div className="table-wrap" {...scrollRegion('Members')}>
-            <table className="data-table stack-on-phone">
-              <caption className="visually-hidden">Members</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col" className="numeric">
-                    Active tokens
+          <DataTable caption="Members">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col" className="numeric">
+                  Active tokens
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {membersList.data.members.map((m) => (
+                <tr key={m.member_id}>
+                  <th scope="row" data-label="Name">
+                    {m.display_name ?? <span className="muted">Unnamed member</span>} {m.you ? <Badge tone="info">You</Badge> : null}
+                    {m.removed_at ? <Badge>Removed</Badge> : null}
                   </th>
+                  <td data-label="Role">{m.role}</td>
+                  <td data-label="Joined">{formatDate(m.created_at)}</td>
+                  <td data-label="Active tokens" className="numeric">
+                    {m.active_tokens}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {membersList.data.members.map((m) => (
-                  <tr key={m.member_id}>
-                    <th scope="row" data-label="Name">
-                      {m.display_name ?? <span className="muted">Unnamed member</span>} {m.you ? <Badge tone="info">You</Badge> : null}
-                      {m.removed_at ? <Badge>Removed</Badge> : null}
-                    </th>
-                    <td data-label="Role">{m.role}</td>
-                    <td data-label="Joined">{formatDate(m.created_at)}</td>
-                    <td data-label="Active tokens" className="numeric">
-                      {m.active_tokens}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
 
@@ -141,28 +138,25 @@ export function MembersView() {
         ) : tokens.data.tokens.length === 0 ? (
           <EmptyState title="No tokens" />
         ) : (
-          <div className="table-wrap" {...scrollRegion('Tokens')}>
-            <table className="data-table stack-on-phone">
-              <caption className="visually-hidden">Tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Label</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.data.tokens.map((t) => (
-                  <TokenRow key={t.token_id} token={t} memberName={names.get(t.member_id) ?? 'Member'} onChanged={tokens.reload} onMessage={setMessage} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Tokens">
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">Label</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.tokens.map((t) => (
+                <TokenRow key={t.token_id} token={t} memberName={names.get(t.member_id) ?? 'Member'} onChanged={tokens.reload} onMessage={setMessage} />
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
     </>
@@ -279,30 +273,27 @@ function InvitesSection({
       ) : invites.data.invites.length === 0 ? (
         <EmptyState title="No invites yet">Create one above to bring a teammate in.</EmptyState>
       ) : (
-        <div className="table-wrap" {...scrollRegion('Invites')}>
-          <table className="data-table stack-on-phone">
-            <caption className="visually-hidden">Invites, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Role</th>
-                <th scope="col" className="numeric">
-                  Uses left
-                </th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invites.data.invites.map((invite) => (
-                <InviteRow key={invite.invite_id} invite={invite} onChanged={invites.reload} onMessage={onMessage} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Invites, newest first">
+          <thead>
+            <tr>
+              <th scope="col">Created</th>
+              <th scope="col">Role</th>
+              <th scope="col" className="numeric">
+                Uses left
+              </th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {invites.data.invites.map((invite) => (
+              <InviteRow key={invite.invite_id} invite={invite} onChanged={invites.reload} onMessage={onMessage} />
+            ))}
+          </tbody>
+        </DataTable>
       )}
     </section>
   );

@@ -5,7 +5,7 @@
 import { useMemo, type FormEvent } from 'react';
 import { queryString, useApi } from '../api.ts';
 import { GanttChart, ganttRows } from '../components/gantt-chart.tsx';
-import { EmptyState, ErrorNotice, Loading, PageHeader, scrollRegion } from '../components/ui.tsx';
+import { EmptyState, ErrorNotice, Loading, PageHeader, DataTable } from '../components/ui.tsx';
 import { formText } from '../forms.ts';
 import { endOfDayIso, formatDateTime, startOfDayIso } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
@@ -75,35 +75,32 @@ export default function TimelineView() {
             </div>
             <details className="card">
               <summary>Show as a table</summary>
-              <div className="table-wrap" {...scrollRegion('Validity windows')}>
-                <table className="data-table stack-on-phone">
-                  <caption className="visually-hidden">Validity windows</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Scope</th>
-                      <th scope="col">Fact</th>
-                      <th scope="col">Agent</th>
-                      <th scope="col">Valid from</th>
-                      <th scope="col">Valid until</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.flatMap((row) =>
-                      row.windows.map((w) => (
-                        <tr key={w.id}>
-                          <td data-label="Scope">
-                            <code>{w.scope}</code>
-                          </td>
-                          <td data-label="Fact">{w.content}</td>
-                          <td data-label="Agent">{w.agent_id}</td>
-                          <td data-label="Valid from">{formatDateTime(w.valid_from)}</td>
-                          <td data-label="Valid until">{w.valid_until ? formatDateTime(w.valid_until) : 'still current'}</td>
-                        </tr>
-                      )),
-                    )}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Validity windows">
+                <thead>
+                  <tr>
+                    <th scope="col">Scope</th>
+                    <th scope="col">Fact</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Valid from</th>
+                    <th scope="col">Valid until</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.flatMap((row) =>
+                    row.windows.map((w) => (
+                      <tr key={w.id}>
+                        <td data-label="Scope">
+                          <code>{w.scope}</code>
+                        </td>
+                        <td data-label="Fact">{w.content}</td>
+                        <td data-label="Agent">{w.agent_id}</td>
+                        <td data-label="Valid from">{formatDateTime(w.valid_from)}</td>
+                        <td data-label="Valid until">{w.valid_until ? formatDateTime(w.valid_until) : 'still current'}</td>
+                      </tr>
+                    )),
+                  )}
+                </tbody>
+              </DataTable>
             </details>
           </>
         )}
