@@ -26,8 +26,8 @@ import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
 import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
-import { applyForgetting, type CurveFact, type Survivor } from './forgetting.ts';
-import { batchStory, composeStory, type StoryLine } from './story.ts';
+import { applyForgetting } from './forgetting.ts';
+import { batchStory, composeStory, fillBudget, type StoryLine } from './story.ts';
 
 /** How the detective is set up on this server. */
 export interface NarrativeDetective {
@@ -105,7 +105,8 @@ export async function buildStory(
   await yieldToRequests();
   const budget = storyBudget(detective, triggerIds.size);
   // Read contents only for the survivors that can fit (by their length), most wanted first.
-  const wanted = pickWithinBudget(survivors, related, budget);
+  // JSON escaping can lengthen a content a little: estimate generously, compose exactly below.
+  const wanted = fillBudget(survivors, related, budget * 1.1, (s) => Math.ceil(s.fact.chars * 1.1) + CHARS_PER_LINE_OVERHEAD);
   const contents = new Map((await storyFacts(tenant, wanted.map((s) => s.fact.id))).map((f) => [f.id, f]));
   const full = wanted
     .filter((s) => contents.has(s.fact.id))
@@ -148,25 +149,6 @@ async function relatedFacts(tenant: TenantDb, triggerFactIds: readonly string[])
     semanticNeighbours(tenant, ids, NEIGHBOURS_PER_TRIGGER),
   ]);
   return new Set([...inSlots.filter((f) => f.valid_until === null).map((f) => f.id), ...neighbours]);
-}
-
-function pickWithinBudget<F extends CurveFact & { chars: number }>(
-  survivors: readonly Survivor<F>[],
-  related: ReadonlySet<string>,
-  budget: number,
-): Survivor<F>[] {
-  const priority = (s: Survivor<F>) => (s.trigger ? 0 : s.fact.conflicts > 0 ? 1 : related.has(s.fact.id) ? 2 : 3);
-  const ordered = [...survivors].sort((a, b) => priority(a) - priority(b) || a.rank - b.rank);
-  const picked: Survivor<F>[] = [];
-  let used = 0;
-  for (const s of ordered) {
-    // JSON escaping can lengthen a content a little: estimate generously, compose exactly later.
-    const length = Math.ceil(s.fact.chars * 1.1) + CHARS_PER_LINE_OVERHEAD;
-    if (used + length > budget * 1.1 && !s.trigger) continue;
-    picked.push(s);
-    used += length;
-  }
-  return picked;
 }
 
 const SEVERITY = { reversal: 'high', ambiguity: 'high', stale: 'medium' } as const;

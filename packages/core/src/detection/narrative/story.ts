@@ -5,7 +5,7 @@
  * another fact or as an instruction. Ids are the last 8 hex digits of the fact's id (its random
  * part), longer where two current facts of the workspace would share them.
  */
-import type { Survivor } from './forgetting.ts';
+import type { CurveFact, Survivor } from './forgetting.ts';
 
 export interface StoryFact {
   id: string;
@@ -62,6 +62,29 @@ export function storyLine(shortId: string, fact: Pick<StoryFact, 'scope' | 'comm
 }
 
 /**
+ * The survivors a story of `budget` characters holds, most wanted first: trigger facts (always,
+ * whatever the budget), then facts with a conflict history, then facts in `related`, then the rest
+ * by how surely the curve kept them; `lengthOf` is what a survivor's line costs.
+ */
+export function fillBudget<F extends CurveFact>(
+  survivors: readonly Survivor<F>[],
+  related: ReadonlySet<string>,
+  budget: number,
+  lengthOf: (s: Survivor<F>) => number,
+): Survivor<F>[] {
+  const priority = (s: Survivor<F>) => (s.trigger ? 0 : s.fact.conflicts > 0 ? 1 : related.has(s.fact.id) ? 2 : 3);
+  const picked: Survivor<F>[] = [];
+  let used = 0;
+  for (const s of [...survivors].sort((a, b) => priority(a) - priority(b) || a.rank - b.rank)) {
+    const length = lengthOf(s);
+    if (used + length > budget && !s.trigger) continue;
+    picked.push(s);
+    used += length;
+  }
+  return picked;
+}
+
+/**
  * The story of the survivors within `budgetChars`: trigger facts first, then facts with a conflict
  * history, then facts the run's new facts relate to, then the rest by how surely the curve kept
  * them — and the chosen lines in chronological order.
@@ -74,19 +97,11 @@ export function composeStory<F extends StoryFact>(
     survivors.map((s) => s.fact.id),
     options.universe,
   );
-  const priority = (s: Survivor<F>) => (s.trigger ? 0 : s.fact.conflicts > 0 ? 1 : options.related.has(s.fact.id) ? 2 : 3);
-  const ordered = [...survivors].sort((a, b) => priority(a) - priority(b) || a.rank - b.rank);
-  const chosen = new Set<Survivor<F>>();
-  let used = 0;
-  for (const s of ordered) {
-    const length = storyLine(ids.get(s.fact.id)!, s.fact).length + 1;
-    if (used + length > options.budgetChars && !s.trigger) continue;
-    chosen.add(s);
-    used += length;
-  }
+  const text = new Map(survivors.map((s) => [s, storyLine(ids.get(s.fact.id)!, s.fact)]));
+  const chosen = new Set(fillBudget(survivors, options.related, options.budgetChars, (s) => text.get(s)!.length + 1));
   const lines = survivors
     .filter((s) => chosen.has(s))
-    .map((s) => ({ factId: s.fact.id, shortId: ids.get(s.fact.id)!, text: storyLine(ids.get(s.fact.id)!, s.fact) }));
+    .map((s) => ({ factId: s.fact.id, shortId: ids.get(s.fact.id)!, text: text.get(s)! }));
   return { lines, omitted: survivors.length - lines.length };
 }
 
