@@ -1,9 +1,9 @@
 /** Rate limits shared between instances, and the audit log, on each engine. */
-import { authenticateToken, provisionWorkspace } from '@engram/core';
+import { AuditLog, authenticateToken, provisionWorkspace, silentLogger } from '@engram/core';
 import { queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
@@ -48,7 +48,20 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     return created;
   }
 
+  // Limits count in fixed windows; a test that straddled a window boundary would see its count
+  // reset halfway. These tests pin the clock to the start of the current hour (only Date; timers
+  // stay real so the instances still sync), however long a busy machine takes to run them.
+  function pinClockToWindowStart(): void {
+    const hour = 3_600_000;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Math.floor(Date.now() / hour) * hour + 1000);
+  }
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('limits commits per agent per hour, across instances, with retry_after_seconds', async () => {
+    pinClockToWindowStart();
     const ws = await workspace({ commits_per_agent_per_hour: 3 });
     const commit = (app: FastifyInstance, n: number, agent = 'busy-agent') =>
       tool(app, ws.ownerToken, 'engram_commit', { content: `Limit probe fact number ${n}`, scope: 'limits', confidence: 1, agent_id: agent });
@@ -66,6 +79,7 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
   });
 
   it('limits requests per token per minute with HTTP 429 and Retry-After, across instances', async () => {
+    pinClockToWindowStart();
     const ws = await workspace({ requests_per_token_per_minute: 4 });
     const headers = { host: HOST, authorization: `Bearer ${ws.ownerToken}` };
     // The PATCH above was request 1.
@@ -140,5 +154,37 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
 
     const asReader = await first.inject({ url: '/api/v1/audit', headers: { host: HOST, authorization: `Bearer ${readerToken}` } });
     expect(asReader.statusCode).toBe(403);
+  });
+
+  it('keeps auditing every tenant after a request full of text Postgres cannot store, and drops only what it refuses', async () => {
+    const ws = await workspace({});
+    // A rejected join whose audited fields hold NUL and a lone surrogate (they were kept verbatim).
+    const bad = await first.inject({
+      method: 'POST',
+      url: '/api/v1/join',
+      headers: { host: HOST, 'content-type': 'application/json' },
+      payload: '{"invite_key":"x","role":"\\u0000","agent_id":"\\ud800"}',
+    });
+    expect(bad.statusCode).toBe(400);
+    await tool(first, ws.ownerToken, 'engram_query', { topic: 'after the bad request' });
+    const read = await first.inject({ url: '/api/v1/audit?limit=20', headers: { host: HOST, authorization: `Bearer ${ws.ownerToken}` } });
+    expect(read.json<{ entries: { action: string }[] }>().entries.map((e) => e.action)).toContain('engram_query');
+
+    // An entry the database refuses whatever the sanitizing: written one by one, it alone is dropped.
+    const log = new AuditLog(handles[0]!.db, silentLogger, { flushMs: 60_000 });
+    const entry = { workspaceId: ws.workspaceId, memberId: null, tokenId: null, actor: 'system' as const, summary: {}, outcome: 'ok' as const, errorCode: null, durationMs: 1 };
+    log.record({ ...entry, action: 'audit probe one' });
+    log.record({ ...entry, action: 'audit probe poison', errorCode: 'bad\u0000code' });
+    log.record({ ...entry, action: 'audit probe two' });
+    await log.close();
+    expect(log.dropped).toEqual({ rejected: 1, overflow: 0 });
+    const rows = await queryRows<{ action: string }>(handles[0]!.db, sql`select action from audit_log where workspace_id = ${ws.workspaceId} and action like 'audit probe%' order by id`);
+    expect(rows.map((r) => r.action)).toEqual(['audit probe one', 'audit probe two']);
+
+    // A full buffer drops the oldest, counted.
+    const small = new AuditLog(handles[0]!.db, silentLogger, { flushMs: 60_000, maxBuffer: 2, maxBatch: 1_000 });
+    for (let i = 0; i < 5; i++) small.record({ ...entry, action: `overflow ${i}` });
+    expect(small.dropped.overflow).toBe(3);
+    await small.close();
   });
 });

@@ -48,6 +48,12 @@ const VERBATIM = new Set([
   'agent_id', 'rotate',
 ]);
 
+/**
+ * Text Postgres cannot store in `jsonb` (NUL) or that is not text at all (a lone surrogate),
+ * replaced: an audited field must never make the entry unwritable.
+ */
+const storable = (text: string) => text.replaceAll('\u0000', '\ufffd').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
 /** A summary of call arguments that never contains content, keys or other free text. */
 export function summarizeArguments(args: unknown, depth = 0): unknown {
   if (args === null || args === undefined) return args;
@@ -58,23 +64,45 @@ export function summarizeArguments(args: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
       const short = typeof value !== 'string' || value.length <= 200;
-      out[key] = VERBATIM.has(key) && short && (typeof value !== 'object' || value === null) ? value : summarizeArguments(value, depth + 1);
+      out[storable(key)] =
+        VERBATIM.has(key) && short && (typeof value !== 'object' || value === null)
+          ? typeof value === 'string'
+            ? storable(value)
+            : value
+          : summarizeArguments(value, depth + 1);
     }
     return out;
   }
   return { type: typeof args };
 }
 
-/** Buffered, batched audit writer. */
+/** Most entries held while the database cannot take them; beyond it the oldest are dropped (and counted). */
+export const MAX_AUDIT_BUFFER = 10_000;
+
+/** A Postgres data exception (class 22: bad text, bad number): the entry itself is at fault, not the database. */
+const isBadEntry = (error: unknown) => {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  const sqlState = code ?? cause?.code;
+  return typeof sqlState === 'string' && sqlState.startsWith('22');
+};
+
+/**
+ * Buffered, batched audit writer. A batch the database rejects is written entry by entry, so one
+ * bad entry never holds back the others: an entry rejected for what it holds is dropped and
+ * counted; when the database itself is unavailable, entries wait (at most MAX_AUDIT_BUFFER, the
+ * oldest dropped and counted beyond that) and every drop is logged as an error.
+ */
 export class AuditLog {
   private buffer: AuditEntry[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
   private readonly db: Database;
   private readonly log: Logger;
-  private readonly options: { flushMs?: number; maxBatch?: number };
+  private readonly options: { flushMs?: number; maxBatch?: number; maxBuffer?: number };
+  /** Entries dropped: rejected by the database for their content, or pushed out of a full buffer. */
+  readonly dropped = { rejected: 0, overflow: 0 };
 
-  constructor(db: Database, log: Logger, options: { flushMs?: number; maxBatch?: number } = {}) {
+  constructor(db: Database, log: Logger, options: { flushMs?: number; maxBatch?: number; maxBuffer?: number } = {}) {
     this.db = db;
     this.log = log;
     this.options = options;
@@ -83,7 +111,14 @@ export class AuditLog {
   }
 
   record(entry: AuditEntry): void {
-    this.buffer.push({ ...entry, at: entry.at ?? new Date() });
+    this.buffer.push({ ...entry, action: storable(entry.action), at: entry.at ?? new Date() });
+    const max = this.options.maxBuffer ?? MAX_AUDIT_BUFFER;
+    if (this.buffer.length > max) {
+      const over = this.buffer.length - max;
+      this.buffer.splice(0, over);
+      this.dropped.overflow += over;
+      this.log.error({ dropped: over, total_dropped: this.dropped.overflow }, 'audit log buffer full: oldest entries dropped (the database is not taking writes)');
+    }
     if (this.buffer.length >= (this.options.maxBatch ?? 200)) void this.flush();
   }
 
@@ -94,27 +129,47 @@ export class AuditLog {
       const batch = this.buffer;
       this.buffer = [];
       try {
-        await this.db.insert(auditLog).values(
-          batch.map((e) => ({
-            workspaceId: e.workspaceId,
-            memberId: e.memberId,
-            tokenId: e.tokenId,
-            actor: e.actor,
-            action: e.action,
-            summary: (summarizeArguments(e.summary) ?? {}) as Record<string, unknown>,
-            outcome: e.outcome,
-            errorCode: e.errorCode,
-            durationMs: Math.round(e.durationMs),
-            createdAt: e.at,
-          })),
-        );
+        await this.insert(batch);
       } catch (error) {
-        // Keep the entries for the next attempt rather than lose them.
-        this.buffer = [...batch, ...this.buffer];
-        this.log.error({ err: error, entries: batch.length }, 'audit log write failed; will retry');
+        if (!isBadEntry(error)) {
+          // The database is away: keep the entries for the next attempt, in order.
+          this.buffer = [...batch, ...this.buffer];
+          this.log.error({ err: error, entries: batch.length }, 'audit log write failed; will retry');
+          return;
+        }
+        // Some entry is at fault: write them one by one and drop only what the database refuses.
+        for (const entry of batch) {
+          try {
+            await this.insert([entry]);
+          } catch (single) {
+            if (!isBadEntry(single)) {
+              this.buffer = [...batch.slice(batch.indexOf(entry)), ...this.buffer];
+              return;
+            }
+            this.dropped.rejected++;
+            this.log.error({ err: single, action: entry.action, total_rejected: this.dropped.rejected }, 'audit entry rejected by the database and dropped');
+          }
+        }
       }
     });
     return this.flushing;
+  }
+
+  private insert(batch: readonly AuditEntry[]) {
+    return this.db.insert(auditLog).values(
+      batch.map((e) => ({
+        workspaceId: e.workspaceId,
+        memberId: e.memberId,
+        tokenId: e.tokenId,
+        actor: e.actor,
+        action: e.action,
+        summary: (summarizeArguments(e.summary) ?? {}) as Record<string, unknown>,
+        outcome: e.outcome,
+        errorCode: e.errorCode,
+        durationMs: Math.round(e.durationMs),
+        createdAt: e.at,
+      })),
+    );
   }
 
   async close(): Promise<void> {
