@@ -25,6 +25,8 @@ const KeyOrAlternatives = z.union([z.string(), z.array(z.string()).min(1)]);
 const Story = z.object({
   id: z.string().min(1),
   kind: z.string(),
+  /** Where the story was distilled from (repo@commit:path#item), or "hand-written". */
+  source: z.string().optional(),
   facts: z.array(StoryFact).min(1),
   expect: z
     .object({
@@ -87,6 +89,8 @@ export interface StoryOutcome {
   truePositives: number;
   raised: number;
   violations: { no_flag: number; current: number; retired: number };
+  /** Facts expected to be retired (an explicit update or a deletion request). */
+  expectedRetired: number;
   /** Human-readable reasons for every miss. */
   problems: string[];
   observation: StoryObservation;
@@ -136,6 +140,7 @@ export function scoreStory(story: Story, fillerKeys: ReadonlySet<string>, observ
     truePositives,
     raised: observed.conflicts.length,
     violations,
+    expectedRetired: story.expect.retired?.length ?? 0,
     problems,
     observation: observed,
   };
@@ -173,6 +178,62 @@ export function summarize(outcomes: readonly StoryOutcome[]): EvalSummary {
       retired: sum((o) => o.violations.retired),
     },
   };
+}
+
+/** One row of the per-kind table: a set's stories of one kind. */
+export interface KindRow {
+  kind: string;
+  stories: number;
+  expectedFlags: number;
+  flagged: number;
+  expectedRetired: number;
+  retired: number;
+  /** Raised conflicts that meet no flag expectation. */
+  falseAlarms: number;
+  /** no_flag and current expectations broken. */
+  violations: number;
+}
+
+/** Per kind of story (and "all"): confusions found, retirements done, false alarms. */
+export function byKind(outcomes: readonly StoryOutcome[]): KindRow[] {
+  const rows = new Map<string, KindRow>();
+  const add = (kind: string, o: StoryOutcome) => {
+    const row = rows.get(kind) ?? { kind, stories: 0, expectedFlags: 0, flagged: 0, expectedRetired: 0, retired: 0, falseAlarms: 0, violations: 0 };
+    row.stories++;
+    row.expectedFlags += o.expectedFlags;
+    row.flagged += o.flagged;
+    row.expectedRetired += o.expectedRetired;
+    row.retired += o.expectedRetired - o.violations.retired;
+    row.falseAlarms += o.raised - o.truePositives;
+    row.violations += o.violations.no_flag + o.violations.current;
+    rows.set(kind, row);
+  };
+  for (const o of outcomes) {
+    add(o.kind, o);
+    add('all', o);
+  }
+  return [...rows.values()].sort((a, b) => (a.kind === 'all' ? 1 : b.kind === 'all' ? -1 : a.kind.localeCompare(b.kind)));
+}
+
+/** The per-kind table of several sets, as `npm run eval:detection` prints it. */
+export function formatKindTable(sets: readonly { name: string; outcomes: readonly StoryOutcome[] }[]): string {
+  const header = ['set', 'kind', 'stories', 'confusions found', 'retired after update', 'false alarms', 'other violations'];
+  const ratio = (n: number, d: number) => (d === 0 ? '—' : `${n}/${d} (${(n / d).toFixed(2)})`);
+  const rows = sets.flatMap(({ name, outcomes }) =>
+    byKind(outcomes).map((r) => [name, r.kind, String(r.stories), ratio(r.flagged, r.expectedFlags), ratio(r.retired, r.expectedRetired), String(r.falseAlarms), String(r.violations)]),
+  );
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** Totals and the problems of the stories that missed, without the per-story table. */
+export function formatProblems(outcomes: readonly StoryOutcome[], summary: EvalSummary): string {
+  const details = outcomes.flatMap((o) => o.problems.map((p) => `  ${o.id}: ${p}`));
+  return [
+    `precision ${summary.precision.toFixed(3)} (${summary.truePositives}/${summary.raised}), recall ${summary.recall.toFixed(3)} (${summary.flagged}/${summary.expectedFlags}), violated no_flag ${summary.violations.no_flag}, current ${summary.violations.current}, retired ${summary.violations.retired}`,
+    ...details,
+  ].join('\n');
 }
 
 /** The per-story table and the totals, as printed by `npm run eval:detection`. */
