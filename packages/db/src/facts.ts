@@ -409,22 +409,26 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
  * what the detective should read beside a new fact even when no extracted slot ties them. Exact
  * search in a small workspace, HNSW otherwise (as in hybridCandidates).
  */
-export async function semanticNeighbours(tenant: TenantDb, factIds: readonly string[], perFact: number): Promise<string[]> {
+export async function semanticNeighbours(
+  tenant: TenantDb,
+  factIds: readonly string[],
+  perFact: number,
+): Promise<{ factId: string; id: string; similarity: number }[]> {
   if (factIds.length === 0 || perFact <= 0) return [];
   const exact = await isSmallWorkspace(tenant);
   const distance = exact ? sql`(f.embedding <=> t.embedding) + 0` : sql`f.embedding <=> t.embedding`;
-  const found = await rows<{ id: string }>(
+  const found = await rows<{ fact_id: string; id: string; similarity: number }>(
     tenant,
-    sql`select distinct n.id from facts t
+    sql`select t.id as fact_id, n.id, n.similarity from facts t
         cross join lateral (
-          select f.id from facts f
+          select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
           where f.workspace_id = ${tenant.workspaceId} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
             and f.embedding_model = t.embedding_model and f.id <> t.id
           order by ${distance} limit ${perFact}
         ) n
         where t.workspace_id = ${tenant.workspaceId} and t.id = any(${`{${factIds.join(',')}}`}::uuid[]) and t.embedding is not null`,
   );
-  return found.map((r) => r.id);
+  return found.map((r) => ({ factId: r.fact_id, id: r.id, similarity: Number(r.similarity) }));
 }
 
 /**

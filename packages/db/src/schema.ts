@@ -225,6 +225,25 @@ export interface FactEntity {
   attribute?: string[];
   /** How the attribute reads in a question ("max upload size", "rate limit"). */
   label?: string;
+  /**
+   * Concepts of the words around the value in its clause (lemmas and stems folded through a
+   * lexicon; `@`-prefixed ones are statistic qualifiers such as `@p99`), by which differently
+   * worded facts about one thing are aligned.
+   */
+  frame?: string[];
+  /** Statements, deletions and dependencies: the concepts of what is denied, asserted, dropped or relied on. */
+  target?: string[];
+  /** Statements: concepts of the clause's subject, when it names one. Deletions: the names it names. */
+  about?: string[];
+  /** Statements: proper names among what is asserted or denied. */
+  names?: string[];
+  /** Dependencies: a state that ends ("until the migration finishes"). Deletions: names the old one. */
+  ends?: boolean;
+  /** The fact says this value is gone ("#deploys got archived", "security@ was retired"). */
+  gone?: boolean;
+  /** Denials: the verb denied and the head noun of what it is denied of ("never *used* a pasta *maker*"). */
+  verb?: string;
+  head?: string;
 }
 
 export const facts = pgTable(

@@ -37,6 +37,34 @@ export interface SlotClaim {
   words: ReadonlySet<string>;
   /** What a count counts ("connection"), when it is one. */
   unitWord?: string;
+  /** Concepts around the value (see meaning.ts): anchors, nouns among them that modify the next, names, statistic qualifiers. */
+  frame: ReadonlySet<string>;
+  /** Concepts that stand for anchors (a technology's category, a compound's initials): they meet anchors, but are never extra. */
+  aliases: ReadonlySet<string>;
+  names: ReadonlySet<string>;
+  /** The clause of the value announces a change (or corrects the record). */
+  announced: boolean;
+  /** The noun the value's phrase is about ("deadline", "interview"), when the extractor found one. */
+  head?: string;
+  /** A running total ("has uploaded 30 documents"): a larger later one is progress, not a disagreement. */
+  progress?: boolean;
+  /** Every concept the fact's text names (its statements' anchors). */
+  concepts: ReadonlySet<string>;
+  modifiers: ReadonlySet<string>;
+  statistics: ReadonlySet<string>;
+}
+
+/** Entity types that are not values of a slot (statements, cues, requests, dependencies are read by their own tiers). */
+const NOT_SLOT_VALUES = new Set(['config_key', 'cue', 'statement', 'deletion', 'dependency', 'concepts']);
+
+/** The fact's cues as the extractor stored them (and, for facts stored before cues existed, its text). */
+export function cuesOfFact(fact: DetectorFact): { change: boolean; tentative: boolean; correction: boolean } {
+  const cues = new Set(fact.entities.filter((e) => e.type === 'cue').map((e) => String(e.value)));
+  return {
+    change: cues.has('change') || announcesChange(fact.content),
+    tentative: cues.has('tentative') || changeInProgress(fact.content),
+    correction: cues.has('correction'),
+  };
 }
 
 const NUMERIC_TYPES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'port']);
@@ -45,6 +73,7 @@ const NUMERIC_TYPES = new Set(['duration', 'size', 'rate', 'percentage', 'count'
 export const isNumericType = (type: string) => NUMERIC_TYPES.has(type);
 
 const canonical = (e: FactEntity) => {
+  if (e.type === 'money' && e.normalized !== undefined) return `${Math.round(e.normalized * 100) / 100} ${e.unit ?? ''}`;
   if (e.normalized !== undefined) return String(Math.round(e.normalized * 1e6) / 1e6);
   if (typeof e.value === 'number') return String(Math.round(e.value * 1e6) / 1e6);
   return String(e.value).toLowerCase();
@@ -72,6 +101,20 @@ export function displayOf(e: FactEntity): string {
       return `${e.value}%`;
     case 'header':
       return String(e.value).replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
+    case 'money': {
+      const symbol = ({ usd: '$', eur: '€', gbp: '£', jpy: '¥', inr: '₹' } as Record<string, string>)[e.unit ?? ''];
+      const amount = Number(e.value).toLocaleString('en-US', { maximumFractionDigits: 2 });
+      return symbol ? `${symbol}${amount}` : `${amount} ${(e.unit ?? '').toUpperCase()}`.trim();
+    }
+    case 'date': {
+      const value = String(e.value);
+      const [, year, month, day] = /^(\d{4}|-)-?(\d{2})-(\d{2})$/.exec(value) ?? [];
+      if (!month || !day) return value;
+      const name = new Date(Date.UTC(2000, Number(month) - 1, Number(day))).toLocaleString('en-US', { month: 'long', day: 'numeric', timeZone: 'UTC' });
+      return year && year !== '-' ? `${name}, ${year}` : name;
+    }
+    case 'name':
+      return String(e.value).replace(/\b\p{Ll}/gu, (c) => c.toUpperCase());
     default: {
       if (!e.unit) return String(e.value);
       const named = UNIT_NAMES[e.unit];
@@ -87,10 +130,16 @@ const textWords = (content: string) => new Set((content.toLowerCase().match(/[a-
 /** The claims a fact makes, one per slot. */
 export function claimsOf(fact: DetectorFact): SlotClaim[] {
   const byKey = new Map<string, SlotClaim>();
-  const tentative = changeInProgress(fact.content);
+  // Facts read before clause cues existed have no frames: their whole text decides.
+  const tentative = !fact.entities.some((e) => e.frame !== undefined) && cuesOfFact(fact).tentative;
+  // A request to forget something states nothing itself.
+  if (fact.entities.some((e) => e.type === 'deletion')) return [];
   let words: ReadonlySet<string> | undefined;
+  const concepts = new Set(
+    fact.entities.filter((e) => e.type === 'statement' || e.type === 'concepts').flatMap((e) => (e.frame ?? []).map((f) => f.replace(/^v:|=$/g, ''))),
+  );
   for (const e of fact.entities) {
-    if (e.type === 'config_key') continue;
+    if (NOT_SLOT_VALUES.has(e.type)) continue;
     const { subject, implicit, attribute } = slotParts(e);
     const kind = valueKind(e.type);
     const qualifiers = [...(e.qualifiers ?? [])].sort();
@@ -116,9 +165,29 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
         tentative,
         words,
         ...(e.type === 'count' && e.unit ? { unitWord: canonicalWord(e.unit, 'count') ?? e.unit } : {}),
+        frame: new Set(),
+        aliases: new Set(),
+        names: new Set(),
+        concepts,
+        modifiers: new Set(),
+        statistics: new Set(),
+        announced: false,
       };
       byKey.set(key, claim);
     }
+    for (const f of e.frame ?? []) {
+      if (f === '@tentative') claim.tentative = true;
+      else if (f === '@change' || f === '@correction') claim.announced = true;
+      else if (f === '@progress') claim.progress = true;
+      else if (f.startsWith('@')) (claim.statistics as Set<string>).add(f.slice(1));
+      else if (f.endsWith('^')) (claim.modifiers as Set<string>).add(f.slice(0, -1));
+      else if (f.endsWith('*')) (claim.names as Set<string>).add(f.slice(0, -1));
+      else if (f.endsWith('=')) (claim.aliases as Set<string>).add(f.slice(0, -1));
+      else if (f.endsWith('!')) claim.head = f.slice(0, -1);
+      else (claim.frame as Set<string>).add(f);
+    }
+    // What a count counts is part of what it is about ("3 dashboards" meets "the dashboard cap").
+    if (claim.unitWord && claim.frame.size > 0) (claim.frame as Set<string>).add(claim.unitWord);
     if (e.previous) {
       claim.previous.add(canonical(e));
       continue;
@@ -148,6 +217,81 @@ export function sameSubject(a: SlotClaim, b: SlotClaim): boolean {
  * the same `max` as "max upload size").
  */
 export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
+  return sameSlotByWords(a, b) || alignedByMeaning(a, b);
+}
+
+/** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
+const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.unitWord === undefined || a.unitWord === b.unitWord;
+
+/**
+ * Are two claims about one thing by meaning? The same kind of value, qualifiers that meet, and
+ * frames that share an anchor where only one side names more — and what it names more is not a
+ * word that narrows the thing ("session" in "session timeout", "audit" in "audit logs"), only
+ * context ("in Datadog", "on average"). When both name something the other does not ("auth
+ * rate limit" / "payments rate limit"), they are different things.
+ */
+export function alignedByMeaning(a: SlotClaim, b: SlotClaim): boolean {
+  if (a.kind !== b.kind || !ALIGNED_KINDS.has(a.kind) || !qualifiersMeet(a, b) || !unitsMeet(a, b)) return false;
+  if (a.frame.size === 0 || b.frame.size === 0) return false;
+  if (a.statistics.size > 0 && b.statistics.size > 0 && ![...a.statistics].some((q) => b.statistics.has(q))) return false;
+  // How much something changed ("cut by 45%") is never what it is ("90% accuracy").
+  if (a.statistics.has('delta') !== b.statistics.has('delta')) return false;
+  if (opposed(a, b) || opposed(b, a)) return false;
+  // Subjects taken from different scopes ("auth", "search") are different things unless a frame names the other.
+  if (a.implicit && b.implicit && a.subject !== b.subject && !a.frame.has(b.subject) && !b.frame.has(a.subject)) return false;
+  let shared = 0;
+  for (const w of a.frame) if (b.frame.has(w) || b.aliases.has(w)) shared++;
+  for (const w of a.aliases) if (b.frame.has(w) && !a.frame.has(w)) shared++;
+  if (shared === 0) return false;
+  // A word one side names that the other's text names elsewhere (or stands for), or that is its scope, is not extra.
+  const extra = (x: SlotClaim, y: SlotClaim) =>
+    [...x.frame].filter((w) => !y.frame.has(w) && !y.aliases.has(w) && !(y.implicit && w === y.subject) && !y.concepts.has(w));
+  const onlyA = extra(a, b);
+  const onlyB = extra(b, a);
+  // Different heads: a deadline is not an interview, whatever else the two phrases share.
+  const knows = (c: SlotClaim, w: string) => c.frame.has(w) || c.aliases.has(w) || c.unitWord === w;
+  if (a.head && b.head && a.head !== b.head && !knows(b, a.head) && !knows(a, b.head)) return false;
+  // A noun that narrows what the other side names ("session timeout" vs "timeout", "audit logs" vs "logs").
+  if (onlyA.some((w) => a.modifiers.has(w)) || onlyB.some((w) => b.modifiers.has(w))) return false;
+  // Each side names someone or something the other does not ("Crystal's target" / "Amy's target").
+  if (onlyA.some((w) => a.names.has(w)) && onlyB.some((w) => b.names.has(w))) return false;
+  // One side names nothing the other's text does not, and at least two things it does: the terser
+  // restates the fuller ("Crystal now has a new April 25 deadline" / "Crystal's draft is due to the
+  // writing group on April 20").
+  const contained = (x: SlotClaim, onlyX: string[]) => onlyX.length === 0 && x.frame.size >= 2;
+  if (contained(a, onlyA) || contained(b, onlyB)) return true;
+  const jaccard = shared / (shared + onlyA.length + onlyB.length);
+  return shared >= 2 ? jaccard >= MIN_ALIGNMENT : jaccard >= 0.5;
+}
+
+/**
+ * Kinds of value compared by meaning. Technologies, usage and whole statements have their own
+ * (category and statement) slots; versions, ports and headers are named by what they belong to.
+ */
+const ALIGNED_KINDS = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'money', 'date', 'name', 'channel', 'url', 'email', 'boolean', 'region']);
+
+/** Attribute words that name opposite ends of one thing: a minimum is not a maximum. */
+const OPPOSITES: Record<string, string> = {
+  min: 'max', max: 'min', read: 'write', write: 'read', inbound: 'outbound', outbound: 'inbound', input: 'output', output: 'input',
+  upload: 'download', download: 'upload', request: 'respons', respons: 'request', ingress: 'egress', egress: 'ingress', soft: 'hard',
+  hard: 'soft', lower: 'upper', upper: 'lower', start: 'end', end: 'start', first: 'last', last: 'first', sender: 'receiv', receiv: 'sender',
+  min_bound: 'max_bound', max_bound: 'min_bound',
+};
+const wordsOf = (c: SlotClaim) => new Set([...c.frame, ...c.attribute, ...[...c.statistics].map((q) => `${q}_bound`)]);
+/** Does `a` name one end of something where `b` names the other ("at least 2 pods" / "capped at 10 pods")? */
+function opposed(a: SlotClaim, b: SlotClaim): boolean {
+  const theirs = wordsOf(b);
+  for (const w of wordsOf(a)) {
+    const other = OPPOSITES[w];
+    if (other && theirs.has(other) && !theirs.has(w)) return true;
+  }
+  return false;
+}
+
+/** Shared share of two frames' anchors for two claims with two or more anchors in common to be one. */
+const MIN_ALIGNMENT = 0.34;
+
+function sameSlotByWords(a: SlotClaim, b: SlotClaim): boolean {
   if (a.kind !== b.kind || !qualifiersMeet(a, b)) return false;
   const subjects = sameSubject(a, b);
   // Two facts that name no subject but the same specific attribute ("password reset link
@@ -179,10 +323,14 @@ export const qualifiersMeet = (a: SlotClaim, b: SlotClaim) =>
  * planned or underway) states no current value, so it disagrees with nothing.
  */
 export function disagree(a: SlotClaim, b: SlotClaim): boolean {
-  if (a.tentative || b.tentative || a.values.size === 0 || b.values.size === 0 || !qualifiersMeet(a, b)) return false;
-  for (const v of a.values) if (b.values.has(v)) return false;
+  // A plan never disagrees with what is; two plans for one thing can (a goal of 10 books, then of 12).
+  if (a.tentative !== b.tentative || a.values.size === 0 || b.values.size === 0 || !qualifiersMeet(a, b)) return false;
+  for (const v of a.values) if (b.values.has(v) || (a.kind === 'date' && [...b.values].some((w) => sameDay(v, w)))) return false;
   return true;
 }
+
+/** Dates agree when equal, or when one has no year and the month and day match. */
+const sameDay = (a: string, b: string) => (a.startsWith('--') || b.startsWith('--')) && a.slice(-6) === b.slice(-6);
 
 // Language that says a fact replaces an earlier state (SPEC §6: "switched to", "migrated",
 // "upgraded", "now", "no longer", "replaced", "actually", "from X to Y").
@@ -216,11 +364,18 @@ export function settles(older: SlotClaim, newer: SlotClaim): string | null {
   // A human restored the older fact after this very settlement: the pair is a conflict to settle.
   if (o.retired_by === 'restored' && o.retired_for_fact_id === n.id) return null;
   if (o.lineage_id === n.lineage_id) return 'same lineage';
-  if (newer.tentative) return null;
+  if (newer.tentative && !older.tentative) return null;
   if (o.agent_id === n.agent_id && n.committed_at.getTime() - o.committed_at.getTime() <= SESSION_WINDOW_MS) {
     return 'same agent within a working session';
   }
   for (const v of older.values) if (newer.previous.has(v)) return 'the later fact names this value as replaced';
-  if (announcesChange(n.content)) return 'the later fact announces the change';
+  // A running total that grew ("uploaded 25 documents", later "has uploaded 30").
+  if ((newer.progress || older.progress) && newer.kind === older.kind && isNumericType(newer.type)) {
+    const grew = [...newer.values].every((v) => [...older.values].every((o) => Number(v) > Number(o)));
+    if (grew) return 'the running total grew';
+  }
+  const cues = cuesOfFact(n);
+  if (cues.correction) return 'the later fact corrects the record';
+  if (cues.change || newer.announced) return 'the later fact announces the change';
   return null;
 }

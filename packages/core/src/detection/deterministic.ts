@@ -44,9 +44,7 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
   const triggerClaims: SlotClaim[] = [];
   for (const fact of facts) {
     for (const claim of claimsOf(fact)) {
-      const core = claim.attribute.filter((w) => w !== claim.subject);
-      for (const word of core.length ? core : ['*']) {
-        const key = `${claim.kind}:${word}`;
+      for (const key of indexKeys(claim)) {
         const list = index.get(key) ?? [];
         list.push(claim);
         index.set(key, list);
@@ -58,8 +56,7 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
   const timelines = new Map<string, SlotClaim[]>();
   for (const trigger of triggerClaims) {
     const peers = new Set<SlotClaim>();
-    const core = trigger.attribute.filter((w) => w !== trigger.subject);
-    for (const word of ['*', ...core]) for (const c of index.get(`${trigger.kind}:${word}`) ?? []) if (sameSlot(trigger, c)) peers.add(c);
+    for (const key of [`${trigger.kind}:*`, ...indexKeys(trigger)]) for (const c of index.get(key) ?? []) if (sameSlot(trigger, c)) peers.add(c);
     const timeline = [...peers].sort(byTime).slice(-MAX_CLAIMS_PER_SLOT);
     if (timeline.length < 2) continue;
     const id = timeline.map((c) => `${c.fact.id}/${c.key}`).join('|');
@@ -106,6 +103,12 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
     conflicts: mergeDrafts(drafts),
     reasons,
   };
+}
+
+/** Keys a claim is indexed under in a run: its kind with each attribute word, and with each anchor of its frame. */
+function indexKeys(claim: SlotClaim): string[] {
+  const core = claim.attribute.filter((w) => w !== claim.subject);
+  return [...(core.length ? core : ['*']).map((w) => `${claim.kind}:${w}`), ...[...claim.frame].map((w) => `${claim.kind}~${w}`)];
 }
 
 /** Most facts one conflict names: the newest disagreeing ones (a human reads them all). */

@@ -6,3 +6,4 @@ export * from './views.ts';
 export * from './worker.ts';
 export * from './narrative/index.ts';
 export * from './resolve.ts';
+export * from './statements.ts';

@@ -10,15 +10,24 @@ import {
   forWorkspace,
   insertConflicts,
   resolveSettledConflicts,
+  type ConflictRecord,
   type Database,
+  type RetirementRecord,
   type RunStats,
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
+import { probeKeysOf } from '../facts/entities.ts';
 import { analyzeSlots } from './deterministic.ts';
+import { analyzeStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
 
-/** Most facts a run reads per match key (newest first); a slot's timeline keeps its newest 100 claims. */
+/** Most facts a run reads per slot key (newest first); a slot's timeline keeps its newest 100 claims. */
 const FACTS_PER_KEY = 200;
+/**
+ * Most facts per key by meaning (`duration~latency`), statement (`neg:staging`), dependency or
+ * name: these are broad, and the newest few are what a new fact is read against.
+ */
+const FACTS_PER_MEANING_KEY = 50;
 
 export interface DetectionServices {
   db: Database;
@@ -58,11 +67,16 @@ export async function runDeterministicPass(
   for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_PER_STEP) {
     const ids = input.triggerFactIds.slice(start, start + TRIGGERS_PER_STEP);
     const triggers = (await factsByIds(tenant, ids)).filter((f) => f.valid_until === null && f.durability === 'durable');
-    const keys = [...new Set(triggers.flatMap((f) => f.match_keys))];
-    const inSlots = await factsMatching(tenant, keys, FACTS_PER_KEY);
+    // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
+    const keys = [...new Set(triggers.flatMap((f) => [...f.match_keys, ...probeKeysOf(f.entities)]))];
+    const slotKeys = keys.filter((k) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:') && !k.startsWith('neg:') && !k.startsWith('dep:') && !k.startsWith('val:'));
+    const otherKeys = keys.filter((k) => !slotKeys.includes(k));
+    const [bySlot, byMeaning] = await Promise.all([factsMatching(tenant, slotKeys, FACTS_PER_KEY), factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY)]);
+    const inSlots = [...new Map([...bySlot, ...byMeaning].map((f) => [f.id, f])).values()];
     const known = new Set(inSlots.map((f) => f.id));
     const facts = [...inSlots, ...triggers.filter((t) => !known.has(t.id))];
-    const outcome = analyzeSlots(facts, new Set(triggers.map((t) => t.id)));
+    const triggerIds = new Set(triggers.map((t) => t.id));
+    const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
     const { retired, raised } = await tenant.transaction(async (tx) => {
       const closed = await applyRetirements(tx, outcome.retirements);
       const created = await insertConflicts(tx, outcome.conflicts);
@@ -81,6 +95,26 @@ export async function runDeterministicPass(
     );
   }
   return totals;
+}
+
+/**
+ * The slot tiers' and the statement tiers' decisions as one: a fact retires once, and a conflict
+ * naming a fact that the *other* tier retired in the same step is not raised (a reversal names
+ * the earlier fact its own tier settled, on purpose).
+ */
+function mergeOutcomes(
+  slots: { retirements: RetirementRecord[]; conflicts: ConflictRecord[] },
+  statements: { retirements: RetirementRecord[]; conflicts: ConflictRecord[] },
+): { retirements: RetirementRecord[]; conflicts: ConflictRecord[] } {
+  const bySlots = new Set(slots.retirements.map((r) => r.factId));
+  const byStatements = new Set(statements.retirements.map((r) => r.factId));
+  return {
+    retirements: [...slots.retirements, ...statements.retirements.filter((r) => !bySlots.has(r.factId))],
+    conflicts: [
+      ...slots.conflicts.filter((c) => !c.factIds.some((id) => byStatements.has(id) && !bySlots.has(id))),
+      ...statements.conflicts.filter((c) => !c.factIds.some((id) => bySlots.has(id))),
+    ],
+  };
 }
 
 /**

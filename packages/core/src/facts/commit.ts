@@ -7,6 +7,7 @@ import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
   closeLineage,
+  factsMatching,
   findCurrentDuplicate,
   forWorkspace,
   insertFact,
@@ -26,7 +27,8 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { comparableValue, EXTRACTOR_VERSION, extractEntities, matchKeysOf, slotKey } from './entities.ts';
+import { comparableValue, EXTRACTOR_VERSION, extractEntities, matchKeysOf, valueKind } from './entities.ts';
+import { claimsOf, disagree, sameSlot } from '../detection/claims.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
@@ -79,47 +81,43 @@ export function keywordsOf(content: string, entities: FactEntity[]): string[] {
   return [...words].slice(0, 32);
 }
 
-/**
- * Entities that state a value two facts can agree on. Config keys only name settings, and
- * assertions are whole clauses: paraphrases differ in them while saying the same thing.
- */
-const VALUE_TYPES = (e: FactEntity) => e.type !== 'config_key' && e.type !== 'assertion';
+/** Entity types that are not values: they name settings, whole clauses, cues, requests and dependencies. */
+const NOT_VALUES = new Set(['config_key', 'assertion', 'statement', 'cue', 'deletion', 'dependency', 'concepts']);
 
 /**
- * True when two facts state the same values: every slot they share has the same value set, and
- * both state values for the same slots. Near-duplicate texts that differ in a value ("1000 req/s"
- * vs "2000 req/s") do not agree, so they never corroborate each other.
+ * The values a fact states, however it words them: each value's kind and canonical form ("rate
+ * 1000", "count 7 time", "name priya", "boolean true"), what it names as replaced, and whether
+ * the fact denies something. Two facts agree only when these are the same set: "retries 7
+ * times" never agrees with "retries 3 times", "sends no telemetry" never with "sends telemetry".
  */
-export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]): boolean {
-  const valued = (list: readonly FactEntity[]) => {
-    const map = new Map<string, Set<string>>();
-    for (const e of list) {
-      if (!VALUE_TYPES(e)) continue;
-      const key = `${slotKey(e)}|${e.type}`;
-      const value = `${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`;
-      map.set(key, (map.get(key) ?? new Set()).add(value));
-    }
-    return map;
-  };
-  const left = valued(a);
-  const right = valued(b);
-  if (left.size !== right.size) return false;
-  for (const [key, values] of left) {
-    const other = right.get(key);
-    if (!other || other.size !== values.size || [...values].some((v) => !other.has(v))) return false;
+export function statedValues(entities: readonly FactEntity[]): Set<string> {
+  const values = new Set<string>();
+  for (const e of entities) {
+    if (e.type === 'statement' && e.value === false) values.add('denies');
+    if (NOT_VALUES.has(e.type)) continue;
+    const unit = e.type === 'count' || e.type === 'money' ? ` ${e.unit ?? ''}` : '';
+    values.add(`${valueKind(e.type)}:${String(comparableValue(e)).toLowerCase()}${unit}${e.negated ? '!' : ''}${e.previous ? '<' : ''}${e.qualifiers?.length ? `@${e.qualifiers.join('+')}` : ''}`);
   }
-  return true;
+  return values;
 }
 
 /**
- * A digest of the values a fact states (its entities, canonically ordered). Facts that can
- * corroborate each other share it, which keeps the near-duplicate search to a handful of rows.
+ * True when two facts state the same values (see statedValues). Near-duplicate texts that differ
+ * in a value ("1000 req/s" vs "2000 req/s", "7 times" vs "3 times") do not agree, so they never
+ * corroborate each other.
+ */
+export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]): boolean {
+  const left = statedValues(a);
+  const right = statedValues(b);
+  return left.size === right.size && [...left].every((v) => right.has(v));
+}
+
+/**
+ * A digest of the values a fact states (statedValues, sorted). Facts that can corroborate each
+ * other share it, which keeps the near-duplicate search to a handful of rows.
  */
 export function entitySignature(entities: readonly FactEntity[]): string {
-  const parts = entities
-    .filter(VALUE_TYPES)
-    .map((e) => `${slotKey(e)}|${e.type}|${String(comparableValue(e))}${e.negated ? '!' : ''}${e.previous ? '<' : ''}`);
-  return createHash('sha256').update([...new Set(parts)].sort().join('\n')).digest('hex').slice(0, 32);
+  return createHash('sha256').update([...statedValues(entities)].sort().join('\n')).digest('hex').slice(0, 32);
 }
 
 /** Embeds one text; on failure the fact is still stored (without a vector) and re-embedded later. */
@@ -321,13 +319,23 @@ export async function commitFact(
     plainAdd ? nearest(signature) : Promise.resolve([]),
     services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings }),
   ]);
-  if (existing) return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+  const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
+  // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
+  // never the old fact again: it continues the old fact's lineage and closes it.
+  let restated: { lineageId: string; supersedes: string } | null = null;
+  if (existing) {
+    if (!(await changedSince(tenant, existing.committed_at, draftFact))) {
+      return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+    }
+    restated = { lineageId: existing.lineage_id, supersedes: existing.id };
+  }
 
-  const lineage = await resolveLineage(tenant, principal, input, async () => (await nearest())[0]);
+  const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
+    restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
 
-  if (plainAdd) {
+  if (plainAdd && !restated) {
     const corroborated = corroborationTarget(sameValues, agentId, entities);
-    if (corroborated) {
+    if (corroborated && !(await changedSince(tenant, corroborated.committed_at, draftFact))) {
       await addCorroboration(tenant, corroborated.id);
       return duplicateResult(
         corroborated,
@@ -337,7 +345,7 @@ export async function commitFact(
     }
   }
 
-  const { fact, stored } = await storeNewFact(tenant, services, {
+  const store = (db: TenantDb) => storeNewFact(db, services, {
     content: input.content,
     contentHash: hash,
     scope: input.scope,
@@ -355,6 +363,13 @@ export async function commitFact(
     lineageId: lineage.lineageId,
     supersedesFactId: lineage.supersedes,
   });
+  // The restated fact's window closes first: one current row per content in a scope.
+  const { fact, stored } = restated
+    ? await tenant.transaction(async (tx) => {
+        await closeLineage(tx, restated.lineageId, now);
+        return store(tx);
+      })
+    : await store(tenant);
   if (!stored.inserted) {
     // An identical commit won a race for the same scope; answer like the dedup check would have.
     const winner = await findCurrentDuplicate(tenant, input.scope, hash);
@@ -377,5 +392,41 @@ export async function commitFact(
     durability: fact.durability,
     expires_at: iso(fact.expiresAt),
     ...(lineage.note ? { note: lineage.note } : {}),
+    ...(restated ? { note: 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.' } : {}),
   };
+}
+
+/** How many facts per shared key are read to see whether a claim moved on since a fact. */
+const CHANGED_SINCE_PER_KEY = 20;
+
+/**
+ * Did a current fact committed after `since` state a different value for a claim this draft
+ * makes? Then the draft is not the old fact said again: it is a new commit (a possible reversal).
+ */
+export async function changedSince(
+  tenant: TenantDb,
+  since: Date,
+  draft: { content: string; scope: string; agentId: string; entities: FactEntity[]; committedAt: Date },
+): Promise<boolean> {
+  const keys = matchKeysOf(draft.entities);
+  if (keys.length === 0) return false;
+  const later = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY)).filter(
+    (f) => f.valid_until === null && f.committed_at.getTime() > new Date(since).getTime(),
+  );
+  if (later.length === 0) return false;
+  const mine = claimsOf({
+    id: 'draft',
+    lineage_id: 'draft',
+    content: draft.content,
+    scope: draft.scope,
+    agent_id: draft.agentId,
+    entities: draft.entities,
+    match_keys: keys,
+    committed_at: draft.committedAt,
+    valid_until: null,
+    retired_by: null,
+    retired_for_fact_id: null,
+    durability: 'durable',
+  });
+  return later.some((f) => claimsOf(f).some((theirs) => mine.some((c) => sameSlot(c, theirs) && disagree(c, theirs))));
 }

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FactEntity } from '@engram/db';
+import { conceptsOf, deletionOf, dependenciesOf, openValuesOf, writtenDateSpans, readFact, statementsOf, unitOf, valueFrame, type FactReading, type Frame, type OpenValue } from './meaning.ts';
 import { lookupUnit, toBase, UNIT_SPELLINGS, type UnitFamily } from './units.ts';
 import {
   BOOLEAN_WORDS,
@@ -26,7 +27,7 @@ import {
 export type { FactEntity };
 
 /** Bumped whenever extraction changes; facts extracted by an older version are re-extracted. */
-export const EXTRACTOR_VERSION = 3;
+export const EXTRACTOR_VERSION = 4;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -468,16 +469,21 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
   const fallbackSubject = scopeSubject(scope);
   const entities: FactEntity[] = [];
   const seen = new Set<string>();
-  const push = (entity: FactEntity) => {
+  /** Where each entity was read (offsets into `text`), for its frame. */
+  const spans = new Map<FactEntity, [number, number]>();
+  let clauseOffset = 0;
+  const push = (entity: FactEntity, start?: number, end?: number) => {
     const key = JSON.stringify([entity.slot, entity.type, entity.value, entity.qualifiers ?? [], entity.negated ?? false, entity.previous ?? false]);
     if (!seen.has(key)) {
       seen.add(key);
       entities.push(entity);
+      if (start !== undefined) spans.set(entity, [clauseOffset + start, clauseOffset + (end ?? start)]);
     }
   };
 
   for (const clause of clausesOf(text)) {
     const c = clause.text;
+    clauseOffset = clause.offset;
     const earlier = text.slice(0, clause.offset);
     const qualifiers = environmentsOf(c);
     const taken: Mention[] = [];
@@ -543,8 +549,10 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
           ...(negated ? { negated: true } : {}),
           ...(previous ? { previous: true } : {}),
         }),
+        t.start,
+        t.end,
       );
-      push(make(at, 'usage', plain([t.name]), { type: 'usage', value: !negated && !previous }, `uses.${t.name}`));
+      push(make(at, 'usage', plain([t.name]), { type: 'usage', value: !negated && !previous }, `uses.${t.name}`), t.start, t.end);
     }
 
     // Versions: "Postgres 14", "Node.js v22.3", "node:22-alpine", "Stripe API v2023-10-16", "version 3.2".
@@ -554,8 +562,8 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       if (change) {
         taken.push({ start: t.end, end: t.end + change.index + change[0].length });
         const at = subjectAt(t.start);
-        push(make(at, 'version', plain([t.name]), { type: 'version', value: change[2]! }, `${t.name}.version`));
-        push(make(at, 'version', plain([t.name]), { type: 'version', value: change[1]!, previous: true }, `${t.name}.version`));
+        push(make(at, 'version', plain([t.name]), { type: 'version', value: change[2]! }, `${t.name}.version`), t.start, t.end);
+        push(make(at, 'version', plain([t.name]), { type: 'version', value: change[1]!, previous: true }, `${t.name}.version`), t.start, t.end);
         continue;
       }
       const v = /^\s*(?:(is|runs|at|on)\s+)?(?:api\s+)?(version\s+|v)?(\d{4}-\d{2}-\d{2}|\d+(?:\.\d+){0,3})\b/i.exec(after);
@@ -566,13 +574,13 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       const unitAfter = new RegExp(String.raw`^\s?(${UNIT_ALTERNATION})(?![\w/])`, 'i').exec(c.slice(start + version.length));
       if (unitAfter) continue; // "Redis 512 MB" is a size, not a version
       taken.push({ start, end: start + version.length });
-      push(make(subjectAt(t.start), 'version', plain([t.name]), { type: 'version', value: version }, `${t.name}.version`));
+      push(make(subjectAt(t.start), 'version', plain([t.name]), { type: 'version', value: version }, `${t.name}.version`), start, start + version.length);
     }
     for (let m = IMAGE_TAG_RE.exec(c); m; m = IMAGE_TAG_RE.exec(c)) {
       const tech = lookupTechnology(m[1]!);
       if (!tech) continue;
       taken.push({ start: m.index, end: m.index + m[0].length });
-      push(make(subjectAt(m.index), 'version', plain([tech.name]), { type: 'version', value: m[2]! }, `${tech.name}.version`));
+      push(make(subjectAt(m.index), 'version', plain([tech.name]), { type: 'version', value: m[2]! }, `${tech.name}.version`), m.index, m.index + m[0].length);
     }
     for (let m = VERSION_RE.exec(c); m; m = VERSION_RE.exec(c)) {
       const value = m[1] ?? m[2]!;
@@ -581,7 +589,7 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       taken.push({ start, end: start + value.length });
       const { at, attribute } = readAt(m.index, m.index, 'version');
       const named = without(attribute, 'version');
-      push(make(at, 'version', named, { type: 'version', value }, `${named.words.join('_') || 'app'}.version`));
+      push(make(at, 'version', named, { type: 'version', value }, `${named.words.join('_') || 'app'}.version`), start, start + value.length);
     }
 
     // Ports: a technology before the port owns it ("Redis runs on port 6379").
@@ -595,7 +603,7 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       const owner = techs.filter((t) => t.end <= start).at(-1)?.name ?? techs[0]?.name;
       const read = owner ? { at: { subject: owner, implicit: false }, attribute: plain([]) } : readAt(m.index, m.index, 'port');
       const attribute = without(read.attribute, 'port');
-      push(make(read.at, 'port', attribute, { type: 'port', value: port }, [...attribute.words, 'port'].join('_')));
+      push(make(read.at, 'port', attribute, { type: 'port', value: port }, [...attribute.words, 'port'].join('_')), start, start + value.length);
     }
 
     // Dates, regions, header names and enumerated settings ("READ COMMITTED", "allkeys-lru").
@@ -603,12 +611,12 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       if (overlaps(taken, m.index, m.index + m[0].length)) continue;
       taken.push({ start: m.index, end: m.index + m[0].length });
       const { at, attribute } = readAt(m.index, m.index, 'date');
-      push(make(at, 'date', attribute, { type: 'date', value: m[1]! }));
+      push(make(at, 'date', attribute, { type: 'date', value: m[1]! }), m.index, m.index + m[0].length);
     }
     for (let m = REGION_RE.exec(c); m; m = REGION_RE.exec(c)) {
       taken.push({ start: m.index, end: m.index + m[0].length });
       const { at, attribute } = readAt(m.index, m.index, 'region');
-      push(make(at, 'region', attribute, { type: 'region', value: m[1]!.toLowerCase() }));
+      push(make(at, 'region', attribute, { type: 'region', value: m[1]!.toLowerCase() }), m.index, m.index + m[0].length);
     }
     for (let m = HEADER_RE.exec(c); m; m = HEADER_RE.exec(c)) {
       if (overlaps(taken, m.index, m.index + m[0].length) || lookupTechnology(m[1]!)) continue;
@@ -617,7 +625,7 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       taken.push({ start: m.index, end: m.index + m[0].length });
       const read = readAt(m.index, m.index, 'header');
       const attribute = without(read.attribute, 'header');
-      push(make(read.at, 'header', attribute, { type: 'header', value: m[1]!.toLowerCase() }, [...attribute.words, 'header'].join('_')));
+      push(make(read.at, 'header', attribute, { type: 'header', value: m[1]!.toLowerCase() }, [...attribute.words, 'header'].join('_')), m.index, m.index + m[0].length);
     }
 
     // Quantities with units: durations, sizes, rates, percentages (and CPU millicores, "500m").
@@ -631,7 +639,7 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       const read = readAt(m.index, m.index + m[0].length, unit.family);
       if (m[2] === 'm' && read.attribute.words.includes('cpu')) {
         const cores = value / 1000;
-        push(make(read.at, 'count', { words: read.attribute.words, label: read.attribute.label }, { type: 'count', value: cores, unit: 'cpu', normalized: cores }));
+        push(make(read.at, 'count', { words: read.attribute.words, label: read.attribute.label }, { type: 'count', value: cores, unit: 'cpu', normalized: cores }), m.index, m.index + m[0].length);
         continue;
       }
       const family: UnitFamily = unit.family;
@@ -643,12 +651,12 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
         attribute = { ...attribute, label: `${attribute.label.replace(/\blimit\b/, '')} rate limit`.replace(/\s+/g, ' ').trim() };
       }
       const fields = { type: family, unit: unit.canonical };
-      push(make(read.at, family, attribute, { ...fields, value, normalized: toBase(value, unit) }));
+      push(make(read.at, family, attribute, { ...fields, value, normalized: toBase(value, unit) }), m.index, m.index + m[0].length);
       const from = FROM_BEFORE.exec(c.slice(0, m.index));
       const fromUnit = from ? (from[2] ? lookupUnit(from[2]) : unit) : undefined;
       if (from && fromUnit?.family === family) {
         const old = Number(from[1]);
-        push(make(read.at, family, attribute, { ...fields, unit: fromUnit.canonical, value: old, normalized: toBase(old, fromUnit), previous: true }));
+        push(make(read.at, family, attribute, { ...fields, unit: fromUnit.canonical, value: old, normalized: toBase(old, fromUnit), previous: true }), m.index, m.index + m[0].length);
       }
     }
 
@@ -665,9 +673,9 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       // "1,000 records per batch" is a batch size.
       const perBatch = /^\s+per\s+batch\b/i.test(c.slice(m.index + m[0].length)) && !named.words.includes('batch') ? ['batch'] : [];
       const attribute = { words: [...named.words, ...perBatch, unitWord], label: named.label || (perBatch.length ? `${unit}s per batch` : `${unit} count`) };
-      push(make(read.at, 'count', attribute, { type: 'count', value, unit, normalized: value }));
+      push(make(read.at, 'count', attribute, { type: 'count', value, unit, normalized: value }), m.index, m.index + m[0].length);
       const from = FROM_COUNT_BEFORE.exec(c.slice(0, m.index));
-      if (from) push(make(read.at, 'count', attribute, { type: 'count', value: Number(from[1]), unit, normalized: Number(from[1]), previous: true }));
+      if (from) push(make(read.at, 'count', attribute, { type: 'count', value: Number(from[1]), unit, normalized: Number(from[1]), previous: true }), m.index, m.index + m[0].length);
     }
 
     // Plain numbers stated as a value: "Max connections is 50", "DB_POOL_SIZE=20", "minReplicas 3".
@@ -680,7 +688,7 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
         if (attribute.words.length === 0) continue;
         taken.push({ start, end: start + number.length });
         const value = Number(number);
-        push(make(at, 'count', attribute, { type: 'number', value, normalized: value }));
+        push(make(at, 'count', attribute, { type: 'number', value, normalized: value }), start, start + number.length);
       }
     }
 
@@ -690,11 +698,11 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       if (attribute.words.length === 0) continue;
       const negatedVerb = /\b(?:not|n't|never)\s*$/i.test(c.slice(0, m.index + m[0].length - m[1]!.length).replace(/\s+(?:is|are|was|were|be|been)\s*$/i, ' '));
       const state = BOOLEAN_WORDS[m[1]!.toLowerCase()]!;
-      push(make(at, 'boolean', attribute, { type: 'boolean', value: negatedVerb ? !state : state }));
+      push(make(at, 'boolean', attribute, { type: 'boolean', value: negatedVerb ? !state : state }), m.index, m.index + m[0].length);
     }
     for (let m = NEGATED_STATE_RE.exec(c); m; m = NEGATED_STATE_RE.exec(c)) {
       const { at, attribute } = readAt(m.index, m.index, 'boolean');
-      if (attribute.words.length) push(make(at, 'boolean', attribute, { type: 'boolean', value: !BOOLEAN_WORDS[m[1]!.toLowerCase()]! }));
+      if (attribute.words.length) push(make(at, 'boolean', attribute, { type: 'boolean', value: !BOOLEAN_WORDS[m[1]!.toLowerCase()]! }), m.index, m.index + m[0].length);
     }
     for (let m = ABSENT_FEATURE_RE.exec(c); m; m = ABSENT_FEATURE_RE.exec(c)) {
       const words = m[1]!.toLowerCase().split(/\s+/);
@@ -704,13 +712,13 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
       const at = subjectAt(m.index);
       const phrase = words.slice(0, end + 1);
       const attribute = plain(canonicalAttribute(phrase, 'boolean').filter((w) => w !== at.subject), phrase.join(' '));
-      if (attribute.words.length) push(make(at, 'boolean', attribute, { type: 'boolean', value: false }));
+      if (attribute.words.length) push(make(at, 'boolean', attribute, { type: 'boolean', value: false }), m.index, m.index + m[0].length);
     }
     // "We don't put a CDN in front", "there is no cache": a whole category of technology said to be absent.
     for (let m = ABSENT_CATEGORY_RE.exec(c); m; m = ABSENT_CATEGORY_RE.exec(c)) {
       const category = CATEGORY_NOUNS[m[1]!.toLowerCase()];
       if (!category || techs.some((t) => t.category === category)) continue;
-      push(make(subjectAt(m.index), 'technology', plain([category]), { type: 'technology', value: 'none' }));
+      push(make(subjectAt(m.index), 'technology', plain([category]), { type: 'technology', value: 'none' }), m.index, m.index + m[0].length);
     }
   }
 
@@ -733,7 +741,158 @@ export function extractEntities(content: string, scope: string): FactEntity[] {
   for (let m = CONFIG_KEY_RE.exec(text); m; m = CONFIG_KEY_RE.exec(text)) {
     push({ slot: `config.${m[1]!}`, type: 'config_key', value: m[1]! });
   }
+  readMeaning(text, fallbackSubject, entities, spans);
   return entities;
+}
+
+/** A frame as stored: anchors, `^`-suffixed noun modifiers, `*`-suffixed names and `@`-prefixed qualifiers. */
+const frameKeys = (frame: Frame) => [
+  ...frame.anchors.filter((a) => !frame.aliases?.includes(a)),
+  ...(frame.aliases ?? []).map((a) => `${a}=`),
+  ...frame.modifiers.map((m) => `${m}^`),
+  ...frame.names.map((n) => `${n}*`),
+  ...frame.qualifiers.map((q) => `@${q}`),
+  ...(frame.head ? [`${frame.head}!`] : []),
+];
+
+/**
+ * What the NLP reader adds (see meaning.ts): a frame for every value read above, open-class
+ * values, statements with their polarity, cues, a deletion request and dependencies.
+ */
+function readMeaning(text: string, scopeSubject: string, entities: FactEntity[], spans: Map<FactEntity, [number, number]>): void {
+  const fact = readFact(text);
+  // A number inside a written date ("his March 15 event") is the day, not a count of events.
+  const dates = writtenDateSpans(text);
+  for (const [entity, [start, end]] of [...spans]) {
+    if ((entity.type === 'count' || entity.type === 'number') && dates.some(([s, e]) => start < e && end > s)) {
+      spans.delete(entity);
+      entities.splice(entities.indexOf(entity), 1);
+    }
+  }
+  const values = openValuesOf(fact, [...spans.values()]);
+  // Other quantities in the clause end a value's words ("a $40 case and a $60 charger"); names and technologies do not.
+  const QUANTITIES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'date', 'port', 'version']);
+  const boundaries: [number, number][] = [
+    ...[...spans].filter(([e]) => QUANTITIES.has(e.type)).map(([, span]) => span),
+    ...values.filter((v) => QUANTITIES.has(v.type)).map((v) => [v.start, v.end] as [number, number]),
+  ];
+  const others = (start: number, end: number) => boundaries.filter(([s, e]) => !(s === start && e === end));
+  for (const [entity, [start, end]] of spans) {
+    const skip = new Set([String(entity.value).toLowerCase(), ...(entity.unit ? [entity.unit] : [])]);
+    entity.frame = frameKeys(valueFrame(fact, start, end, valueKind(entity.type), others(start, end), skip));
+    // "50 event photos": the patterns counted the first noun of a compound; the count is of its head.
+    if (entity.type === 'count') {
+      const following = fact.reading.words.find((w) => w.start >= end && w.start <= end + 1);
+      const counted = fact.reading.words.filter((w) => w.end <= end).at(-1);
+      const singular = counted !== undefined && !/s$/.test(counted.lower) && counted.lower !== 'people';
+      if (singular && following && following.pos === 'NOUN' && !/^\d/.test(following.text)) {
+        entity.unit = unitOf(following);
+        entity.frame = entity.frame.filter((f) => f !== entity.unit);
+      }
+    }
+    // "to 1,350 words": a bare number the patterns read, with the noun it counts right after it.
+    if (entity.type === 'number') {
+      const noun = fact.reading.words.find((w) => w.start >= end && w.start <= end + 1);
+      if (noun && (noun.pos === 'NOUN' || noun.pos === 'PROPN') && !/^\d/.test(noun.text)) {
+        entity.type = 'count';
+        entity.unit = unitOf(noun);
+        entity.frame = entity.frame.filter((f) => f !== entity.unit);
+      }
+    }
+  }
+  // Values listed together ("A and B", "A, B or C") are one claim about one thing: one frame for all.
+  const lists = listsOf(fact, values);
+  // A name's frame leaves out the other names (the one it replaced, the person it was handed from).
+  const nameWords = new Set(values.filter((v) => v.type === 'name').flatMap((v) => String(v.value).split(/\s+/)));
+  for (const v of values) {
+    const kind = v.type === 'number' ? 'count' : v.type;
+    const skip = new Set([...(v.unit ? [v.unit] : []), ...(v.type === 'name' ? nameWords : [])]);
+    const members = lists.get(v) ?? [v];
+    const frame = mergeFrames(members.map((m) => valueFrame(fact, m.start, m.end, kind, others(m.start, m.end), skip)));
+    const anchors = frame.anchors.filter((a) => a !== v.unit);
+    entities.push({
+      slot: `${anchors.join('_') || v.type}`,
+      type: v.type,
+      value: v.type === 'boolean' ? v.value === 'true' : v.value,
+      ...(v.unit ? { unit: v.unit } : {}),
+      ...(v.normalized !== undefined ? { normalized: v.normalized } : {}),
+      ...(v.previous ? { previous: true } : {}),
+      ...(v.gone ? { gone: true } : {}),
+      subject: scopeSubject,
+      implicitSubject: true,
+      attribute: anchors,
+      label: labelOf(fact, v.start, v.end),
+      frame: frameKeys({ ...frame, anchors }),
+    });
+  }
+  for (const cue of ['change', 'tentative', 'correction'] as const) if (fact.cues[cue]) entities.push({ slot: 'cue', type: 'cue', value: cue });
+  entities.push({ slot: 'concepts', type: 'concepts', value: true, frame: conceptsOf(fact) });
+  for (const statement of statementsOf(fact)) {
+    entities.push({
+      slot: 'statement',
+      type: 'statement',
+      value: statement.positive,
+      frame: [...statement.anchors, ...statement.aliases.map((a) => `${a}=`)],
+      target: statement.target,
+      ...(statement.subject.length ? { about: statement.subject } : {}),
+      ...(statement.names.length ? { names: statement.names } : {}),
+      ...(statement.verb ? { verb: statement.verb } : {}),
+      ...(statement.head ? { head: statement.head } : {}),
+    });
+  }
+  const deletion = deletionOf(fact);
+  if (deletion) {
+    entities.push({
+      slot: 'deletion',
+      type: 'deletion',
+      value: true,
+      target: deletion.target,
+      ...(deletion.names?.length ? { about: deletion.names } : {}),
+      ...(deletion.old ? { ends: true } : {}),
+    });
+  }
+  for (const dependency of dependenciesOf(fact)) {
+    entities.push({ slot: 'dependency', type: 'dependency', value: dependency.target.join(' '), target: dependency.target, ...(dependency.until ? { ends: true } : {}) });
+  }
+}
+
+/** Open values of one type listed together in a clause, each mapped to its whole list. */
+function listsOf(fact: FactReading, values: readonly OpenValue[]): Map<OpenValue, OpenValue[]> {
+  const lists = new Map<OpenValue, OpenValue[]>();
+  const sorted = [...values].sort((a, b) => a.start - b.start);
+  let run: OpenValue[] = [];
+  const close = () => {
+    if (run.length > 1) for (const v of run) lists.set(v, run);
+    run = [];
+  };
+  for (const v of sorted) {
+    const last = run.at(-1);
+    const between = last ? fact.reading.text.slice(last.end, v.start) : '';
+    if (last && last.type === v.type && !v.previous && /^(?:\s*(?:,|\/|&|\+|\band\b|\bor\b|\bplus\b|\bas well as\b)\s*)+$/i.test(between)) run.push(v);
+    else {
+      close();
+      run = [v];
+    }
+  }
+  close();
+  return lists;
+}
+
+const mergeFrames = (frames: Frame[]): Frame => ({
+  ...(frames[0]?.head ? { head: frames[0].head } : {}),
+  anchors: [...new Set(frames.flatMap((f) => f.anchors))].sort(),
+  aliases: [...new Set(frames.flatMap((f) => f.aliases ?? []))].sort(),
+  modifiers: [...new Set(frames.flatMap((f) => f.modifiers))].sort(),
+  names: [...new Set(frames.flatMap((f) => f.names))].sort(),
+  qualifiers: [...new Set(frames.flatMap((f) => f.qualifiers))].sort(),
+});
+
+/** How an open value's attribute reads in a question: the nouns of its clause before it ("security lead", "weekly word count target"). */
+function labelOf(fact: FactReading, start: number, end: number): string {
+  const clause = fact.reading.clauses.find((c) => start >= c.start && start <= c.end);
+  if (!clause) return '';
+  const nouns = clause.words.filter((w) => (w.end <= start || w.start >= end) && (w.pos === 'NOUN' || (w.pos === 'ADJ' && !w.stop)) && !/^\d/.test(w.text));
+  return nouns.slice(0, 4).map((w) => w.lower).join(' ');
 }
 
 const NEGATION = /\b(?:not|never|no longer)\b|n't\b/i;
@@ -801,13 +960,60 @@ export function slotParts(entity: FactEntity): { subject: string; implicit: bool
 export function matchKeysOf(entities: readonly FactEntity[]): string[] {
   const keys = new Set<string>();
   for (const e of entities) {
-    if (e.type === 'config_key') continue;
+    if (e.type === 'config_key' || e.type === 'cue' || e.type === 'concepts') continue;
+    if (e.type === 'statement') {
+      // Denials are found by what they deny, assertions by what they name (see probeKeysOf).
+      const nouns = (e.value === false ? (e.target ?? []) : (e.frame ?? [])).filter(isNounConcept);
+      for (const w of nouns.slice(0, MAX_STATEMENT_KEYS)) keys.add(`${e.value === false ? 'neg' : 'pos'}:${w}`);
+      continue;
+    }
+    if (e.type === 'dependency') {
+      for (const w of (e.target ?? []).filter(isNounConcept)) keys.add(`dep:${w}`);
+      continue;
+    }
+    if (e.type === 'deletion') continue;
     const kind = valueKind(e.type);
     const { subject, attribute } = slotParts(e);
     const core = attribute.filter((w) => w !== subject);
     for (const w of core.length ? core : ['*']) {
       keys.add(`${kind}:${w}`);
       if (subject) keys.add(`${kind}:${w}@${subject}`);
+    }
+    for (const w of (e.frame ?? []).filter(isNounConcept)) keys.add(`${kind}~${w}`);
+    if (IDENTITY_TYPES.has(e.type)) keys.add(identityKey(e));
+  }
+  return [...keys].sort();
+}
+
+/** Values that identify one thing (an address, a channel, a person, a product): facts naming one can be found by it. */
+export const IDENTITY_TYPES = new Set(['email', 'url', 'channel', 'name', 'technology']);
+/** The key under which facts naming this value are found. */
+export const identityKey = (e: Pick<FactEntity, 'type' | 'value'>) => `val:${e.type}:${String(e.value).toLowerCase()}`;
+
+/** Statement keys kept per clause: its first nouns are enough to meet the other side. */
+const MAX_STATEMENT_KEYS = 8;
+/** A frame entry that is an anchor noun (not a verb, modifier mark or qualifier). */
+const isNounConcept = (w: string) => !w.startsWith('v:') && !w.startsWith('@') && !w.endsWith('^');
+
+/**
+ * Keys a fact looks facts up by in a detection run, beyond its own: an assertion looks for
+ * denials of what it names, a denial and a deletion request for assertions of what they name, a
+ * dependency for what changes the thing depended on, and every fact for facts that depend on
+ * what it names.
+ */
+export function probeKeysOf(entities: readonly FactEntity[]): string[] {
+  const keys = new Set<string>();
+  for (const e of entities) {
+    if (e.type === 'statement') {
+      const nouns = (e.value === false ? (e.target ?? []) : (e.frame ?? [])).filter(isNounConcept);
+      for (const w of nouns.slice(0, MAX_STATEMENT_KEYS)) {
+        keys.add(`${e.value === false ? 'pos' : 'neg'}:${w}`);
+        keys.add(`dep:${w}`);
+      }
+    } else if (e.type === 'deletion' || e.type === 'dependency') {
+      for (const w of (e.target ?? []).filter(isNounConcept)) keys.add(`pos:${w}`);
+    } else if (IDENTITY_TYPES.has(e.type)) {
+      keys.add(identityKey(e));
     }
   }
   return [...keys].sort();
