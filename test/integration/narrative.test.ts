@@ -27,7 +27,7 @@ import { isolatedTestDatabases } from '../support/databases.ts';
 import { chatReply, startFakeOpenAI, storyOf, type FakeOpenAI, type ScriptedReply } from '../support/fake-openai.ts';
 
 type Body = Record<string, unknown>;
-const LINE = /^\[([0-9a-f]{8,32})\] (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) \(([^)]+)\) (".*")$/;
+const LINE = /^\[([0-9a-f]{8,32})\] (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) \(([^)]+)\)(?: \[superseded \d{4}-\d{2}-\d{2}\])? (".*")$/;
 
 /** The short id of the story line whose content contains `text`. */
 function idOf(lines: string[], text: string): string {
@@ -150,6 +150,30 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     for (const [key, content, agent] of facts) ids[key] = await ws.commit(content, { agent: agent ?? 'agent-1' });
     return { ws, ids };
   }
+
+  it('shows the facts a lone commit relates to, superseded history marked, whatever the forgetting curve drew', async () => {
+    const ws = await workspace();
+    // The partner of the coming contradiction and an arc, among many unrelated facts the curve would mostly drop.
+    const partner = await ws.commit('No Flask routes have been written yet for the budget tracker.', { agent: 'agent-1', scope: 'tracker' });
+    const first = await ws.commit('The first sprint is due April 1.', { agent: 'agent-2', scope: 'planning' });
+    await ws.commit('The sprint deadline moved to April 5.', { agent: 'agent-3', scope: 'planning' });
+    for (let i = 0; i < 120; i++) await ws.commit(`Service s${i} writes its audit trail to bucket b${i} in region r${i % 7}.`, { agent: `agent-${i % 5}`, scope: `svc${i}` });
+    await detect(detectiveWith());
+    fake.requests.length = 0;
+
+    const restated = await ws.commit('The first sprint is due April 1.', { agent: 'agent-4', scope: 'planning' });
+    expect(restated).not.toBe(first); // a restatement after the deadline moved is a new commit, not corroboration
+    const trigger = await ws.commit('The homepage route of the budget tracker is implemented in Flask.', { agent: 'agent-5', scope: 'tracker' });
+    await detect(detectiveWith());
+    const lines = chats().flatMap((r) => storyOf(r.body));
+    const text = (line: string) => line.slice(line.indexOf('"'));
+    expect(lines.map(text)).toEqual(expect.arrayContaining([JSON.stringify('No Flask routes have been written yet for the budget tracker.')]));
+    expect(lines.some((l) => l.includes('The sprint deadline moved to April 5.'))).toBe(true);
+    // The first statement of the deadline is history now, and its line says so.
+    expect(lines.find((l) => l.includes('The first sprint is due April 1.') && l.includes('[superseded '))).toBeDefined();
+    const ids = shortIds([partner, trigger]);
+    expect(lines.some((l) => l.startsWith(`[${ids.get(partner)!}]`))).toBe(true);
+  });
 
   it('reads the story oldest first with every trigger fact, and stores a three-fact confusion whole', async () => {
     const { ws, ids } = await storyWorkspace();

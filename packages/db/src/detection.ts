@@ -341,18 +341,18 @@ export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<
   return rows.map((r) => ({ id: r.id, committed_at: new Date(Number(r.ms)), conflicts: Number(r.conflicts), chars: Number(r.chars) }));
 }
 
-/** The facts a story shows. */
+/** The facts a story shows (a superseded one with the end of its window). */
 export async function storyFacts(
   tenant: TenantDb,
   ids: readonly string[],
-): Promise<{ id: string; content: string; scope: string; committed_at: Date }[]> {
+): Promise<{ id: string; content: string; scope: string; committed_at: Date; valid_until: Date | null }[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<{ id: string; content: string; scope: string; committed_at: unknown }>(
+  const rows = await queryRows<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(
     tenant.db,
-    sql`select id, content, scope, committed_at from facts
+    sql`select id, content, scope, committed_at, valid_until from facts
         where workspace_id = ${tenant.workspaceId} and id = any(${`{${ids.join(',')}}`}::uuid[])`,
   );
-  return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)! }));
+  return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)!, valid_until: toDate(r.valid_until) }));
 }
 
 /** Tokens the workspace's detection runs spent since `since` (for the daily budget). */

@@ -42,6 +42,8 @@ export interface Survivor<F extends CurveFact> {
   /** The fact's draw divided by its keep probability: below 1 means kept; lower is kept more surely. */
   rank: number;
   trigger: boolean;
+  /** Evidence for a trigger (always shown, like the triggers). */
+  evidence?: boolean;
 }
 
 /** Applies the curve; survivors come oldest first. */

@@ -6,18 +6,16 @@
  * becomes conflicts (deduplicated against every conflict ever raised).
  */
 import {
-  factsByIds,
   forWorkspace,
   recordedRun,
-  factsMatching,
   insertConflicts,
   narrativeCandidates,
-  semanticNeighbours,
   storyFacts,
   tokensSpentSince,
   workspaceSettings,
   type ConflictRecord,
   type Database,
+  type NarrativeCandidate,
   type RunStats,
   type TenantDb,
 } from '@engram/db';
@@ -26,7 +24,8 @@ import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
 import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
-import { applyForgetting } from './forgetting.ts';
+import { gatherEvidence } from './evidence.ts';
+import { applyForgetting, type Survivor } from './forgetting.ts';
 import { batchStory, composeStory, fillBudget, type StoryLine } from './story.ts';
 
 /** How the detective is set up on this server. */
@@ -61,6 +60,8 @@ export interface Story {
   /** Survivors of the curve left out to stay within the story budget. */
   omitted: number;
   survivors: number;
+  /** Facts shown as evidence for the triggers. */
+  evidence: number;
 }
 
 /** A narrative pass that could not finish: its conflicts so far are stored, its job is retried. */
@@ -74,11 +75,6 @@ export class NarrativeFailure extends Error {
 }
 
 const CHARS_PER_LINE_OVERHEAD = 40;
-/** Facts that share a slot with a trigger, read per slot; and nearest facts by meaning per trigger. */
-const SLOT_FACTS_PER_KEY = 20;
-const NEIGHBOURS_PER_TRIGGER = 5;
-/** Triggers whose slots and neighbours are looked up (a big burst's story is mostly its own facts). */
-const RELATED_TRIGGERS = 100;
 
 type StoryDetective = Pick<NarrativeDetective, 'storyChars' | 'baseStoryChars' | 'storyCharsPerTrigger' | 'batchChars' | 'overlapLines'>;
 
@@ -86,27 +82,54 @@ type StoryDetective = Pick<NarrativeDetective, 'storyChars' | 'baseStoryChars' |
 export const storyBudget = (detective: StoryDetective, triggers: number) =>
   Math.min(detective.storyChars, detective.baseStoryChars + detective.storyCharsPerTrigger * triggers);
 
+/** Evidence per trigger and per run (see evidence.ts): a hot subject cannot flood the prompt. */
+export const EVIDENCE_FACTS_PER_TRIGGER = 10;
+export const EVIDENCE_CHARS_PER_TRIGGER = 1_800;
+export const EVIDENCE_FACTS_PER_RUN = 60;
+
 /**
  * Builds the story the detective reads for a run — deterministic given the seed, `now`, the
- * triggers and the workspace's facts, so a recorded run replays exactly. Facts the triggers relate
- * to (same slot, or nearest by meaning) are preferred after the triggers themselves and the facts
- * with a conflict history.
+ * triggers and the workspace's facts, so a recorded run replays exactly. Evidence first: the
+ * triggers and every fact they relate to (the same claim and its recent history, the other side
+ * of a statement, shared names, facts depending on what changed, near neighbours by meaning),
+ * bounded; then the forgetting curve's sample of the rest fills the remaining budget.
  */
 export async function buildStory(
   tenant: TenantDb,
   detective: StoryDetective,
   input: { seed: string; now: Date; triggerFactIds: readonly string[] },
 ): Promise<Story> {
-  const candidates = await narrativeCandidates(tenant, input.now);
   const triggerIds = new Set(input.triggerFactIds);
-  const related = await relatedFacts(tenant, input.triggerFactIds);
-  await yieldToRequests();
-  const survivors = applyForgetting(candidates, { seed: input.seed, now: input.now, triggerIds });
-  await yieldToRequests();
   const budget = storyBudget(detective, triggerIds.size);
-  // Read contents only for the survivors that can fit (by their length), most wanted first.
+  // The background's candidates and the triggers' evidence are read at once (two connections).
+  const [candidates, evidence] = await Promise.all([
+    narrativeCandidates(tenant, input.now),
+    gatherEvidence(tenant, input.triggerFactIds, {
+      perTrigger: EVIDENCE_FACTS_PER_TRIGGER,
+      perRun: EVIDENCE_FACTS_PER_RUN,
+      charsPerTrigger: EVIDENCE_CHARS_PER_TRIGGER,
+      charsPerRun: Math.max(EVIDENCE_CHARS_PER_TRIGGER, Math.min(detective.storyChars / 2, EVIDENCE_CHARS_PER_TRIGGER * triggerIds.size)),
+    }),
+  ]);
+  const evidenceIds = new Set(evidence.map((e) => e.id));
+  await yieldToRequests();
+  // The curve samples the background only: the evidence is in whatever the draws say.
+  const survivors = applyForgetting(
+    candidates.filter((c) => !evidenceIds.has(c.id)),
+    { seed: input.seed, now: input.now, triggerIds },
+  );
+  const conflictsOf = new Map(candidates.map((c) => [c.id, c.conflicts]));
+  const shown: Survivor<NarrativeCandidate>[] = [
+    ...survivors,
+    ...evidence
+      .filter((e) => !triggerIds.has(e.id))
+      .map((e) => ({ fact: { id: e.id, committed_at: e.committed_at, conflicts: conflictsOf.get(e.id) ?? 0, chars: e.chars }, rank: 0, trigger: false, evidence: true })),
+  ];
+  await yieldToRequests();
+  // Read contents only for the facts that can fit (by their length), most wanted first.
   // JSON escaping can lengthen a content a little: estimate generously, compose exactly below.
-  const wanted = fillBudget(survivors, related, budget * 1.1, (s) => Math.ceil(s.fact.chars * 1.1) + CHARS_PER_LINE_OVERHEAD);
+  const lineCost = (s: Survivor<NarrativeCandidate>) => Math.ceil(s.fact.chars * 1.1) + CHARS_PER_LINE_OVERHEAD;
+  const wanted = fillBudget(shown, new Set(), budget * 1.1, lineCost);
   const contents = new Map((await storyFacts(tenant, wanted.map((s) => s.fact.id))).map((f) => [f.id, f]));
   const full = wanted
     .filter((s) => contents.has(s.fact.id))
@@ -115,14 +138,15 @@ export async function buildStory(
   await yieldToRequests();
   const { lines, omitted } = composeStory(full, {
     budgetChars: budget,
-    related,
+    related: new Set(),
     universe: candidates.map((c) => c.id),
   });
   return {
     lines,
     batches: batchStory(lines, { maxChars: detective.batchChars, overlapLines: detective.overlapLines }),
-    omitted: survivors.length - wanted.length + omitted,
+    omitted: shown.length - wanted.length + omitted,
     survivors: survivors.length,
+    evidence: evidence.length,
   };
 }
 
@@ -138,18 +162,6 @@ export async function replayStory(db: Database, detective: StoryDetective, runId
 
 /** Lets the requests an in-process worker shares its event loop with go first between the steps of a large workspace's story. */
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Current facts in the triggers' slots, and each trigger's nearest facts by embedding. */
-async function relatedFacts(tenant: TenantDb, triggerFactIds: readonly string[]): Promise<Set<string>> {
-  const ids = triggerFactIds.slice(0, RELATED_TRIGGERS);
-  const triggers = await factsByIds(tenant, ids);
-  const keys = [...new Set(triggers.flatMap((f) => f.match_keys))];
-  const [inSlots, neighbours] = await Promise.all([
-    factsMatching(tenant, keys, SLOT_FACTS_PER_KEY),
-    semanticNeighbours(tenant, ids, NEIGHBOURS_PER_TRIGGER),
-  ]);
-  return new Set([...inSlots.filter((f) => f.valid_until === null).map((f) => f.id), ...neighbours]);
-}
 
 const SEVERITY = { reversal: 'high', ambiguity: 'high', stale: 'medium' } as const;
 

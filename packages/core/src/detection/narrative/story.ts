@@ -13,6 +13,8 @@ export interface StoryFact {
   scope: string;
   committed_at: Date;
   conflicts: number;
+  /** When its window closed, for a superseded fact shown as history. */
+  valid_until?: Date | null;
 }
 
 export interface StoryLine {
@@ -56,15 +58,16 @@ export function shortIds(ids: readonly string[], universe: Iterable<string> = id
 const pad = (n: number) => String(n).padStart(2, '0');
 const stamp = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
 
-/** One line of the story. */
-export function storyLine(shortId: string, fact: Pick<StoryFact, 'scope' | 'committed_at' | 'content'>): string {
-  return `[${shortId}] ${stamp(fact.committed_at)} (${fact.scope}) ${JSON.stringify(fact.content)}`;
+/** One line of the story; a superseded fact says since when ("superseded 2026-03-02"). */
+export function storyLine(shortId: string, fact: Pick<StoryFact, 'scope' | 'committed_at' | 'content' | 'valid_until'>): string {
+  const history = fact.valid_until ? ` [superseded ${stamp(fact.valid_until).slice(0, 10)}]` : '';
+  return `[${shortId}] ${stamp(fact.committed_at)} (${fact.scope})${history} ${JSON.stringify(fact.content)}`;
 }
 
 /**
- * The survivors a story of `budget` characters holds, most wanted first: trigger facts (always,
- * whatever the budget), then facts with a conflict history, then facts in `related`, then the rest
- * by how surely the curve kept them; `lengthOf` is what a survivor's line costs.
+ * The survivors a story of `budget` characters holds, most wanted first: trigger facts and their
+ * evidence (always, whatever the budget), then facts with a conflict history, then facts in
+ * `related`, then the rest by how surely the curve kept them; `lengthOf` is what a line costs.
  */
 export function fillBudget<F extends CurveFact>(
   survivors: readonly Survivor<F>[],
@@ -72,12 +75,13 @@ export function fillBudget<F extends CurveFact>(
   budget: number,
   lengthOf: (s: Survivor<F>) => number,
 ): Survivor<F>[] {
-  const priority = (s: Survivor<F>) => (s.trigger ? 0 : s.fact.conflicts > 0 ? 1 : related.has(s.fact.id) ? 2 : 3);
+  const priority = (s: Survivor<F>) => (s.trigger ? 0 : s.evidence ? 1 : s.fact.conflicts > 0 ? 2 : related.has(s.fact.id) ? 3 : 4);
   const picked: Survivor<F>[] = [];
   let used = 0;
   for (const s of [...survivors].sort((a, b) => priority(a) - priority(b) || a.rank - b.rank)) {
     const length = lengthOf(s);
-    if (used + length > budget && !s.trigger) continue;
+    // Triggers and their evidence are always shown (the evidence is bounded where it is gathered).
+    if (used + length > budget && !s.trigger && !s.evidence) continue;
     picked.push(s);
     used += length;
   }

@@ -1,0 +1,151 @@
+/**
+ * Evidence first (SPEC §6, narrative detective step 1): the facts a run's triggers relate to
+ * always enter the story, like the triggers — a model can only flag what it is shown, so both
+ * sides of a confusion must share a prompt. Related means, strongest first:
+ *
+ * 1. the same claim, by the deterministic tiers' alignment (frames, slots), with its recent
+ *    history: superseded versions included, so an arc X → Y → X reads as one;
+ * 2. a statement's other side (a denial of what the trigger asserts, an assertion of what it
+ *    denies), the facts a deletion request names, the facts that depend on what the trigger
+ *    names (and what a dependent fact depends on), and facts naming the same person, product,
+ *    address or channel;
+ * 3. the nearest facts by embedding, above a similarity measured on the story sets.
+ *
+ * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
+ * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
+ */
+import { factsByIds, factsMatching, semanticNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
+import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
+import { claimsOf, sameSlot } from '../claims.ts';
+
+/** A fact the story must show, with what it needs to be placed and costed. */
+export interface EvidenceFact {
+  id: string;
+  committed_at: Date;
+  chars: number;
+  /** Its window closed: shown as history ("superseded"). */
+  superseded: boolean;
+  /** How strongly it relates to a trigger (3 same claim, 2 related statement or name, 1 near by meaning). */
+  strength: number;
+}
+
+export interface EvidenceLimits {
+  /** Most facts per trigger, and per run. */
+  perTrigger: number;
+  perRun: number;
+  /** Most characters of evidence per trigger, and per run. */
+  charsPerTrigger: number;
+  charsPerRun: number;
+}
+
+/** Facts read per shared key (newest first): a crowded key cannot make a run read thousands. */
+const FACTS_PER_KEY = 20;
+/** Superseded versions shown per claim: enough for an arc, not a whole changelog. */
+const HISTORY_PER_TRIGGER = 4;
+/** Nearest facts by embedding looked at per trigger. */
+const NEIGHBOURS_PER_TRIGGER = 6;
+/**
+ * Embedding neighbours below this cosine are not evidence. Measured with the local embedder over
+ * the story sets (`npm run eval:detection -- --neighbours`): it keeps 81% of the fact pairs of
+ * expected confusions (median cosine 0.40) and lets in 5% of pairs from unrelated stories
+ * (median 0.02); 0.15 would keep 91% for 10%. Neighbours are the weakest evidence, ranked last.
+ */
+export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
+/** Triggers whose evidence is gathered (a big burst's story is mostly its own facts). */
+export const EVIDENCE_TRIGGERS = 100;
+
+/** Strength of the tie between a trigger and another fact (0: none). */
+function strengthOf(
+  trigger: DetectorFact,
+  probes: ReadonlySet<string>,
+  identities: ReadonlySet<string>,
+  fact: DetectorFact,
+  claims: (f: DetectorFact) => ReturnType<typeof claimsOf>,
+): number {
+  const mine = claims(trigger);
+  const theirs = claims(fact);
+  if (mine.some((a) => theirs.some((b) => sameSlot(a, b)))) return 3;
+  if (fact.match_keys.some((k) => probes.has(k) || identities.has(k))) return 2;
+  const theirProbes = probeKeysOf(fact.entities);
+  if (theirProbes.some((k) => trigger.match_keys.includes(k))) return 2;
+  return 0;
+}
+
+/**
+ * The evidence of a run: for each trigger, the related facts (current ones, and the recent
+ * history of the same claims), strongest and newest first, within the limits.
+ */
+export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly string[], limits: EvidenceLimits): Promise<EvidenceFact[]> {
+  const ids = triggerFactIds.slice(0, EVIDENCE_TRIGGERS);
+  if (ids.length === 0) return [];
+  const triggers = (await factsByIds(tenant, ids)).filter((t) => t.durability === 'durable');
+  const triggerSet = new Set(triggerFactIds);
+  const keys = new Set<string>();
+  for (const t of triggers) for (const k of [...t.match_keys, ...probeKeysOf(t.entities)]) keys.add(k);
+  const [pool, neighbours] = await Promise.all([
+    factsMatching(tenant, [...keys], FACTS_PER_KEY),
+    semanticNeighbours(tenant, triggers.map((t) => t.id), NEIGHBOURS_PER_TRIGGER),
+  ]);
+  const nearBy = new Map<string, Set<string>>();
+  for (const n of neighbours) if (n.similarity >= MIN_NEIGHBOUR_SIMILARITY) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
+  const neighbourFacts = new Map((await factsByIds(tenant, [...new Set(neighbours.map((n) => n.id))].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]));
+
+  // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
+  const cache = new Map<string, ReturnType<typeof claimsOf>>();
+  const claims = (f: DetectorFact) => {
+    let found = cache.get(f.id);
+    if (!found) cache.set(f.id, (found = claimsOf(f)));
+    return found;
+  };
+  const lists = triggers.map((trigger) => {
+    const probes = new Set(probeKeysOf(trigger.entities));
+    const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
+    const ranked: { fact: DetectorFact; strength: number }[] = [];
+    for (const fact of pool) {
+      if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
+      const strength = strengthOf(trigger, probes, identities, fact, claims);
+      // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
+      if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
+    }
+    for (const id of nearBy.get(trigger.id) ?? []) {
+      const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
+      if (fact && !triggerSet.has(id) && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 1 });
+    }
+    ranked.sort((a, b) => b.strength - a.strength || b.fact.committed_at.getTime() - a.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
+    const kept: { fact: DetectorFact; strength: number }[] = [];
+    let chars = 0;
+    let history = 0;
+    for (const r of ranked) {
+      if (kept.length >= limits.perTrigger) break;
+      if (r.fact.valid_until !== null && history >= HISTORY_PER_TRIGGER) continue;
+      if (chars + r.fact.content.length > limits.charsPerTrigger && kept.length > 0) continue;
+      kept.push(r);
+      chars += r.fact.content.length;
+      if (r.fact.valid_until !== null) history++;
+    }
+    return kept;
+  });
+
+  // Merged across triggers in turns, so every trigger gets its strongest evidence in before any gets its weakest.
+  const chosen = new Map<string, EvidenceFact>();
+  let chars = 0;
+  for (let round = 0; ; round++) {
+    let any = false;
+    for (const list of lists) {
+      const r = list[round];
+      if (!r) continue;
+      any = true;
+      if (chosen.has(r.fact.id) || chosen.size >= limits.perRun || chars + r.fact.content.length > limits.charsPerRun) continue;
+      chosen.set(r.fact.id, {
+        id: r.fact.id,
+        committed_at: r.fact.committed_at,
+        chars: r.fact.content.length,
+        superseded: r.fact.valid_until !== null,
+        strength: r.strength,
+      });
+      chars += r.fact.content.length;
+    }
+    if (!any) break;
+  }
+  return [...chosen.values()];
+}
