@@ -12,7 +12,8 @@
  *   - a burst: `--burst` commits through the commit pipeline from 8 concurrent agents, and waits
  *     for detection to drain: prompt tokens of every run it caused / commits;
  *   - lone commits: `--lone` commits, each after the previous one's run finished (the worst case:
- *     no coalescing);
+ *     no coalescing), with the median prompt tokens and the median time to build one such run's
+ *     story (evidence and background, without the model call);
  *   - the seed design for comparison: the whole forgetting-curve story (no budget) sent on every
  *     commit, counted the same way.
  * Needs Postgres with pgvector where it may create databases (BENCH_DATABASE_URL, else
@@ -25,6 +26,7 @@ import {
   authenticateToken,
   batchStory,
   BATCH_CHARS,
+  buildStory,
   commitFact,
   CommitInput,
   composeStory,
@@ -78,7 +80,7 @@ for (const size of SIZES) {
     let serial = size;
     const commit = async (agent: number) => {
       const { content, scope } = factText(serial++);
-      await commitFact(services, principal, CommitInput.parse({ content, scope, confidence: 0.9, agent_id: `agent-${agent}` }));
+      return commitFact(services, principal, CommitInput.parse({ content, scope, confidence: 0.9, agent_id: `agent-${agent}` }));
     };
     const drained = async () => {
       for (;;) {
@@ -121,15 +123,30 @@ for (const size of SIZES) {
     const loneStart = new Date();
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
+    const loneIds: string[] = [];
+    const lonePrompt: number[] = [];
     for (let i = 0; i < LONE; i++) {
-      await commit(i % AGENTS);
+      const before = new Date();
+      const out = await commit(i % AGENTS);
+      if (out.fact_id) loneIds.push(out.fact_id);
       await sleep(400); // past the debounce, so the run is this commit's alone
       await drained();
+      lonePrompt.push((await spentSince(before)).prompt);
     }
     loop.disable();
     const lone = await spentSince(loneStart);
     const loopMaxMs = Math.round(loop.max / 1e6);
     await worker.stop();
+
+    // Building one lone commit's story (evidence and background), without the model call.
+    const tenantForStory = forWorkspace(handle.db, created.workspaceId);
+    const buildMs: number[] = [];
+    for (const id of loneIds) {
+      const started = performance.now();
+      await buildStory(tenantForStory, detective, { seed: `bench-${id}`, now: new Date(), triggerFactIds: [id] });
+      buildMs.push(performance.now() - started);
+    }
+    const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
     // The seed design: the whole curve story, on every commit.
     const tenant = forWorkspace(handle.db, created.workspaceId);
@@ -147,6 +164,8 @@ for (const size of SIZES) {
       String(Math.round(burst.prompt / BURST)),
       String(Math.round(burst.completion / BURST)),
       String(Math.round(lone.prompt / LONE)),
+      String(medianOf(lonePrompt)),
+      `${Math.round(medianOf(buildMs))} ms`,
       `${lone.medianRunMs} ms`,
       `${loopMaxMs} ms`,
       `${survivors.length.toLocaleString('en-US')} facts, ${batches.length} batches`,
@@ -160,7 +179,7 @@ for (const size of SIZES) {
 }
 await fake.close();
 
-const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE})`, 'lone run median (both passes)', 'event loop held (max)', 'seed design story', 'seed design prompt tok/commit'];
+const header = ['facts', `burst of ${BURST} commits`, 'prompt tok/commit', 'completion tok/commit', `lone commit prompt tok (${LONE}, mean)`, 'lone commit prompt tok (median)', 'story build (median)', 'lone run median (both passes)', 'event loop held (max)', 'seed design story', 'seed design prompt tok/commit'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const format = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
 process.stdout.write(`\nNarrative detective cost (${detective.call.model} tokenizer o200k_base; story cap ${detective.storyChars} chars, ${detective.baseStoryChars} + ${detective.storyCharsPerTrigger}/new fact):\n`);

@@ -2,9 +2,13 @@
  * Evaluates conflict detection on a stories file: per-story outcomes, precision, recall and
  * violated expectations.
  *
- *   npm run eval:detection -- [FILE] [--url URL --admin-token TOKEN] [--json]
+ *   npm run eval:detection -- [FILE ...] [--url URL --admin-token TOKEN] [--json] [--verbose]
+ *   npm run eval:detection -- [FILE ...] --evidence|--oracle|--live [--sizes 100,1000,10000]
+ *   npm run eval:detection -- [FILE ...] --neighbours
  *
- * FILE defaults to the dev stories (test/data/detection/dev-stories.json). Without --url, a
+ * Without FILE, every story set in test/data/detection runs, and a table per set and kind of
+ * story follows (confusions found, old facts retired after an update or a deletion request,
+ * false alarms). --verbose prints every story's row too. Without --url, a
  * service is started in this process on a fresh in-memory embedded database, with its in-process
  * detection worker; with --url, the stories run against that service (its operator token from
  * --admin-token or ENGRAM_ADMIN_TOKEN; each story creates a workspace there).
@@ -19,11 +23,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFor, loadConfig } from '@engram/config';
+import { createEmbedder } from '@engram/core';
 import { createLogger, startServer } from '@engram/server';
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai.ts';
+import { formatEvidenceTable, formatNeighbourSimilarity, measureEvidence, neighbourSimilarity, type EvidenceMode, type EvidenceRow } from './evidence.ts';
 import { runStories } from './runner.ts';
-import { formatReport, loadStories, summarize } from './stories.ts';
+import { byKind, formatKindTable, formatProblems, formatReport, loadStories, summarize, type EvalSummary, type StoryOutcome } from './stories.ts';
 
-const DEFAULT_FILE = path.join(import.meta.dirname, '../data/detection/dev-stories.json');
+const DATA = path.join(import.meta.dirname, '../data/detection');
+/** Every story set, in the order the table shows them. */
+const ALL_SETS = ['dev', 'extra', 'holdout', 'blind', 'beam-dev', 'beam-holdout', 'beam-test', 'semantic-dev', 'semantic-holdout'].map((name) => ({
+  name,
+  file: path.join(DATA, `${name}-stories.json`),
+}));
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,13 +44,46 @@ const { values, positionals } = parseArgs({
     'admin-token': { type: 'string' },
     json: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '4' },
+    verbose: { type: 'boolean', default: false },
+    // The narrative detective's evaluation (see evidence.ts): which share of the expected
+    // confusions had all their facts in one prompt (--evidence), what a model answering exactly
+    // those would find (--oracle), or what the configured model finds (--live).
+    evidence: { type: 'boolean', default: false },
+    oracle: { type: 'boolean', default: false },
+    live: { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '100,1000,10000' },
+    // How similar the facts of expected confusions are by embedding, against unrelated facts:
+    // what the narrative evidence's neighbour threshold keeps and lets in. No service needed.
+    neighbours: { type: 'boolean', default: false },
   },
 });
+const narrativeMode: EvidenceMode | null = values.live ? 'live' : values.oracle ? 'oracle' : values.evidence ? 'record' : null;
+if (values.live && !process.env.OPENAI_API_KEY) {
+  process.stderr.write('--live needs OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI): it runs the stories against that model.\n');
+  process.exit(2);
+}
+if (narrativeMode && values.url) {
+  process.stderr.write('--evidence, --oracle and --live start their own service (they read its detective\'s prompts); drop --url.\n');
+  process.exit(2);
+}
 
-const file = loadStories(positionals[0] ?? DEFAULT_FILE);
+const sets = positionals.length
+  ? positionals.map((file) => ({ name: path.basename(file).replace(/-stories\.json$|\.json$/, ''), file }))
+  : ALL_SETS;
+const files = sets.map((set) => ({ ...set, stories: loadStories(set.file) }));
+
+if (values.neighbours) {
+  const embedder = createEmbedder(loadConfig(process.env));
+  const measured = await neighbourSimilarity(embedder, files.map((f) => f.stories));
+  process.stdout.write(`${formatNeighbourSimilarity(embedder.model, measured)}\n`);
+  process.exit(0);
+}
 let baseUrl = values.url;
 let adminToken = values['admin-token'] ?? process.env.ENGRAM_ADMIN_TOKEN;
 let stop = async () => {};
+
+let fake: FakeOpenAI | undefined;
+if (narrativeMode === 'record' || narrativeMode === 'oracle') fake = await startFakeOpenAI();
 
 if (!baseUrl) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-eval-'));
@@ -53,11 +98,15 @@ if (!baseUrl) {
     adminToken,
     publicUrl: undefined,
     inProcessWorker: true,
-    openai: loadConfig({
-      OPENAI_API_KEY: process.env.OPENAI_API_KEY,
-      OPENAI_BASE_URL: process.env.OPENAI_BASE_URL,
-      ENGRAM_DETECTIVE_MODEL: process.env.ENGRAM_DETECTIVE_MODEL,
-    }).openai,
+    openai: loadConfig(
+      fake
+        ? { OPENAI_API_KEY: 'sk-scripted', OPENAI_BASE_URL: fake.baseUrl }
+        : {
+            OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+            OPENAI_BASE_URL: process.env.OPENAI_BASE_URL,
+            ENGRAM_DETECTIVE_MODEL: process.env.ENGRAM_DETECTIVE_MODEL,
+          },
+    ).openai,
     embeddings: loadConfig({}).embeddings,
     // Every story is its own workspace, all from this one client: lift the signup limit.
     anonymousLimits: { requestsPerMinute: 100_000, signupsPerHour: 100_000 },
@@ -78,16 +127,54 @@ if (!baseUrl) {
   process.exit(2);
 }
 
+if (narrativeMode) {
+  try {
+    const sizes = values.sizes.split(',').map(Number);
+    const results: { name: string; rows: EvidenceRow[] }[] = [];
+    for (const set of files) {
+      const rows: EvidenceRow[] = [];
+      for (const size of sizes) {
+        const started = performance.now();
+        rows.push(
+          ...(await measureEvidence(
+            { baseUrl: baseUrl ?? '', adminToken: adminToken ?? '', mode: narrativeMode, fake, progress: (line) => process.stderr.write(`${set.name} ${line}\n`) },
+            set.stories,
+            size,
+          )),
+        );
+        process.stderr.write(`${set.name} at ${size} facts: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+      }
+      results.push({ name: set.name, rows });
+    }
+    process.stdout.write(values.json ? `${JSON.stringify(results, null, 2)}\n` : `${formatEvidenceTable(results, narrativeMode)}\n`);
+  } finally {
+    await stop();
+    await fake?.close();
+  }
+  process.exit(0);
+}
+
 try {
-  const started = performance.now();
-  const outcomes = await runStories({ baseUrl, adminToken: adminToken ?? '', concurrency: Number(values.concurrency) }, file);
-  const summary = summarize(outcomes);
+  const results: { name: string; outcomes: StoryOutcome[]; summary: EvalSummary; seconds: number }[] = [];
+  for (const set of files) {
+    const started = performance.now();
+    const outcomes = await runStories({ baseUrl, adminToken: adminToken ?? '', concurrency: Number(values.concurrency) }, set.stories);
+    results.push({ name: set.name, outcomes, summary: summarize(outcomes), seconds: (performance.now() - started) / 1000 });
+  }
   if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({ summary, outcomes: outcomes.map(({ observation, ...o }) => ({ ...o, current: [...observation.current].sort(), conflicts: observation.conflicts })) }, null, 2)}\n`,
-    );
+    const json = results.map(({ name, outcomes, summary }) => ({
+      set: name,
+      summary,
+      by_kind: byKind(outcomes),
+      outcomes: outcomes.map(({ observation, ...o }) => ({ ...o, current: [...observation.current].sort(), conflicts: observation.conflicts })),
+    }));
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    process.stdout.write(`${formatReport(outcomes, summary)}\n\n${file.stories.length} stories in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    for (const r of results) {
+      const report = values.verbose ? formatReport(r.outcomes, r.summary) : formatProblems(r.outcomes, r.summary);
+      process.stdout.write(`== ${r.name} (${r.outcomes.length} stories, ${r.seconds.toFixed(1)} s)\n${report}\n\n`);
+    }
+    process.stdout.write(`${formatKindTable(results)}\n`);
   }
 } finally {
   await stop();
