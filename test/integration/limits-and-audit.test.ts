@@ -93,6 +93,27 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     expect((await tool(second, ws.ownerToken, 'engram_status', {})).statusCode).toBe(429);
   });
 
+  it('counts every call of a JSON-RPC batch against the per-token limit', async () => {
+    pinClockToWindowStart();
+    const ws = await workspace({ requests_per_token_per_minute: 10 });
+    const batch = (n: number) =>
+      first.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { host: HOST, accept: 'application/json, text/event-stream', authorization: `Bearer ${ws.ownerToken}` },
+        payload: Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'engram_query', arguments: { topic: 'ports' } } })) as never,
+      });
+    // The PATCH above was request 1; a batch of 5 makes 6.
+    const small = await batch(5);
+    expect(small.statusCode).toBe(200);
+    expect(small.json<unknown[]>()).toHaveLength(5);
+    const big = await batch(100);
+    expect(big.statusCode).toBe(429);
+    expect(big.json().error).toMatchObject({ code: 'rate_limited' });
+    // The refused batch was counted too: even one more call is over the limit.
+    expect((await tool(first, ws.ownerToken, 'engram_status', {})).statusCode).toBe(429);
+  });
+
   it('counts every request in the shared counter, even those admitted locally far below the limit', async () => {
     const ws = await workspace({ requests_per_token_per_minute: 1_000_000 });
     const headers = { host: HOST, authorization: `Bearer ${ws.ownerToken}` };

@@ -6,8 +6,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
 import { registerAuditHook } from './plugins/audit.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
-import { registerRequestGuard } from './plugins/request-guard.ts';
+import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.ts';
+import { registerInputGuard, registerRequestGuard } from './plugins/request-guard.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { detectionRoutes } from './routes/detection.ts';
@@ -38,7 +38,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
     return503OnClosing: true,
     // Behind a proxy (Fly, a load balancer), client addresses come from X-Forwarded-For.
     trustProxy: ctx.config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    // A malformed path gets the same error body as every other 4xx.
+    frameworkErrors: (error, request, reply) => void frameworkError(error, request, reply),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -48,6 +50,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
 
   registerErrorHandling(app);
   registerRequestGuard(app, ctx.config);
+  registerInputGuard(app);
   registerAuditHook(app, ctx);
   // Dashboard sessions ride in a cookie (see plugins/auth.ts); nothing else reads cookies.
   await app.register(fastifyCookie);

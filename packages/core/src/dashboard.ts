@@ -20,10 +20,10 @@ import { z } from 'zod';
 import { scopeReadRules } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
 import { AgentId, Scope } from './facts/schemas.ts';
+import { Instant } from './input.ts';
 
 const DAY_MS = 86_400_000;
 
-const Instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' });
 
 /** A whole number from a querystring, with bounds that say what is allowed. */
 const whole = (min: number, max: number, fallback: number) =>

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   secret_detected: 422,
   embedding_unavailable: 503,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,

@@ -1,6 +1,7 @@
 export * from './auth.ts';
 export * from './credentials.ts';
 export * from './errors.ts';
+export * from './input.ts';
 export * from './status.ts';
 export * from './workspaces.ts';
 export * from './version.ts';
@@ -11,6 +12,7 @@ export * from './logger.ts';
 export * from './access.ts';
 export * from './audit.ts';
 export * from './management.ts';
+export * from './members.ts';
 export * from './onboarding.ts';
 export * from './rate-limits.ts';
 export * from './detection/index.ts';

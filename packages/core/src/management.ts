@@ -19,6 +19,7 @@ import { assertOwner } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
 import { notFound } from './errors.ts';
 import { Scope } from './facts/schemas.ts';
+import { Instant } from './input.ts';
 import { createInvite, DEFAULT_INVITE, issueToken } from './workspaces.ts';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
@@ -184,7 +185,6 @@ export async function revokeToken(db: Database, principal: MemberPrincipal, toke
 
 // --- scope permissions -------------------------------------------------------------------------
 
-const Instant = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T00:00:00Z' });
 
 export const ScopePermissionInput = z
   .object({

@@ -31,6 +31,8 @@ interface Rule {
   limit: number;
   workspaceId?: string | null;
   what: string;
+  /** How many hits this is (a JSON-RPC batch counts each call); 1 by default. */
+  weight?: number;
 }
 
 interface Counter {
@@ -83,12 +85,13 @@ export class RateLimiter {
       counter = { windowStart, windowSeconds: rule.windowSeconds, workspaceId: rule.workspaceId ?? null, synced: 0, pending: 0, syncedAt: 0 };
       this.counters.set(rule.key, counter);
     }
-    const estimate = counter.synced + counter.pending + 1;
+    const hits = rule.weight ?? 1;
+    const estimate = counter.synced + counter.pending + hits;
     if (estimate <= rule.limit * this.localFraction && now - counter.syncedAt < this.freshMs) {
-      counter.pending++;
+      counter.pending += hits;
       return;
     }
-    const weight = counter.pending + 1;
+    const weight = counter.pending + hits;
     counter.pending = 0;
     const window = await countHit(this.db, {
       key: rule.key,
@@ -141,8 +144,11 @@ export class RateLimiter {
     await this.flush();
   }
 
-  /** One request by this caller: per token per minute for members, per address otherwise. */
-  request(principal: Principal, anonymous: AnonymousLimits = DEFAULT_ANONYMOUS_LIMITS): Promise<void> {
+  /**
+   * One request by this caller (or `calls` of them: each message of a JSON-RPC batch counts):
+   * per token per minute for members, per address otherwise.
+   */
+  request(principal: Principal, anonymous: AnonymousLimits = DEFAULT_ANONYMOUS_LIMITS, calls = 1): Promise<void> {
     if (principal.kind === 'member') {
       const limit = principal.settings.requests_per_token_per_minute ?? DEFAULT_SETTINGS.requests_per_token_per_minute;
       return this.hit({
@@ -151,6 +157,7 @@ export class RateLimiter {
         limit,
         workspaceId: principal.workspaceId,
         what: `${limit} requests per minute for this token`,
+        weight: calls,
       });
     }
     const address = principal.kind === 'anonymous' ? principal.address : `invite:${principal.inviteId}`;
@@ -159,6 +166,7 @@ export class RateLimiter {
       windowSeconds: 60,
       limit: anonymous.requestsPerMinute,
       what: `${anonymous.requestsPerMinute} requests per minute without a member token`,
+      weight: calls,
     });
   }
 

@@ -1,5 +1,7 @@
 import {
   EngramError,
+  InvalidInputError,
+  unstorableTextProblems,
   type AnonymousLimits,
   type RateLimiter,
   summarizeArguments,
@@ -124,6 +126,8 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         let result: CallToolResult;
         let errorCode: string | null = null;
         try {
+          const unstorable = unstorableTextProblems(args);
+          if (unstorable.length > 0) throw new InvalidInputError(unstorable);
           const output = await tool.handler(args as z.output<typeof tool.input>, ctx);
           const structured = tool.output.parse(output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };

@@ -2,6 +2,7 @@ import type { Config } from '@engram/config';
 import {
   authenticateDashboardSession,
   CSRF_HEADER,
+  endedSessionError,
   EngramError,
   resolveBearer,
   secretsEqual,
@@ -48,9 +49,9 @@ export function challenge(reply: FastifyReply, config: Config, request: FastifyR
 
 /**
  * Resolves the caller (member token, invite key, or nobody) and counts the request against its
- * rate limit. A bearer that is neither a valid token nor a valid invite key is a 401.
+ * rate limit (`calls` requests: a JSON-RPC batch counts each message). A bearer that is neither a valid token nor a valid invite key is a 401.
  */
-export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, calls = 1): Promise<Principal> {
   let principal: Principal;
   try {
     principal = await resolveBearer(ctx.db.db, ctx.secret, bearerToken(request), { address: request.ip, cache: ctx.tokens });
@@ -59,7 +60,7 @@ export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest,
     throw error;
   }
   request.principal = principal;
-  await ctx.limits.request(principal, ctx.config.anonymousLimits);
+  await ctx.limits.request(principal, ctx.config.anonymousLimits, calls);
   return principal;
 }
 
@@ -89,8 +90,10 @@ async function requireSessionMember(ctx: AppContext, request: FastifyRequest, re
   const session = await authenticateDashboardSession(ctx.db.db, cookie);
   if (!session) {
     clearSessionCookie(reply, ctx.config, request);
-    const error = unauthorized(
-      'Your dashboard session has expired or was signed out (or its token was revoked): sign in again with a member token (POST /api/v1/session).',
+    const error = await endedSessionError(
+      ctx.db.db,
+      cookie,
+      unauthorized('Your dashboard session has expired or was signed out (or its token was revoked): sign in again with a member token (POST /api/v1/session).'),
     );
     challenge(reply, ctx.config, request, error);
     throw error;

@@ -26,6 +26,25 @@ function fastifyClientError(error: FastifyError): EngramError | undefined {
   }
 }
 
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors`): a path
+ * that is not valid percent-encoded UTF-8, or a path parameter over the router's length limit.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0] ?? '';
+  const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(reply, request, new EngramError('uri_too_long', `A path segment of ${shown} is too long: ids and names in a path are at most ${MAX_PATH_PARAM_LENGTH} characters.`));
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return sendError(reply, request, new InvalidInputError([{ field: 'path', message: `${shown} is not valid percent-encoded UTF-8; encode the path as UTF-8` }]));
+  }
+  return sendError(reply, request, new EngramError('invalid_input', error.message));
+}
+
+/** The router's limit on one path parameter (Fastify's default). */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
 /** Sends an Engram error with its status and the headers its code implies. */
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: EngramError): FastifyReply {
   const retryAfter = error.details?.retry_after_seconds;

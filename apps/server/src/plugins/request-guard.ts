@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { EngramError } from '@engram/core';
+import { EngramError, InvalidInputError, unstorableTextProblems } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './errors.ts';
 
@@ -86,5 +86,22 @@ export function registerRequestGuard(app: FastifyInstance, config: Config): void
     if (UNGUARDED.has(request.url.split('?')[0] ?? '')) return;
     const problem = checkRequestOrigin(policy, request.headers.host, request.headers.origin);
     if (problem) return sendError(reply, request, problem);
+  });
+}
+
+/**
+ * Refuses text Postgres cannot store (a NUL, a lone surrogate) anywhere in a REST request's path,
+ * query or body, with the field named, before validation or a handler sees it. MCP tool arguments
+ * get the same check in the tool layer, so the answer is a tool error the model can read.
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.url === '/mcp' || request.url.startsWith('/mcp?')) return;
+    const problems = [
+      ...unstorableTextProblems(request.params, 'path'),
+      ...unstorableTextProblems(request.query, 'query'),
+      ...unstorableTextProblems(request.body),
+    ];
+    if (problems.length > 0) return sendError(reply, request, new InvalidInputError(problems));
   });
 }

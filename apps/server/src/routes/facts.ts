@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { EngramError, ImportInput, ImportOutput, importFacts, readJournal, Scope } from '@engram/core';
+import { EngramError, ImportInput, Instant, ImportOutput, importFacts, readJournal, Scope } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,9 +8,7 @@ import { requireMember } from '../plugins/auth.ts';
 
 const SinceQuery = z
   .object({
-    after: z.iso
-      .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' })
-      .optional()
+    after: Instant.optional()
       .describe('Watermark: only facts committed after this instant (exclusive).'),
     scope: Scope.optional().describe('Only this scope and below.'),
   })

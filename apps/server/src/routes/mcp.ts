@@ -23,7 +23,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
 
   app.post('/mcp', async (request, reply) => {
     // No token is fine here: such callers see engram_status and engram_join (SPEC §3).
-    const principal = await resolvePrincipal(ctx, request, reply);
+    // Each message of a JSON-RPC batch is a call of its own for the rate limit.
+    const principal = await resolvePrincipal(ctx, request, reply, Array.isArray(request.body) ? Math.max(1, request.body.length) : 1);
     const response = await handleMcpRequest(
       toWebRequest(request, 'http://engram.invalid'),
       {

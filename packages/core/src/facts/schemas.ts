@@ -4,6 +4,7 @@
  */
 import { FACT_TYPES } from '@engram/db';
 import { z } from 'zod';
+import { Instant } from '../input.ts';
 
 /** Longest fact content accepted (SPEC §5). */
 export const MAX_CONTENT_LENGTH = 4000;
@@ -134,9 +135,7 @@ export const QueryInput = z
       .max(50, { error: 'must be at most 50' })
       .default(10)
       .describe('Maximum results (default 10, max 50).'),
-    as_of: z.iso
-      .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' })
-      .optional()
+    as_of: Instant.optional()
       .describe('ISO 8601 instant: answer with what the team believed then.'),
     fact_type: FactType.optional().describe('Only "observation", "inference" or "decision" facts.'),
     include_ephemeral: z.boolean().default(false).describe('Include ephemeral scratch facts (ranked lower).'),
@@ -196,7 +195,7 @@ export const ImportFact = z
   .object({
     content: Content,
     scope: Scope,
-    committed_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' }),
+    committed_at: Instant,
     agent_id: AgentId,
     fact_type: FactType.optional(),
     confidence: Confidence.optional(),
