@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { issueToken } from '@engram/core';
+import { auditLog, createDb, forWorkspace, members, tokens } from '@engram/db';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
@@ -115,6 +118,62 @@ describe('engram CLI', () => {
     const missing = await runCli(['token', 'create', '--workspace', 'ENG-NONE-NONE'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No workspace ENG-NONE-NONE/);
+  });
+
+  it('lists and removes members for an operator: tokens end, the removal is audited, the last owner stays', async () => {
+    const env = cliEnv({ ENGRAM_DATA_DIR: dataDir });
+    const created = JSON.parse((await runCli(['workspace', 'create', '--name', 'Crew', '--owner-name', 'Olive', '--json'], env)).stdout) as {
+      engram_id: string;
+      workspace_id: string;
+    };
+    // A member with a token, written straight to the embedded database (a CLI command holds it
+    // only while it runs).
+    const open = () => createDb({ kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') });
+    let db = await open();
+    const tenant = () => forWorkspace(db.db, created.workspace_id);
+    let miaId: string;
+    try {
+      const [mia] = await tenant().insert(members, { role: 'member', displayName: 'Mia' }).returning();
+      miaId = mia!.id;
+      await issueToken(tenant(), miaId, 'laptop');
+    } finally {
+      await db.close();
+    }
+
+    const listed = await runCli(['member', 'list', '--workspace', created.engram_id], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${miaId}  member  1 active token\\(s\\) +Mia$`, 'm'));
+    const ownerId = /^([0-9a-f-]{36}) {2}owner /m.exec(listed.stdout)?.[1];
+    expect(ownerId).toBeDefined();
+
+    const removed = await runCli(['member', 'remove', '--workspace', created.engram_id, '--member', miaId], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`Removed member Mia from ${created.engram_id}: 1 token(s) revoked, 0 dashboard session(s) ended; their facts are kept.`);
+    expect(removed.stdout).toMatch(/Running servers stop accepting those tokens within 5 s\./);
+    const again = await runCli(['member', 'remove', '--workspace', created.engram_id, '--member', miaId], env);
+    expect(again.stdout).toMatch(/member Mia was already removed .*nothing changed\./);
+    expect((await runCli(['member', 'list', '--workspace', created.engram_id], env)).stdout).toMatch(new RegExp(`^${miaId}  member  removed `, 'm'));
+
+    const lastOwner = await runCli(['member', 'remove', '--workspace', created.engram_id, '--member', ownerId!], env);
+    expect(lastOwner.code).toBe(1);
+    expect(lastOwner.stderr).toMatch(/"Olive" is the last owner of the workspace.*nothing was removed/);
+    const unknown = await runCli(['member', 'remove', '--workspace', created.engram_id, '--member', 'nobody'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`No member nobody in ${created.engram_id}. List them with: engram member list --workspace ${created.engram_id}`);
+    expect((await runCli(['member', 'remove', '--workspace', created.engram_id], env)).stderr).toMatch(/Usage: engram member list/);
+
+    db = await open();
+    try {
+      const theirs = await tenant().select(tokens, eq(tokens.memberId, miaId));
+      expect(theirs.map((t) => t.revokedAt)).toEqual([expect.any(Date)]);
+      const audited = await tenant().select(auditLog, eq(auditLog.action, 'engram member remove'));
+      expect(audited.map((e) => [e.actor, e.outcome, e.summary.member_id])).toEqual([
+        ['operator', 'ok', miaId],
+        ['operator', 'ok', miaId],
+      ]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('fails fast on bad configuration, naming the variable', async () => {

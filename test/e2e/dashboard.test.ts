@@ -459,6 +459,34 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     await page.getByText('Webhook retries use exponential backoff').waitFor();
   });
 
+  it('lets an owner remove the teammate, whose open dashboard then says the membership ended', { timeout: 90_000 }, async () => {
+    const ownerContext = await browser.newContext({ baseURL: server.baseUrl, viewport: LAPTOP });
+    ownerContext.setDefaultTimeout(10_000);
+    const ownerPage = await ownerContext.newPage();
+    watch(ownerPage);
+    try {
+      await ownerPage.goto('/members');
+      await ownerPage.getByLabel('Member token').fill(owner.owner_token);
+      await ownerPage.getByRole('button', { name: 'Sign in' }).click();
+      await heading('Members and invites', ownerPage).waitFor();
+      const row = ownerPage.locator('tr[data-member-id]').filter({ hasText: 'Dana' });
+      await row.getByRole('button', { name: 'Remove Dana from the workspace' }).click();
+      await row.getByText(/tokens? and dashboard sessions stop working within seconds.*Their facts are kept/).waitFor();
+      await row.getByRole('button', { name: 'Confirm remove' }).click();
+      await ownerPage.getByText('Dana was removed: their tokens no longer work; their facts are kept.').waitFor();
+      await row.getByText('Removed').waitFor();
+      expect(await row.getByRole('button').count()).toBe(0);
+      await shot('member-removed', ownerPage);
+    } finally {
+      await ownerContext.close();
+    }
+
+    // Dana's dashboard is still open: its next request ends the session with the server's reason.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members', exact: true }).click();
+    await heading('Sign in to Engram').waitFor();
+    await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
+  });
+
   it('reported no script errors and no Content-Security-Policy violations', () => {
     expect(pageProblems).toEqual([]);
   });

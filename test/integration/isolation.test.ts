@@ -88,6 +88,7 @@ const ID_PROBES: IdProbe[] = [
   { surface: 'DELETE /api/v1/invites/:id', kind: 'invite', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/invites/${id}`) },
   { surface: 'DELETE /api/v1/tokens/:id', kind: 'token', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/tokens/${id}`) },
   { surface: 'POST /api/v1/tokens', kind: 'member', send: (app, t, id) => rest(app, t, 'POST', '/api/v1/tokens', { member_id: id }) },
+  { surface: 'DELETE /api/v1/members/:member_id', kind: 'member', send: (app, t, id) => rest(app, t, 'DELETE', `/api/v1/members/${id}`) },
   {
     surface: 'POST /api/v1/scope-permissions',
     kind: 'member',
@@ -210,7 +211,7 @@ describe.each(testDatabases())('tenant isolation on $name', (engine) => {
         workspace: { name: ws?.name, settings: ws?.settings },
         facts: (await t.select(facts).orderBy(facts.id)).map((f) => [f.id, f.validUntil, f.durability, f.queryHits, f.corroboratingAgents]),
         invites: (await t.select(invites).orderBy(invites.id)).map((i) => [i.id, i.revokedAt, i.usesRemaining]),
-        members: (await t.select(members).orderBy(members.id)).map((m) => [m.id, m.role]),
+        members: (await t.select(members).orderBy(members.id)).map((m) => [m.id, m.role, m.removedAt]),
         tokens: (await t.select(tokens).orderBy(tokens.id)).map((x) => [x.id, x.revokedAt]),
         permissions: (await t.select(scopePermissions).orderBy(scopePermissions.id)).map((p) => p.id),
         conflicts: (await t.select(conflicts)).map((c) => [c.id, c.status]),

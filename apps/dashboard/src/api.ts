@@ -26,15 +26,15 @@ interface ErrorBody {
 }
 
 let csrfToken: string | null = null;
-let onSessionLost: (() => void) | null = null;
+let onSessionLost: ((error: ApiError) => void) | null = null;
 
 /** Remembers (or forgets) the CSRF token of the current session. */
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
-/** Called when an API call answers 401: the session expired or was revoked elsewhere. */
-export function setSessionLostHandler(handler: (() => void) | null): void {
+/** Called when an API call answers 401: the session expired, was revoked, or the membership ended. */
+export function setSessionLostHandler(handler: ((error: ApiError) => void) | null): void {
   onSessionLost = handler;
 }
 
@@ -73,7 +73,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
       problem?.request_id,
       problem?.details,
     );
-    if (response.status === 401 && !path.startsWith('/session') && !path.startsWith('/join')) onSessionLost?.();
+    if (response.status === 401 && !path.startsWith('/session') && !path.startsWith('/join')) onSessionLost?.(error);
     throw error;
   }
   if (parsed === undefined) throw new ApiError(response.status, 'bad_response', 'The server sent an empty or unreadable answer.');

@@ -23,6 +23,10 @@ interface SessionApi {
 
 const SessionContext = createContext<SessionApi | null>(null);
 
+/** The server's own words when the membership ended (a removal), which a generic notice would hide. */
+const endedMembership = (error: unknown) =>
+  error instanceof ApiError && error.details?.reason === 'membership_ended' ? error.message : undefined;
+
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ status: 'checking' });
   const [attempt, setAttempt] = useState(0);
@@ -37,7 +41,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       (error: unknown) => {
         if (controller.signal.aborted) return;
         setCsrfToken(null);
-        if (error instanceof ApiError && error.status === 401) setState({ status: 'signed-out' });
+        if (error instanceof ApiError && error.status === 401) setState({ status: 'signed-out', notice: endedMembership(error) });
         else setState({ status: 'unavailable', error: error instanceof ApiError ? error : new ApiError(0, 'client', String(error)) });
       },
     );
@@ -45,9 +49,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [attempt]);
 
   useEffect(() => {
-    setSessionLostHandler(() => {
+    setSessionLostHandler((error) => {
       setCsrfToken(null);
-      setState({ status: 'signed-out', notice: 'Your session has ended (it expired, or its token was revoked). Sign in again to continue.' });
+      setState({
+        status: 'signed-out',
+        notice: endedMembership(error) ?? 'Your session has ended (it expired, or its token was revoked). Sign in again to continue.',
+      });
     });
     return () => setSessionLostHandler(null);
   }, []);

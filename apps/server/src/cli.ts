@@ -13,6 +13,7 @@ import { startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
+import { memberCommand } from './commands/members.ts';
 import { reembedCommand } from './commands/reembed.ts';
 import { tokenCommand } from './commands/tokens.ts';
 import { workerCommand } from './commands/worker.ts';
@@ -42,6 +43,11 @@ Commands:
       --member <member id>    Another member
       --label <text>          Label shown in token lists
   token revoke TOKEN_ID     Revoke a token (--workspace required)
+  member list               List a workspace's members with their ids (--workspace required)
+  member remove             Remove a member: revokes their tokens, ends their dashboard
+                            sessions, keeps their facts (audited)
+      --workspace <ENG-id>    Workspace (required)
+      --member <member id>    The member (see member list)
   worker                    Run detection workers as their own process (needs DATABASE_URL;
                             start the service with ENGRAM_IN_PROCESS_WORKER=false)
       --concurrency <n>       Workers in this process (default 1)
@@ -177,6 +183,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'token':
       await tokenCommand(config, rest);
+      return 0;
+    case 'member':
+      await memberCommand(config, rest);
       return 0;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);

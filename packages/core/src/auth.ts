@@ -1,4 +1,5 @@
 import {
+  findEndedMembershipByTokenHash,
   findInviteForKey,
   findTokenOwnerByHash,
   touchToken,
@@ -8,6 +9,7 @@ import {
 } from '@engram/db';
 import { hashToken, looksLikeInviteKey, looksLikeToken, openInviteKey } from './credentials.ts';
 import { EngramError, invalidToken } from './errors.ts';
+import { membershipEnded } from './members.ts';
 
 /** A caller authenticated with a member token: the token's owner as resolved from the database. */
 export interface MemberPrincipal extends Omit<TokenOwner, 'lastUsedAt'> {
@@ -43,6 +45,14 @@ export type Principal = MemberPrincipal | InvitePrincipal | AnonymousPrincipal;
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
+ * How long a resolved token is trusted without reading the database again. It bounds how late
+ * another instance honours a revocation or a member's removal (this instance clears its cache at
+ * once): a burst of MCP calls costs one lookup per token per 5 s, and a revoked token works on
+ * another instance for at most 5 s after the revocation.
+ */
+export const TOKEN_CACHE_TTL_MS = 5_000;
+
+/**
  * A short-lived, bounded cache of resolved tokens, so a burst of MCP calls does not re-read the
  * token, member and workspace rows on every request. Revoking a token clears this process's
  * cache at once; other instances see a revocation within `ttlMs`.
@@ -53,7 +63,7 @@ export class TokenCache {
   private readonly max: number;
 
   constructor(options: { ttlMs?: number; max?: number } = {}) {
-    this.ttlMs = options.ttlMs ?? 5_000;
+    this.ttlMs = options.ttlMs ?? TOKEN_CACHE_TTL_MS;
     this.max = options.max ?? 10_000;
   }
 
@@ -85,7 +95,8 @@ export class TokenCache {
 
 /**
  * Resolves a member token. Throws `invalid_token` for an unknown, revoked or malformed token —
- * without saying which, so tokens cannot be probed.
+ * without saying which, so tokens cannot be probed; only the holder of a removed member's real
+ * token is told that the membership ended.
  */
 export async function authenticateToken(db: Database, token: string, cache?: TokenCache): Promise<MemberPrincipal> {
   if (!looksLikeToken(token)) throw invalidToken();
@@ -93,7 +104,10 @@ export async function authenticateToken(db: Database, token: string, cache?: Tok
   const cached = cache?.get(hash);
   if (cached) return cached;
   const owner = await findTokenOwnerByHash(db, hash);
-  if (!owner) throw invalidToken();
+  if (!owner) {
+    const ended = await findEndedMembershipByTokenHash(db, hash);
+    throw ended ? membershipEnded(ended) : invalidToken();
+  }
   if (!owner.lastUsedAt || Date.now() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await touchToken(db, owner.tokenId, TOUCH_INTERVAL_MS);
   }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   deleteDashboardSessionByHash,
+  findEndedMembershipBySessionHash,
   findSessionOwnerByHash,
   forWorkspace,
   insertDashboardSession,
@@ -16,6 +17,7 @@ import { z } from 'zod';
 import { authenticateToken, type MemberPrincipal } from './auth.ts';
 import { hashToken, looksLikeInviteKey } from './credentials.ts';
 import { EngramError, InvalidInputError } from './errors.ts';
+import { membershipEnded } from './members.ts';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'engram_session';
@@ -85,7 +87,8 @@ export async function openDashboardSession(
   try {
     principal = await authenticateToken(db, token);
   } catch (error) {
-    if (error instanceof EngramError && error.code === 'invalid_token') {
+    // A removed member's token keeps its own message: the membership ended, not a typo.
+    if (error instanceof EngramError && error.code === 'invalid_token' && error.details?.reason !== 'membership_ended') {
       throw new EngramError(
         'invalid_token',
         'This member token is not valid: it may have been revoked, or mistyped. Sign in with a current member token (egm_ followed by 43 characters); a workspace owner can issue one.',
@@ -117,6 +120,17 @@ export async function authenticateDashboardSession(
   if (!owner) return null;
   const { csrfToken, expiresAt, ...identity } = owner;
   return { csrfToken, expiresAt, principal: { kind: 'member', ...identity } };
+}
+
+/**
+ * The 401 for a cookie that no longer opens a session: that the membership ended, when the
+ * session's member was removed (the browser held a real session, so this tells a guesser
+ * nothing); otherwise `fallback`.
+ */
+export async function endedSessionError(db: Database, sessionId: string, fallback: EngramError): Promise<EngramError> {
+  if (!SESSION_SHAPE.test(sessionId)) return fallback;
+  const ended = await findEndedMembershipBySessionHash(db, hashToken(sessionId));
+  return ended ? membershipEnded(ended, 'unauthorized') : fallback;
 }
 
 /** Signs a session out (idempotent). */

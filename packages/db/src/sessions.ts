@@ -3,10 +3,10 @@
  * the hash of its cookie is cross-tenant by nature (the cookie is the only thing a browser proves),
  * like resolving a bearer token in `system.ts`.
  */
-import { and, eq, gt, lte } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { dashboardSessions, members, tokens, workspaces } from './schema.ts';
-import { liveTokenOwner, memberGrants, TOKEN_OWNER_COLUMNS, type TokenOwner } from './system.ts';
+import { liveTokenOwner, memberGrants, TOKEN_OWNER_COLUMNS, type EndedMembership, type TokenOwner } from './system.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** Stores a new session (and drops the workspace's expired ones while at it). */
@@ -52,6 +52,23 @@ export async function findSessionOwnerByHash(db: Database, sessionHash: string, 
     .limit(1);
   if (!row) return null;
   return { ...row, grants: await memberGrants(db, row.workspaceId, row.memberId) };
+}
+
+/**
+ * The ended membership behind a session that no longer resolves: its member was removed from a
+ * live workspace (removal ends the member's sessions but keeps their rows until the workspace's next
+ * sign-in sweeps expired ones, so the browser can be told why). Null for anything else.
+ */
+export async function findEndedMembershipBySessionHash(db: Database, sessionHash: string): Promise<EndedMembership | null> {
+  const [row] = await db
+    .select({ workspaceName: workspaces.name, removedAt: members.removedAt })
+    .from(dashboardSessions)
+    .innerJoin(tokens, and(eq(tokens.id, dashboardSessions.tokenId), eq(tokens.workspaceId, dashboardSessions.workspaceId)))
+    .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(and(eq(dashboardSessions.sessionHash, sessionHash), isNotNull(members.removedAt), isNull(workspaces.deletedAt)))
+    .limit(1);
+  return row?.removedAt ? { workspaceName: row.workspaceName, removedAt: row.removedAt } : null;
 }
 
 /** Ends the session with this hash, in whichever workspace; returns whether one existed. */

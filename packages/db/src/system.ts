@@ -2,7 +2,7 @@
  * The cross-tenant operations, kept few and named for what they are. Everything else goes
  * through a {@link TenantDb}.
  */
-import { and, asc, count, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
 
@@ -64,6 +64,29 @@ export async function findTokenOwnerByHash(db: Database, tokenHash: string): Pro
     .limit(1);
   if (!row) return null;
   return { ...row, grants: await memberGrants(db, row.workspaceId, row.memberId) };
+}
+
+/** A membership that ended: what the 401 for one of its credentials tells the holder. */
+export interface EndedMembership {
+  workspaceName: string;
+  removedAt: Date;
+}
+
+/**
+ * The ended membership behind a token that no longer resolves: its member was removed from a live
+ * workspace. Null for anything else (unknown hash, a token merely revoked, a deleted workspace).
+ * Asked only after {@link findTokenOwnerByHash} found nothing; it tells a caller why only when the
+ * caller holds the real token, so nothing can be probed with it.
+ */
+export async function findEndedMembershipByTokenHash(db: Database, tokenHash: string): Promise<EndedMembership | null> {
+  const [row] = await db
+    .select({ workspaceName: workspaces.name, removedAt: members.removedAt })
+    .from(tokens)
+    .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(and(eq(tokens.tokenHash, tokenHash), isNotNull(members.removedAt), isNull(workspaces.deletedAt)))
+    .limit(1);
+  return row?.removedAt ? { workspaceName: row.workspaceName, removedAt: row.removedAt } : null;
 }
 
 /** A member's scope permissions (the grants a principal carries). */

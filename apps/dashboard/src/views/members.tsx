@@ -1,6 +1,7 @@
 /**
- * Members and invites: who is in the workspace, invite keys (create, copy the join instructions,
- * revoke), and tokens (revoke). Owners manage invites and every token; others see their own tokens.
+ * Members and invites: who is in the workspace (owners remove members; anyone may leave), invite
+ * keys (create, copy the join instructions, revoke), and tokens (revoke). Owners manage invites
+ * and every token; others see their own tokens.
  */
 import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, useApi } from '../api.ts';
@@ -54,10 +55,16 @@ export function MembersView() {
   const tokens = useApi<{ tokens: Token[] }>('/tokens');
   const [message, setMessage] = useState<string | null>(null);
   const names = new Map((membersList.data?.members ?? []).map((m) => [m.member_id, m.display_name ?? 'Unnamed member']));
+  const liveOwners = (membersList.data?.members ?? []).filter((m) => m.role === 'owner' && !m.removed_at).length;
+  const afterRemoval = () => {
+    membersList.reload();
+    tokens.reload();
+    workspace.reload();
+  };
 
   return (
     <>
-      <PageHeader title="Members and invites" description="Invite teammates, see who is in the workspace, and revoke access." />
+      <PageHeader title="Members and invites" description="Invite teammates, see who is in the workspace, and remove members or revoke access." />
       <StatusMessage message={message} />
 
       <section className="card" aria-labelledby="connect-heading">
@@ -94,11 +101,14 @@ export function MembersView() {
                 <th scope="col" className="numeric">
                   Active tokens
                 </th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {membersList.data.members.map((m) => (
-                <tr key={m.member_id}>
+                <tr key={m.member_id} data-member-id={m.member_id}>
                   <th scope="row" data-label="Name">
                     {m.display_name ?? <span className="muted">Unnamed member</span>} {m.you ? <Badge tone="info">You</Badge> : null}
                     {m.removed_at ? <Badge>Removed</Badge> : null}
@@ -107,6 +117,12 @@ export function MembersView() {
                   <td data-label="Joined">{formatDate(m.created_at)}</td>
                   <td data-label="Active tokens" className="numeric">
                     {m.active_tokens}
+                  </td>
+                  <td data-label="Actions">
+                    {/* Owners remove anyone, anyone may leave; a workspace always keeps one owner. */}
+                    {!m.removed_at && (owner || m.you) && !(m.role === 'owner' && liveOwners <= 1) ? (
+                      <RemoveMember member={m} name={names.get(m.member_id) ?? 'Unnamed member'} onRemoved={afterRemoval} onMessage={setMessage} />
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -305,11 +321,13 @@ function ConfirmAction({
   confirmLabel,
   warning,
   run,
+  verb = { button: 'Revoke', busy: 'Revoking…', failed: 'Not revoked' },
 }: {
   label: string;
   confirmLabel: string;
   warning?: string;
   run: () => Promise<void>;
+  verb?: { button: string; busy: string; failed: string };
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -329,7 +347,7 @@ function ConfirmAction({
   if (!asking) {
     return (
       <button type="button" className="button button-danger-ghost" aria-label={label} onClick={() => setAsking(true)}>
-        Revoke
+        {verb.button}
       </button>
     );
   }
@@ -337,13 +355,35 @@ function ConfirmAction({
     <div className="confirm-inline">
       {warning ? <p className="small">{warning}</p> : null}
       <button type="button" className="button button-danger" disabled={busy} onClick={() => void go()} autoFocus>
-        {busy ? 'Revoking…' : confirmLabel}
+        {busy ? verb.busy : confirmLabel}
       </button>
       <button type="button" className="button button-ghost" disabled={busy} onClick={() => setAsking(false)}>
         Cancel
       </button>
-      {error ? <ErrorNotice error={error} title="Not revoked" /> : null}
+      {error ? <ErrorNotice error={error} title={verb.failed} /> : null}
     </div>
+  );
+}
+
+/** Removes a member (owners), or lets you leave: their tokens and sessions end, their facts stay. */
+function RemoveMember({ member, name, onRemoved, onMessage }: { member: Member; name: string; onRemoved: () => void; onMessage: (m: string) => void }) {
+  const tokens = `${member.active_tokens} active ${member.active_tokens === 1 ? 'token' : 'tokens'}`;
+  return (
+    <ConfirmAction
+      label={member.you ? 'Leave the workspace' : `Remove ${name} from the workspace`}
+      confirmLabel={member.you ? 'Confirm leave' : 'Confirm remove'}
+      verb={member.you ? { button: 'Leave', busy: 'Leaving…', failed: 'You did not leave' } : { button: 'Remove', busy: 'Removing…', failed: 'Not removed' }}
+      warning={
+        member.you
+          ? `You leave the workspace: your ${tokens} and dashboard sessions stop working within seconds, starting with this one. The facts you committed are kept. To come back you need a new invite.`
+          : `${name}'s ${tokens} and dashboard sessions stop working within seconds: agents using them are disconnected. Their facts are kept, attributed to their agents as before. To come back they need a new invite.`
+      }
+      run={async () => {
+        await api('DELETE', `/members/${member.member_id}`);
+        onMessage(member.you ? 'You left the workspace.' : `${name} was removed: their tokens no longer work; their facts are kept.`);
+        onRemoved();
+      }}
+    />
   );
 }
 

@@ -6,6 +6,7 @@
 import {
   authenticateDashboardSession,
   endDashboardSession,
+  endedSessionError,
   openDashboardSession,
   SESSION_COOKIE,
   SessionLogin,
@@ -57,11 +58,12 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext): Prom
       const cookie = sessionCookie(request);
       const current = cookie ? await authenticateDashboardSession(ctx.db.db, cookie) : null;
       if (!current) {
-        if (cookie) clearSessionCookie(reply, ctx.config, request);
-        throw unauthorized(
-          cookie
-            ? 'Your dashboard session has expired or was signed out (or its token was revoked): sign in again with POST /api/v1/session.'
-            : 'Not signed in: POST /api/v1/session with {"token": "egm_..."} to start a dashboard session.',
+        if (!cookie) throw unauthorized('Not signed in: POST /api/v1/session with {"token": "egm_..."} to start a dashboard session.');
+        clearSessionCookie(reply, ctx.config, request);
+        throw await endedSessionError(
+          ctx.db.db,
+          cookie,
+          unauthorized('Your dashboard session has expired or was signed out (or its token was revoked): sign in again with POST /api/v1/session.'),
         );
       }
       request.principal = current.principal;

@@ -16,10 +16,12 @@ import {
   listScopePermissions,
   listTokens,
   readAuditLog,
+  removeMember,
   removeScopePermission,
   revokeInvite,
   revokeToken,
   ScopePermissionInput,
+  TOKEN_CACHE_TTL_MS,
   updateWorkspace,
   WorkspaceUpdate,
 } from '@engram/core';
@@ -98,6 +100,29 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
   typed.get('/api/v1/members', { schema: { summary: 'Members of the workspace', tags: ['members'], ...member } }, async (request, reply) => ({
     members: await listMembers(ctx.db.db, await auth(request, reply)),
   }));
+  typed.delete(
+    // Named `member_id` rather than `id` so the audit entry keeps which member was removed (the audit
+    // summary records identifiers by their field name).
+    '/api/v1/members/:member_id',
+    {
+      schema: {
+        summary: 'Remove a member (owners; anyone may remove themselves); idempotent',
+        description:
+          'Ends the membership in one transaction: the member is marked removed, all their tokens are revoked and their dashboard sessions end, ' +
+          'so their next MCP call, API call or dashboard request gets a 401 saying the membership ended. Their facts stay, attributed as before. ' +
+          `This instance stops accepting their tokens at once; other instances within ${TOKEN_CACHE_TTL_MS / 1000} s (their token cache). ` +
+          'The last owner cannot be removed (409). Removing a removed member changes nothing and reports the first removal.',
+        tags: ['members'],
+        ...member,
+        params: z.object({ member_id: z.uuid({ error: 'must be a member id (UUID)' }) }),
+      },
+    },
+    async (request, reply) => {
+      const removed = await removeMember(ctx.db.db, await auth(request, reply), request.params.member_id);
+      ctx.tokens.clear();
+      return removed;
+    },
+  );
 
   typed.get('/api/v1/tokens', { schema: { summary: 'Your tokens (owners: every token)', tags: ['tokens'], ...member } }, async (request, reply) => ({
     tokens: await listTokens(ctx.db.db, await auth(request, reply)),

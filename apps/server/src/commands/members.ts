@@ -1,0 +1,81 @@
+/**
+ * `engram member list|remove`: operator tools with database access, like `engram token`, for when
+ * no owner is at hand (an owner who left, automation). Owners remove members over the API or in the
+ * dashboard; both ways end the membership the same way (`endMembership`) and are audited.
+ */
+import { parseArgs } from 'node:util';
+import type { Config } from '@engram/config';
+import { AuditLog, endMembership, TOKEN_CACHE_TTL_MS } from '@engram/core';
+import { createDb, findWorkspaceByEngramId, forWorkspace, members, migrate, tokens } from '@engram/db';
+import { count, eq, isNull } from 'drizzle-orm';
+import { createLogger } from '../logger.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const USAGE =
+  'Usage: engram member list --workspace ENG-XXXX-XXXX\n       engram member remove --workspace ENG-XXXX-XXXX --member MEMBER_ID';
+
+export async function memberCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, member: { type: 'string' } },
+  });
+  // `engram member remove ID` reads like `engram token revoke ID`; both spellings work.
+  const memberId = values.member ?? positionals[0];
+  if (!values.workspace || (action !== 'list' && action !== 'remove') || (action === 'remove' && !memberId)) throw new Error(USAGE);
+  const db = await createDb(config.database);
+  try {
+    await migrate(db.db);
+    const workspace = await findWorkspaceByEngramId(db.db, values.workspace);
+    if (!workspace) throw new Error(`No workspace ${values.workspace} on this database.`);
+    const tenant = forWorkspace(db.db, workspace.id);
+
+    if (action === 'list') {
+      const rows = await tenant.select(members).orderBy(members.createdAt);
+      const live = await tenant.db
+        .select({ memberId: tokens.memberId, n: count() })
+        .from(tokens)
+        .where(tenant.where(tokens, isNull(tokens.revokedAt)))
+        .groupBy(tokens.memberId);
+      const active = new Map(live.map((t) => [t.memberId, t.n]));
+      const lines = rows.map((m) =>
+        [
+          m.id,
+          m.role.padEnd(6),
+          (m.removedAt ? `removed ${m.removedAt.toISOString()}` : `${active.get(m.id) ?? 0} active token(s)`).padEnd(34),
+          m.displayName ?? '(unnamed)',
+        ].join('  '),
+      );
+      process.stdout.write(`Members of ${workspace.engramId} "${workspace.name}":\n${lines.join('\n')}\n`);
+      return;
+    }
+
+    const [exists] = UUID.test(memberId!) ? await tenant.select(members, eq(members.id, memberId!)) : [];
+    if (!exists) throw new Error(`No member ${memberId} in ${values.workspace}. List them with: engram member list --workspace ${values.workspace}`);
+    const started = performance.now();
+    const removed = await endMembership(db.db, workspace.id, exists.id);
+    const audit = new AuditLog(db.db, createLogger(config));
+    audit.record({
+      workspaceId: workspace.id,
+      memberId: null,
+      tokenId: null,
+      actor: 'operator',
+      action: 'engram member remove',
+      summary: { member_id: removed.member_id, role: removed.role, tokens_revoked: removed.tokens_revoked, sessions_ended: removed.sessions_ended },
+      outcome: 'ok',
+      errorCode: null,
+      durationMs: performance.now() - started,
+    });
+    await audit.close();
+    const who = `${removed.role} ${removed.display_name ?? removed.member_id}`;
+    process.stdout.write(
+      removed.removed_now
+        ? `Removed ${who} from ${values.workspace}: ${removed.tokens_revoked} token(s) revoked, ${removed.sessions_ended} dashboard session(s) ended; their facts are kept.\n` +
+            `Running servers stop accepting those tokens within ${TOKEN_CACHE_TTL_MS / 1000} s.\n`
+        : `${who} was already removed from ${values.workspace} (at ${removed.removed_at}); ${removed.tokens_revoked ? `revoked ${removed.tokens_revoked} token(s) still live` : 'nothing changed'}.\n`,
+    );
+  } finally {
+    await db.close();
+  }
+}
