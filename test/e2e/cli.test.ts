@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startCli } from '../support/cli.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
 
-describe('engram CLI', () => {
+// Each test spawns several `engram` processes; on a busy 2-core machine one can take many seconds.
+describe('engram CLI', { timeout: 180_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-cli-'));

@@ -51,13 +51,14 @@ describe.each(isolatedServerEngines())('detection end to end on $name', (engine)
     };
     const commit = (content: string, agent: string, scope = 'auth') =>
       mustCall<CommitOutput>(client, 'engram_commit', { content, scope, confidence: 0.9, agent_id: agent });
-    /** Waits until the workspace's detection queue is empty. */
+    /**
+     * Waits until the workspace's detection queue is empty: on state, however long a busy machine
+     * takes (the test's own timeout is the only clock).
+     */
     const settled = async () => {
-      const deadline = Date.now() + 30_000;
       for (;;) {
         const { body } = await rest<Status>('GET', '/api/v1/detection/status');
         if (body.pending_jobs === 0 && body.running_jobs === 0 && body.runs_total > 0) return body;
-        if (Date.now() > deadline) throw new Error(`detection did not finish: ${JSON.stringify(body)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };

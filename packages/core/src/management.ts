@@ -4,16 +4,20 @@
  * another workspace is simply not found — with the same message as an id that does not exist.
  */
 import {
+  countActiveInvites,
+  countLiveMembers,
   forWorkspace,
   invites,
+  listMemberRows,
   members,
   scopePermissions,
   tokens,
-  workspaces,
+  updateWorkspaceRow,
+  workspaceRow,
   type Database,
   type WorkspaceSettings,
 } from '@engram/db';
-import { and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertOwner } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
@@ -111,21 +115,7 @@ export async function revokeInvite(db: Database, principal: MemberPrincipal, inv
 // --- members and tokens ----------------------------------------------------------------------
 
 export async function listMembers(db: Database, principal: MemberPrincipal) {
-  const tenant = forWorkspace(db, principal.workspaceId);
-  const rows = await tenant.db
-    .select({
-      id: members.id,
-      role: members.role,
-      displayName: members.displayName,
-      createdAt: members.createdAt,
-      removedAt: members.removedAt,
-      // Qualified by hand: drizzle writes a single-table select's columns unqualified, and inside this
-      // subquery a bare "id" would be the token's.
-      activeTokens: sql<number>`(select count(*)::int from tokens t where t.workspace_id = members.workspace_id and t.member_id = members.id and t.revoked_at is null)`,
-    })
-    .from(members)
-    .where(tenant.where(members))
-    .orderBy(members.createdAt);
+  const rows = await listMemberRows(forWorkspace(db, principal.workspaceId));
   return rows.map((m) => ({
     member_id: m.id,
     role: m.role,
@@ -275,38 +265,27 @@ export const WorkspaceUpdate = z
   .strict();
 
 export async function describeWorkspace(db: Database, principal: MemberPrincipal) {
-  const [row] = await db.select().from(workspaces).where(eq(workspaces.id, principal.workspaceId));
+  const tenant = forWorkspace(db, principal.workspaceId);
+  const [row, memberCount] = await Promise.all([workspaceRow(tenant), countLiveMembers(tenant)]);
   if (!row) throw notFound('Workspace');
-  const [memberCount] = await forWorkspace(db, principal.workspaceId)
-    .db.select({ n: count() })
-    .from(members)
-    .where(and(eq(members.workspaceId, principal.workspaceId), isNull(members.removedAt)));
   return {
     workspace_id: row.id,
     engram_id: row.engramId,
     name: row.name,
     settings: { ...DEFAULT_SETTINGS, ...row.settings },
-    members: memberCount?.n ?? 0,
+    members: memberCount,
     created_at: row.createdAt.toISOString(),
   };
 }
 
 export async function updateWorkspace(db: Database, principal: MemberPrincipal, input: z.output<typeof WorkspaceUpdate>) {
   assertOwner(principal, 'change workspace settings');
-  const [row] = await db.select().from(workspaces).where(eq(workspaces.id, principal.workspaceId));
-  if (!row) throw notFound('Workspace');
-  await db
-    .update(workspaces)
-    .set({ ...(input.name ? { name: input.name } : {}), settings: { ...row.settings, ...(input.settings ?? {}) } })
-    .where(eq(workspaces.id, principal.workspaceId));
+  const updated = await updateWorkspaceRow(forWorkspace(db, principal.workspaceId), { name: input.name, settings: input.settings });
+  if (!updated) throw notFound('Workspace');
   return describeWorkspace(db, principal);
 }
 
 /** Active invites (for status texts): count of unrevoked, unexpired invites with uses left. */
 export async function activeInviteCount(db: Database, workspaceId: string): Promise<number> {
-  const [row] = await forWorkspace(db, workspaceId)
-    .db.select({ n: count() })
-    .from(invites)
-    .where(and(eq(invites.workspaceId, workspaceId), isNull(invites.revokedAt), gt(invites.usesRemaining, 0), gt(invites.expiresAt, new Date())));
-  return row?.n ?? 0;
+  return countActiveInvites(forWorkspace(db, workspaceId));
 }

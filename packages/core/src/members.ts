@@ -4,8 +4,8 @@
  * stays: facts keep their agent and member attribution, and conflicts and audit entries are
  * untouched. To take part again they redeem a new invite, as a new member.
  */
-import { dashboardSessions, forWorkspace, members, tokens, workspaces, type Database, type EndedMembership, type MemberRole } from '@engram/db';
-import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import { dashboardSessions, forWorkspace, lockMemberAndOwners, members, tokens, workspaceRow, type Database, type EndedMembership, type MemberRole } from '@engram/db';
+import { eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { MemberPrincipal } from './auth.ts';
 import { EngramError, forbidden, notFound } from './errors.ts';
 
@@ -41,15 +41,11 @@ export async function endMembership(db: Database, workspaceId: string, memberId:
   return forWorkspace(db, workspaceId).transaction(async (tenant) => {
     // The member and every live owner, locked: two owners removing each other at the same moment
     // must not leave the workspace without one (the second waits, then sees the first's removal).
-    const locked = await tenant.db
-      .select()
-      .from(members)
-      .where(tenant.where(members, or(eq(members.id, memberId), and(eq(members.role, 'owner'), isNull(members.removedAt)))))
-      .for('update');
+    const locked = await lockMemberAndOwners(tenant, memberId);
     const member = locked.find((m) => m.id === memberId);
     if (!member) throw notFound(`Member ${memberId}`);
     if (!member.removedAt && member.role === 'owner' && !locked.some((m) => m.id !== memberId && m.role === 'owner' && !m.removedAt)) {
-      const [workspace] = await tenant.db.select({ engramId: workspaces.engramId }).from(workspaces).where(eq(workspaces.id, workspaceId));
+      const workspace = await workspaceRow(tenant);
       throw lastOwner(member.displayName, workspace?.engramId ?? 'ENG-XXXX-XXXX');
     }
     const removedAt = member.removedAt ?? now;

@@ -1,5 +1,4 @@
-import { conflicts, facts, forWorkspace, type Database } from '@engram/db';
-import { count, eq, isNull } from 'drizzle-orm';
+import { countCurrentFacts, countOpenConflicts, forWorkspace, type Database } from '@engram/db';
 import type { MemberPrincipal } from './auth.ts';
 import { detectiveBudget } from './detection/narrative/pass.ts';
 
@@ -23,11 +22,8 @@ export interface StatusOptions {
 /** Reads the caller's workspace and says where they stand and what to tell the user next. */
 export async function getStatus(db: Database, principal: MemberPrincipal, options: StatusOptions): Promise<StatusReport> {
   const tenant = forWorkspace(db, principal.workspaceId);
-  const [factCount, conflictCount] = await Promise.all([
-    tenant.db.select({ n: count() }).from(facts).where(tenant.where(facts, isNull(facts.validUntil))),
-    tenant.db.select({ n: count() }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open'))),
-  ]);
-  const memory = { current_facts: factCount[0]?.n ?? 0, open_conflicts: conflictCount[0]?.n ?? 0 };
+  const [currentFacts, openConflicts] = await Promise.all([countCurrentFacts(tenant), countOpenConflicts(tenant)]);
+  const memory = { current_facts: currentFacts, open_conflicts: openConflicts };
   const budget = options.llm.enabled ? await detectiveBudget(db, tenant) : null;
   const detective = !options.llm.enabled
     ? {

@@ -5,9 +5,8 @@
  * totals and pages count only what the caller may see.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows } from './client.ts';
-import { toDate } from './detection.ts';
-import { scopeFilter, ts } from './facts.ts';
+import { textArrayLiteral, toDate, ts } from './values.ts';
+import { scopeFilter } from './facts.ts';
 import type { TenantDb } from './tenant.ts';
 
 /**
@@ -26,7 +25,7 @@ export interface ScopeReadRule {
  */
 export function readableScopeSql(rules: readonly ScopeReadRule[], column: SQL = sql`f.scope`): SQL | undefined {
   if (rules.length === 0) return undefined;
-  const prefixes = `{${rules.map((r) => `"${r.prefix.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
+  const prefixes = textArrayLiteral(rules.map((r) => r.prefix));
   const readable = `{${rules.map((r) => (r.readable ? 't' : 'f')).join(',')}}`;
   return sql`coalesce((
       select r.readable from unnest(${prefixes}::text[], ${readable}::boolean[]) with ordinality as r(prefix, readable, n)
@@ -119,12 +118,10 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   if (params.readable) filters.push(params.readable);
   const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    queryRows<Record<string, unknown>>(
-      tenant.db,
-      sql`select ${LIST_COLUMNS} from facts f where ${where}
+    tenant.rows<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${where}
           order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
     ),
-    queryRows<{ n: number }>(tenant.db, sql`select count(*)::int as n from facts f where ${where}`),
+    tenant.rows<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
   ]);
   return { rows: rows.map(listRow), total: Number(counted[0]?.n ?? 0) };
 }
@@ -143,9 +140,7 @@ export async function listExpiringFacts(
   ];
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select ${LIST_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
+  const rows = await tenant.rows<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
         order by f.expires_at, f.id limit ${params.limit}`,
   );
   return rows.map(listRow);
@@ -181,9 +176,7 @@ export async function listValidityWindows(
   if (params.since) filters.push(sql`(${end} is null or ${end} >= ${ts(params.since)})`);
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select * from (
+  const rows = await tenant.rows<Record<string, unknown>>(sql`select * from (
           select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.valid_from, ${end} as valid_until,
             case
               when ${end} is null then null
@@ -232,9 +225,7 @@ export async function agentActivity(
     sql`f.committed_at <= ${ts(params.now)}`,
   ];
   if (params.readable) filters.push(params.readable);
-  const rows = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select f.agent_id, count(*)::int as commits,
+  const rows = await tenant.rows<Record<string, unknown>>(sql`select f.agent_id, count(*)::int as commits,
           count(*) filter (where exists (
             select 1 from conflict_facts cf where cf.workspace_id = f.workspace_id and cf.fact_id = f.id
           ))::int as conflicts,

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
-import { parseTimestamp, textArrayLiteral, ts } from './facts.ts';
+import type { Database } from './client.ts';
+import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -26,8 +26,6 @@ export interface DetectorFact {
   durability: 'durable' | 'ephemeral';
 }
 
-/** A timestamp as either driver returns it (Date, or text), or null. */
-export const toDate = (v: unknown): Date | null => (v instanceof Date ? v : typeof v === 'string' ? parseTimestamp(v) : null);
 
 function normalize(rows: Record<string, unknown>[]): DetectorFact[] {
   return rows.map((r) => ({
@@ -47,10 +45,8 @@ const DETECTOR_COLUMNS = sql.raw(
 export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Promise<DetectorFact[]> {
   if (ids.length === 0) return [];
   return normalize(
-    await queryRows(
-      tenant.db,
-      sql`select ${DETECTOR_COLUMNS} from facts f
-          where f.workspace_id = ${tenant.workspaceId} and f.id = any(${`{${ids.join(',')}}`}::uuid[])`,
+    await tenant.rows(sql`select ${DETECTOR_COLUMNS} from facts f
+          where f.workspace_id = ${tenant.workspaceId} and f.id = any(${uuidArrayLiteral(ids)}::uuid[])`,
     ),
   );
 }
@@ -62,9 +58,7 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
 export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<DetectorFact[]> {
   if (keys.length === 0) return [];
   return normalize(
-    await queryRows(
-      tenant.db,
-      sql`select ${DETECTOR_COLUMNS} from facts f
+    await tenant.rows(sql`select ${DETECTOR_COLUMNS} from facts f
           where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
             and f.id in (
               select fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
@@ -107,15 +101,13 @@ export const factSetKey = (ids: readonly string[]) =>
 export async function applyRetirements(tenant: TenantDb, retirements: readonly RetirementRecord[]): Promise<number> {
   let closed = 0;
   for (const r of retirements) {
-    const rows = await queryRows<{ id: string }>(
-      tenant.db,
-      sql`update facts set valid_until = greatest(valid_from, ${ts(r.at)}), retired_by = 'detector', retired_for_fact_id = ${r.byFactId}
+    const rows = await tenant.rows<{ id: string }>(sql`update facts set valid_until = greatest(valid_from, ${ts(r.at)}), retired_by = 'detector', retired_for_fact_id = ${r.byFactId}
           where workspace_id = ${tenant.workspaceId} and id = ${r.factId} and valid_until is null
           returning id`,
     );
     if (rows.length === 0) continue;
     closed++;
-    await tenant.db.execute(
+    await tenant.execute(
       sql`update facts set memory_op = 'update', supersedes_fact_id = coalesce(supersedes_fact_id, ${r.factId})
           where workspace_id = ${tenant.workspaceId} and id = ${r.byFactId} and memory_op = 'add'`,
     );
@@ -135,10 +127,8 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
   for (const c of conflicts) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const idArray = `{${ids.join(',')}}`;
-    const overlapping = await queryRows<{ id: string; status: string; shared: number; size: number }>(
-      tenant.db,
-      sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
+    const idArray = uuidArrayLiteral(ids);
+    const overlapping = await tenant.rows<{ id: string; status: string; shared: number; size: number }>(sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
                  (select count(*)::int from conflict_facts all_cf where all_cf.conflict_id = cf.conflict_id) as size
           from conflict_facts cf join conflicts c on c.id = cf.conflict_id
           where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = any(${idArray}::uuid[])
@@ -148,33 +138,31 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
     if (overlapping.some((o) => Number(o.shared) === ids.length)) continue; // raised before
     const grown = overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
     if (grown) {
-      await tenant.db.execute(
+      await tenant.execute(
         sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
             select ${tenant.workspaceId}, ${grown.id}, f from unnest(${idArray}::uuid[]) f
             on conflict do nothing`,
       );
-      const all = await queryRows<{ fact_id: string }>(tenant.db, sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
-      await tenant.db.execute(
+      const all = await tenant.rows<{ fact_id: string }>(sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
+      await tenant.execute(
         sql`update conflicts set kind = ${c.kind}, question = ${c.question}, explanation = ${c.explanation},
               detected_by = ${c.detectedBy}, severity = ${c.severity}, fact_set_key = ${factSetKey(all.map((r) => r.fact_id))}
             where workspace_id = ${tenant.workspaceId} and id = ${grown.id}`,
       );
       continue;
     }
-    const [row] = await queryRows<{ id: string }>(
-      tenant.db,
-      sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
+    const [row] = await tenant.rows<{ id: string }>(sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
           values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)})
           on conflict (workspace_id, fact_set_key) do nothing
           returning id`,
     );
     if (!row) continue;
     created.push(row.id);
-    await tenant.db.execute(
+    await tenant.execute(
       sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
           select ${tenant.workspaceId}, ${row.id}, unnest(${idArray}::uuid[])`,
     );
-    await tenant.db.execute(
+    await tenant.execute(
       sql`update agents a set flagged_commits = a.flagged_commits + 1
           from (select distinct agent_id from facts where workspace_id = ${tenant.workspaceId} and id = any(${idArray}::uuid[])) f
           where a.workspace_id = ${tenant.workspaceId} and a.agent_id = f.agent_id`,
@@ -188,9 +176,7 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
  * marked resolved, saying so.
  */
 export async function resolveSettledConflicts(tenant: TenantDb, now: Date): Promise<number> {
-  const rows = await queryRows<{ id: string }>(
-    tenant.db,
-    sql`update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
+  const rows = await tenant.rows<{ id: string }>(sql`update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
           resolution = 'Settled automatically: a later fact superseded all but one side.'
         where c.workspace_id = ${tenant.workspaceId} and c.status = 'open'
           and (select count(*) from conflict_facts cf join facts f on f.id = cf.fact_id
@@ -203,10 +189,8 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date): Prom
 /** How many conflicts each of these facts has been part of (the forgetting curve keeps those). */
 export async function conflictCounts(tenant: TenantDb, factIds: readonly string[]): Promise<Map<string, number>> {
   if (factIds.length === 0) return new Map();
-  const rows = await queryRows<{ fact_id: string; n: number }>(
-    tenant.db,
-    sql`select fact_id, count(*)::int as n from conflict_facts
-        where workspace_id = ${tenant.workspaceId} and fact_id = any(${`{${factIds.join(',')}}`}::uuid[])
+  const rows = await tenant.rows<{ fact_id: string; n: number }>(sql`select fact_id, count(*)::int as n from conflict_facts
+        where workspace_id = ${tenant.workspaceId} and fact_id = any(${uuidArrayLiteral(factIds)}::uuid[])
         group by fact_id`,
   );
   return new Map(rows.map((r) => [r.fact_id, Number(r.n)]));
@@ -246,9 +230,7 @@ export async function listConflictViews(
   if (filters.status && filters.status !== 'all') where.push(sql`c.status = ${filters.status}`);
   if (filters.kind) where.push(sql`c.kind = ${filters.kind}`);
   if (filters.conflictId) where.push(sql`c.id = ${filters.conflictId}`);
-  const rows = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
+  const rows = await tenant.rows<Record<string, unknown>>(sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
                c.resolution_type, c.resolution, c.winning_fact_id,
                coalesce(json_agg(json_build_object(
                  'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
@@ -297,9 +279,7 @@ export async function listConflictViews(
  * enqueued so the disagreement is raised as a conflict for a human instead.
  */
 export async function restoreRetiredFact(tenant: TenantDb, factId: string): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
-    tenant.db,
-    sql`with restored as (
+  const rows = await tenant.rows<{ id: string }>(sql`with restored as (
           update facts set valid_until = null, retired_by = 'restored'
           where workspace_id = ${tenant.workspaceId} and id = ${factId} and retired_by = 'detector' and valid_until is not null
           returning id
@@ -328,9 +308,7 @@ export interface NarrativeCandidate {
 /** Every current durable fact of the workspace, oldest first, with its conflict count. */
 export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<NarrativeCandidate[]> {
   // Epoch milliseconds rather than timestamps: 100,000 of them convert in a fraction of the time.
-  const rows = await queryRows<{ id: string; ms: number; conflicts: number; chars: number }>(
-    tenant.db,
-    sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
+  const rows = await tenant.rows<{ id: string; ms: number; conflicts: number; chars: number }>(sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
         from facts f
         left join (select fact_id, count(*) as n from conflict_facts where workspace_id = ${tenant.workspaceId} group by fact_id) c
           on c.fact_id = f.id
@@ -347,20 +325,33 @@ export async function storyFacts(
   ids: readonly string[],
 ): Promise<{ id: string; content: string; scope: string; committed_at: Date; valid_until: Date | null }[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(
-    tenant.db,
-    sql`select id, content, scope, committed_at, valid_until from facts
-        where workspace_id = ${tenant.workspaceId} and id = any(${`{${ids.join(',')}}`}::uuid[])`,
+  const rows = await tenant.rows<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(sql`select id, content, scope, committed_at, valid_until from facts
+        where workspace_id = ${tenant.workspaceId} and id = any(${uuidArrayLiteral(ids)}::uuid[])`,
   );
   return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)!, valid_until: toDate(r.valid_until) }));
 }
 
 /** Tokens the workspace's detection runs spent since `since` (for the daily budget). */
 export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    tenant.db,
-    sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
+  const [row] = await tenant.rows<{ n: number }>(sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
         where workspace_id = ${tenant.workspaceId} and started_at >= ${ts(since)}`,
   );
   return Number(row?.n ?? 0);
+}
+
+/** How many conflicts wait for a human. */
+export async function countOpenConflicts(tenant: TenantDb): Promise<number> {
+  const [row] = await tenant.rows<{ n: number }>(sql`select count(*)::int as n from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`);
+  return Number(row?.n ?? 0);
+}
+
+/** Facts that share a dismissed conflict with this one: a human judged them compatible with it. */
+export async function factsDismissedWith(tenant: TenantDb, factId: string): Promise<Set<string>> {
+  const rows = await tenant.rows<{ fact_id: string }>(
+    sql`select distinct other.fact_id from conflict_facts mine
+        join conflicts c on c.id = mine.conflict_id and c.status = 'dismissed'
+        join conflict_facts other on other.conflict_id = mine.conflict_id and other.fact_id <> mine.fact_id
+        where mine.workspace_id = ${tenant.workspaceId} and mine.fact_id = ${factId}`,
+  );
+  return new Set(rows.map((r) => r.fact_id));
 }

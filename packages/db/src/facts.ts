@@ -7,20 +7,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
 import type { FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { parseTimestamp, textArrayLiteral, ts, tsOrNull, uuidArrayLiteral, vectorLiteral } from './values.ts';
 
-/** Postgres text-array literal (drizzle would expand a JS array into a parenthesised list). */
-export const textArrayLiteral = (values: readonly string[]) =>
-  `{${values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
-
-/**
- * A timestamp parameter. Drizzle's postgres.js driver turns off postgres.js's Date handling (it
- * maps dates itself for typed columns), so hand-written SQL passes ISO strings, cast explicitly.
- */
-export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
-const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
-
-/** pgvector's text form of a vector (cast to `halfvec` in SQL). */
-export const vectorLiteral = (embedding: readonly number[]) => `[${embedding.join(',')}]`;
 
 /** A fact is current while its window is open and its TTL has not run out. */
 const CURRENT = sql`f.valid_until is null and (f.expires_at is null or f.expires_at > now())`;
@@ -68,20 +56,13 @@ const FACT_COLUMNS = sql.raw(
 
 const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at'] as const;
 
-/** Parses Postgres' timestamptz text ("2026-11-22 00:43:33.132+00") or ISO text. */
-export function parseTimestamp(text: string): Date {
-  const iso = text.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) throw new Error(`unparseable timestamp from the database: ${text}`);
-  return date;
-}
 
 /**
  * Rows as the types say: drizzle leaves timestamps as the driver's text, and postgres.js returns
  * double precision as a string in some paths; both drivers get the same shape here.
  */
 async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL): Promise<T[]> {
-  const raw = await queryRows<Record<string, unknown>>(tenant.db, query);
+  const raw = await tenant.rows<Record<string, unknown>>(query);
   for (const row of raw) {
     for (const field of TIMESTAMP_FIELDS) {
       const value = row[field];
@@ -274,7 +255,7 @@ export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date
 
 /** Counts one more independent agent agreeing with a fact. */
 export async function addCorroboration(tenant: TenantDb, factId: string): Promise<void> {
-  await tenant.db.execute(
+  await tenant.execute(
     sql`update facts set corroborating_agents = corroborating_agents + 1
         where workspace_id = ${tenant.workspaceId} and id = ${factId}`,
   );
@@ -317,9 +298,7 @@ const sizeCache = new Map<string, { small: boolean; until: number }>();
 async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
   const cached = sizeCache.get(tenant.workspaceId);
   if (cached && cached.until > Date.now()) return cached.small;
-  const [row] = await queryRows<{ small: boolean }>(
-    tenant.db,
-    sql`select count(*) < ${EXACT_SEARCH_LIMIT} as small
+  const [row] = await tenant.rows<{ small: boolean }>(sql`select count(*) < ${EXACT_SEARCH_LIMIT} as small
         from (select 1 from facts f where f.workspace_id = ${tenant.workspaceId}
               order by f.workspace_id, f.committed_at limit ${EXACT_SEARCH_LIMIT}) counted`,
   );
@@ -426,7 +405,7 @@ export async function semanticNeighbours(
             and f.embedding_model = t.embedding_model and f.id <> t.id
           order by ${distance} limit ${perFact}
         ) n
-        where t.workspace_id = ${tenant.workspaceId} and t.id = any(${`{${factIds.join(',')}}`}::uuid[]) and t.embedding is not null`,
+        where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[]) and t.embedding is not null`,
   );
   return found.map((r) => ({ factId: r.fact_id, id: r.id, similarity: Number(r.similarity) }));
 }
@@ -573,4 +552,10 @@ export async function setExtraction(
         select u.workspace_id, k, u.committed_at, u.id from updated u, unnest(${textArrayLiteral(extraction.matchKeys)}::text[]) k
         on conflict do nothing`,
   );
+}
+
+/** How many facts are current (the one definition: window open, TTL not run out). */
+export async function countCurrentFacts(tenant: TenantDb): Promise<number> {
+  const [row] = await tenant.rows<{ n: number }>(sql`select count(*)::int as n from facts f where f.workspace_id = ${tenant.workspaceId} and ${CURRENT}`);
+  return Number(row?.n ?? 0);
 }

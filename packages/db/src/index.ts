@@ -3,6 +3,8 @@ export * from './migrate.ts';
 export * from './schema.ts';
 export * from './system.ts';
 export * from './tenant.ts';
+export * from './values.ts';
+export * from './workspace.ts';
 export * as schema from './schema.ts';
 export * from './facts.ts';
 export * from './invites.ts';

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import type { Database } from './client.ts';
 import { invites, workspaces } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -42,9 +42,7 @@ export async function findInviteForKey(db: Database, workspaceId: string, invite
  * one statement: of two concurrent redemptions of a last use, exactly one gets the row.
  */
 export async function takeInviteUse(tenant: TenantDb, inviteId: string, now: Date): Promise<InviteRow | null> {
-  const [row] = await queryRows<InviteRow & Record<string, unknown>>(
-    tenant.db,
-    sql`update invites set uses_remaining = uses_remaining - 1
+  const [row] = await tenant.rows<InviteRow & Record<string, unknown>>(sql`update invites set uses_remaining = uses_remaining - 1
         where workspace_id = ${tenant.workspaceId} and id = ${inviteId}
           and uses_remaining > 0 and revoked_at is null and expires_at > ${now.toISOString()}::timestamptz
         returning id, workspace_id, role, uses_remaining, expires_at, revoked_at`,

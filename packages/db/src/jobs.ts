@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
-import { toDate } from './detection.ts';
+import { toDate, uuidArrayLiteral } from './values.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -105,7 +105,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
       const triggerFactIds = [...new Set(jobs.map((j) => j.trigger_fact_id).filter((id): id is string => id !== null))];
       await t.execute(
         sql`update detection_runs set jobs_coalesced = ${jobs.length},
-              trigger_fact_ids = ${`{${triggerFactIds.join(',')}}`}::uuid[]
+              trigger_fact_ids = ${uuidArrayLiteral(triggerFactIds)}::uuid[]
             where id = ${run.id}`,
       );
       return {

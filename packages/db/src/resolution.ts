@@ -4,9 +4,8 @@
  * recording the outcome and the detector feedback. Callers run these in one transaction.
  */
 import { sql } from 'drizzle-orm';
-import { queryRows } from './client.ts';
-import { toDate } from './detection.ts';
-import { ts } from './facts.ts';
+
+import { toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A conflict as a resolution reads it. */
@@ -60,9 +59,7 @@ export async function conflictForResolution(
   conflictId: string,
   options: { lock: boolean },
 ): Promise<ConflictForResolution | null> {
-  const [row] = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
+  const [row] = await tenant.rows<Record<string, unknown>>(sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
         from conflicts where workspace_id = ${tenant.workspaceId} and id = ${conflictId}
         ${options.lock ? sql`for update` : sql``}`,
   );
@@ -72,9 +69,7 @@ export async function conflictForResolution(
 
 /** Every fact of a conflict, oldest first. */
 export async function conflictFactsForResolution(tenant: TenantDb, conflictId: string): Promise<ResolutionFact[]> {
-  const rows = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
+  const rows = await tenant.rows<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
         join facts f on f.id = cf.fact_id and f.workspace_id = cf.workspace_id
         where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}
         order by f.committed_at, f.id`,
@@ -84,9 +79,7 @@ export async function conflictFactsForResolution(tenant: TenantDb, conflictId: s
 
 /** One fact by id, as a resolution reads it (the merge result), or null. */
 export async function factForResolution(tenant: TenantDb, factId: string): Promise<ResolutionFact | null> {
-  const [row] = await queryRows<Record<string, unknown>>(
-    tenant.db,
-    sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
+  const [row] = await tenant.rows<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
   );
   return row ? normalizeFact(row) : null;
 }
@@ -101,11 +94,9 @@ export async function closeFactsForResolution(
   params: { at: Date; forFactId: string },
 ): Promise<string[]> {
   if (factIds.length === 0) return [];
-  const rows = await queryRows<{ id: string }>(
-    tenant.db,
-    sql`update facts set valid_until = greatest(valid_from, ${ts(params.at)}), retired_by = 'resolution',
+  const rows = await tenant.rows<{ id: string }>(sql`update facts set valid_until = greatest(valid_from, ${ts(params.at)}), retired_by = 'resolution',
           retired_for_fact_id = ${params.forFactId}
-        where workspace_id = ${tenant.workspaceId} and id = any(${`{${factIds.join(',')}}`}::uuid[]) and valid_until is null
+        where workspace_id = ${tenant.workspaceId} and id = any(${uuidArrayLiteral(factIds)}::uuid[]) and valid_until is null
         returning id`,
   );
   return rows.map((r) => r.id).sort();
@@ -124,9 +115,7 @@ export async function markConflictResolved(
     at: Date;
   },
 ): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
-    tenant.db,
-    sql`update conflicts set status = ${outcome.status}, resolution_type = ${outcome.resolutionType},
+  const rows = await tenant.rows<{ id: string }>(sql`update conflicts set status = ${outcome.status}, resolution_type = ${outcome.resolutionType},
           resolution = ${outcome.resolution}, winning_fact_id = ${outcome.winningFactId},
           resolved_by_member_id = ${outcome.memberId}, resolved_at = ${ts(outcome.at)}
         where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and status = 'open'
@@ -143,7 +132,7 @@ export async function recordDetectionFeedback(
   tenant: TenantDb,
   feedback: { conflictId: string; factSetKey: string; feedback: 'true_positive' | 'false_positive'; memberId: string | null; at: Date },
 ): Promise<void> {
-  await tenant.db.execute(
+  await tenant.execute(
     sql`insert into detection_feedback (workspace_id, conflict_id, fact_set_key, feedback, member_id, recorded_at)
         values (${tenant.workspaceId}, ${feedback.conflictId}, ${feedback.factSetKey}, ${feedback.feedback},
                 ${feedback.memberId}, ${ts(feedback.at)})`,
@@ -156,7 +145,7 @@ export async function recordDetectionFeedback(
  * a conflict after it was raised were not counted.)
  */
 export async function unflagAgents(tenant: TenantDb, conflictId: string): Promise<void> {
-  await tenant.db.execute(
+  await tenant.execute(
     sql`update agents a set flagged_commits = greatest(0, a.flagged_commits - 1)
         from (select distinct f.agent_id from conflict_facts cf join facts f on f.id = cf.fact_id
               where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}) involved
@@ -169,9 +158,7 @@ export async function detectionFeedbackOf(
   tenant: TenantDb,
   conflictId: string,
 ): Promise<{ fact_set_key: string; feedback: 'true_positive' | 'false_positive'; member_id: string | null }[]> {
-  return queryRows(
-    tenant.db,
-    sql`select fact_set_key, feedback, member_id from detection_feedback
+  return tenant.rows(sql`select fact_set_key, feedback, member_id from detection_feedback
         where workspace_id = ${tenant.workspaceId} and conflict_id = ${conflictId}
         order by recorded_at, id`,
   );

@@ -1,15 +1,30 @@
 /**
- * Tenant scoping, in one place. Code that works on a workspace's data receives a {@link TenantDb},
- * never the raw database: every select, update and delete made through it carries
- * `workspace_id = <its workspace>`, and every insert is stamped with it. Drizzle builders allow one
- * `where` per query, so a query started here cannot have its tenant predicate replaced.
+ * Tenant scoping, in one place, enforced twice. Code that works on a workspace's data receives a
+ * {@link TenantDb}, never the raw database:
  *
- * The few cross-tenant operations (resolving a bearer token, provisioning a workspace) live in
- * `system.ts` and say so in their names.
+ * - the database enforces it: every query made through a TenantDb runs in a transaction that has
+ *   switched to the `engram_app` role (not the tables' owner, no BYPASSRLS) and set
+ *   `engram.workspace_id` transaction-locally; row-level security on every workspace table
+ *   (migration 0009) lets that role see and write only rows of that workspace. A query written
+ *   without a workspace filter returns nothing of another workspace.
+ * - the builders say it too: every select, update and delete made through it carries
+ *   `workspace_id = <its workspace>` (so plans use the workspace indexes), and every insert is
+ *   stamped with it.
+ *
+ * The cross-tenant operations (resolving a bearer token, provisioning a workspace, claiming
+ * detection jobs, expiry sweeps, rate-limit counters, the audit writer) take the raw database, as
+ * the tables' owner, and live in `system.ts`, `jobs.ts`, `rate-limits.ts` and `sessions.ts`.
  */
-import { and, eq, type SQL } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Database } from './client.ts';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { queryRows, type Database } from './client.ts';
+
+/** The role tenant queries run as (created by migration 0009). */
+export const TENANT_ROLE = 'engram_app';
+/** The transaction-local setting row-level security reads. */
+export const WORKSPACE_SETTING = 'engram.workspace_id';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A table that belongs to workspaces. */
 export type TenantTable = PgTable & { workspaceId: PgColumn };
@@ -18,12 +33,16 @@ type InsertValues<T extends TenantTable> = Omit<T['$inferInsert'], 'workspaceId'
 
 /** Database access confined to one workspace. */
 export class TenantDb {
-  readonly db: Database;
   readonly workspaceId: string;
+  readonly #db: Database;
+  /** Whether #db is a transaction that already runs as the tenant role for this workspace. */
+  readonly #confined: boolean;
 
-  constructor(db: Database, workspaceId: string) {
-    this.db = db;
+  constructor(db: Database, workspaceId: string, confined = false) {
+    if (!UUID.test(workspaceId)) throw new TypeError(`not a workspace id: ${JSON.stringify(workspaceId).slice(0, 60)}`);
+    this.#db = db;
     this.workspaceId = workspaceId;
+    this.#confined = confined;
   }
 
   /** `table.workspace_id = this workspace`, and-ed with the given conditions. */
@@ -32,39 +51,100 @@ export class TenantDb {
   }
 
   /** `select * from table where <tenant> and <conditions>`; chain `orderBy`/`limit` as usual. */
-  select<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
+  select<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]): TenantSelect<T> {
     const from: PgTable = table; // drizzle's conditional `from` type does not resolve for a generic T
-    return this.db
-      .select()
-      .from(from)
-      .where(this.where(table, ...conditions)) as unknown as TenantSelect<T>;
+    return this.#deferred((db) => db.select().from(from).where(this.where(table, ...conditions))) as unknown as TenantSelect<T>;
   }
 
   /** Inserts rows stamped with this workspace; `.returning()` works as usual. */
   insert<T extends TenantTable>(table: T, values: InsertValues<T> | InsertValues<T>[]) {
-    const rows = (Array.isArray(values) ? values : [values]).map((v) => ({
-      ...v,
-      workspaceId: this.workspaceId,
-    }));
-    return this.db.insert(table).values(rows as T['$inferInsert'][]);
+    const rows = (Array.isArray(values) ? values : [values]).map((v) => ({ ...v, workspaceId: this.workspaceId }));
+    return this.#deferred((db) => db.insert(table).values(rows as T['$inferInsert'][]));
   }
 
   /** Updates rows of this workspace matching the conditions. */
   update<T extends TenantTable>(table: T, set: Partial<InsertValues<T>>, ...conditions: (SQL | undefined)[]) {
-    return this.db
-      .update(table)
-      .set(set as T['$inferInsert'])
-      .where(this.where(table, ...conditions));
+    return this.#deferred((db) =>
+      db
+        .update(table)
+        .set(set as T['$inferInsert'])
+        .where(this.where(table, ...conditions)),
+    );
   }
 
   /** Deletes rows of this workspace matching the conditions. */
   delete<T extends TenantTable>(table: T, ...conditions: (SQL | undefined)[]) {
-    return this.db.delete(table).where(this.where(table, ...conditions));
+    return this.#deferred((db) => db.delete(table).where(this.where(table, ...conditions)));
+  }
+
+  /** The rows of a hand-written query (it should still name its workspace, for the plan). */
+  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+    return this.run((db) => queryRows<T>(db, query));
+  }
+
+  /** Runs a hand-written statement for its effect. */
+  async execute(query: SQL): Promise<void> {
+    await this.run((db) => db.execute(query));
+  }
+
+  /**
+   * Runs `fn` with a database handle confined to this workspace by row-level security. For query
+   * functions in this package that need a builder the methods above do not offer (joins).
+   */
+  run<R>(fn: (db: Database) => Promise<R>): Promise<R> {
+    if (this.#confined) return fn(this.#db);
+    return this.#confinedTransaction((tx) => fn(tx));
   }
 
   /** Runs `fn` in a transaction whose queries stay confined to this workspace. */
   transaction<R>(fn: (tx: TenantDb) => Promise<R>): Promise<R> {
-    return this.db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId)));
+    if (this.#confined) return this.#db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId, true)));
+    return this.#confinedTransaction((tx) => fn(new TenantDb(tx, this.workspaceId, true)));
+  }
+
+  /**
+   * A transaction switched to the tenant role for this workspace. Opened inside a caller's own
+   * transaction (a savepoint), the switch is undone when `fn` is done, so the caller's later
+   * statements run as before.
+   */
+  #confinedTransaction<R>(fn: (tx: Database) => Promise<R>): Promise<R> {
+    const nested = this.#db instanceof PgTransaction;
+    return this.#db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true), set_config(${WORKSPACE_SETTING}, ${this.workspaceId}, true)`);
+      const result = await fn(tx);
+      if (nested) await tx.execute(sql`select set_config('role', 'none', true), set_config(${WORKSPACE_SETTING}, '', true)`);
+      return result;
+    });
+  }
+
+  /**
+   * A drizzle builder that runs confined: built and awaited directly inside a confined
+   * transaction, otherwise recorded (each chained call) and replayed in one when awaited.
+   */
+  #deferred<B>(build: (db: Database) => B): B {
+    if (this.#confined) return build(this.#db);
+    const calls: [PropertyKey, unknown[]][] = [];
+    const execute = () =>
+      this.run(async (db) => {
+        let builder = build(db) as unknown as Record<PropertyKey, (...args: unknown[]) => unknown>;
+        for (const [name, args] of calls) builder = builder[name]!(...args) as typeof builder;
+        // Every drizzle builder is a thenable: awaiting it runs the query on `db`.
+        return (builder as unknown as PromiseLike<unknown>).then((rows) => rows);
+      });
+    const proxy: unknown = new Proxy(
+      {},
+      {
+        get(_target, property) {
+          if (property === 'then') return (resolve: (v: unknown) => unknown, reject: (e: unknown) => unknown) => execute().then(resolve, reject);
+          if (property === 'catch') return (reject: (e: unknown) => unknown) => execute().catch(reject);
+          return (...args: unknown[]) => {
+            calls.push([property, args]);
+            return proxy;
+          };
+        },
+      },
+    );
+    return proxy as B;
   }
 }
 
@@ -73,6 +153,7 @@ export interface TenantSelect<T extends TenantTable> extends PromiseLike<T['$inf
   orderBy(...columns: (PgColumn | SQL)[]): TenantSelect<T>;
   limit(n: number): TenantSelect<T>;
   offset(n: number): TenantSelect<T>;
+  for(strength: 'update' | 'share'): TenantSelect<T>;
 }
 
 /** Confines `db` to one workspace. */

@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { AuditLog, endMembership, TOKEN_CACHE_TTL_MS } from '@engram/core';
-import { createDb, findWorkspaceByEngramId, forWorkspace, members, migrate, tokens } from '@engram/db';
-import { count, eq, isNull } from 'drizzle-orm';
+import { createDb, findWorkspaceByEngramId, forWorkspace, listMemberRows, members, migrate } from '@engram/db';
+import { eq } from 'drizzle-orm';
 import { createLogger } from '../logger.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,18 +32,12 @@ export async function memberCommand(config: Config, args: string[]): Promise<voi
     const tenant = forWorkspace(db.db, workspace.id);
 
     if (action === 'list') {
-      const rows = await tenant.select(members).orderBy(members.createdAt);
-      const live = await tenant.db
-        .select({ memberId: tokens.memberId, n: count() })
-        .from(tokens)
-        .where(tenant.where(tokens, isNull(tokens.revokedAt)))
-        .groupBy(tokens.memberId);
-      const active = new Map(live.map((t) => [t.memberId, t.n]));
+      const rows = await listMemberRows(tenant);
       const lines = rows.map((m) =>
         [
           m.id,
           m.role.padEnd(6),
-          (m.removedAt ? `removed ${m.removedAt.toISOString()}` : `${active.get(m.id) ?? 0} active token(s)`).padEnd(34),
+          (m.removedAt ? `removed ${m.removedAt.toISOString()}` : `${m.activeTokens} active token(s)`).padEnd(34),
           m.displayName ?? '(unnamed)',
         ].join('  '),
       );

@@ -7,6 +7,7 @@ import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
   closeLineage,
+  factsDismissedWith,
   factsMatching,
   findCurrentDuplicate,
   forWorkspace,
@@ -324,7 +325,7 @@ export async function commitFact(
   // never the old fact again: it continues the old fact's lineage and closes it.
   let restated: { lineageId: string; supersedes: string } | null = null;
   if (existing) {
-    if (!(await changedSince(tenant, existing.committed_at, draftFact))) {
+    if (!(await changedSince(tenant, existing, draftFact))) {
       return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
     }
     restated = { lineageId: existing.lineage_id, supersedes: existing.id };
@@ -335,7 +336,7 @@ export async function commitFact(
 
   if (plainAdd && !restated) {
     const corroborated = corroborationTarget(sameValues, agentId, entities);
-    if (corroborated && !(await changedSince(tenant, corroborated.committed_at, draftFact))) {
+    if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
       await addCorroboration(tenant, corroborated.id);
       return duplicateResult(
         corroborated,
@@ -400,19 +401,24 @@ export async function commitFact(
 const CHANGED_SINCE_PER_KEY = 20;
 
 /**
- * Did a current fact committed after `since` state a different value for a claim this draft
+ * Did a current fact committed after `earlier` state a different value for a claim this draft
  * makes? Then the draft is not the old fact said again: it is a new commit (a possible reversal).
+ * A later fact that a human already judged compatible with `earlier` (a dismissed conflict of
+ * the two) did not move the claim on.
  */
 export async function changedSince(
   tenant: TenantDb,
-  since: Date,
+  earlier: { id: string; committed_at: Date },
   draft: { content: string; scope: string; agentId: string; entities: FactEntity[]; committedAt: Date },
 ): Promise<boolean> {
   const keys = matchKeysOf(draft.entities);
   if (keys.length === 0) return false;
-  const later = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY)).filter(
-    (f) => f.valid_until === null && f.committed_at.getTime() > new Date(since).getTime(),
+  const candidates = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY)).filter(
+    (f) => f.valid_until === null && f.committed_at.getTime() > new Date(earlier.committed_at).getTime(),
   );
+  if (candidates.length === 0) return false;
+  const compatible = await factsDismissedWith(tenant, earlier.id);
+  const later = candidates.filter((f) => !compatible.has(f.id));
   if (later.length === 0) return false;
   const mine = claimsOf({
     id: 'draft',

@@ -1,0 +1,98 @@
+/**
+ * Tenancy enforced by the database: queries made through a TenantDb run as `engram_app` with the
+ * workspace set transaction-locally, and row-level security confines them — even a query written
+ * with no workspace filter at all. On each engine.
+ */
+import { authenticateToken, commitFact, CommitInput, LocalEmbedder, provisionWorkspace, silentLogger, type FactServices } from '@engram/core';
+import { facts, forWorkspace, queryRows, TENANT_ROLE, workspaces, type DbHandle } from '@engram/db';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SECRET } from '../support/app.ts';
+import { testDatabases } from '../support/databases.ts';
+
+describe.each(testDatabases())('row-level security on $name', (engine) => {
+  let handle: DbHandle;
+  let a: string;
+  let b: string;
+  beforeAll(async () => {
+    handle = await engine.open();
+    const services: FactServices = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
+    for (const name of ['A', 'B'] as const) {
+      const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: `RLS ${name}` });
+      if (name === 'A') a = ws.workspaceId;
+      else b = ws.workspaceId;
+      const principal = await authenticateToken(handle.db, ws.ownerToken);
+      await commitFact(services, principal, CommitInput.parse({ content: `Workspace ${name} deploys with Helm`, scope: 'infra', confidence: 0.9 }));
+    }
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it('returns nothing of another workspace to a query written without a workspace filter', async () => {
+    const tenant = forWorkspace(handle.db, a);
+    const unfiltered = await tenant.rows<{ workspace_id: string; content: string }>(sql`select workspace_id, content from facts`);
+    expect(unfiltered.length).toBeGreaterThan(0);
+    expect(new Set(unfiltered.map((r) => r.workspace_id))).toEqual(new Set([a]));
+    const viaBuilder = await tenant.run((db) => db.select().from(facts));
+    expect(viaBuilder.every((f) => f.workspaceId === a)).toBe(true);
+    const spaces = await tenant.run((db) => db.select({ id: workspaces.id }).from(workspaces));
+    expect(spaces).toEqual([{ id: a }]);
+    // The owner, outside the tenant layer, sees both: the policy is what hid B.
+    const all = await queryRows<{ workspace_id: string }>(handle.db, sql`select distinct workspace_id from facts where workspace_id in (${a}, ${b})`);
+    expect(new Set(all.map((r) => r.workspace_id))).toEqual(new Set([a, b]));
+  });
+
+  it("cannot write another workspace's rows", async () => {
+    const tenant = forWorkspace(handle.db, a);
+    const refused = await tenant.execute(sql`insert into agents (workspace_id, agent_id) values (${b}, 'intruder')`).then(
+      () => null,
+      (error: Error & { cause?: Error }) => error.cause?.message ?? error.message,
+    );
+    expect(refused).toMatch(/row-level security/);
+    const changed = await tenant.rows<{ id: string }>(sql`update facts set scope = 'hijacked' where workspace_id = ${b} returning id`);
+    expect(changed).toEqual([]);
+    const removed = await tenant.rows<{ id: string }>(sql`delete from facts where workspace_id = ${b} returning id`);
+    expect(removed).toEqual([]);
+    const [still] = await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts where workspace_id = ${b} and scope = 'infra'`);
+    expect(Number(still?.n)).toBe(1);
+  });
+
+  it('runs as a role that owns nothing and cannot bypass row-level security', async () => {
+    const [who] = await forWorkspace(handle.db, a).rows<{ role: string; bypass: boolean; owns: number }>(
+      sql`select current_user as role,
+                 (select rolbypassrls or rolsuper from pg_roles where rolname = current_user) as bypass,
+                 (select count(*)::int from pg_tables where schemaname = 'public' and tableowner = current_user) as owns`,
+    );
+    expect(who).toEqual({ role: TENANT_ROLE, bypass: false, owns: 0 });
+    // Every table with a workspace_id, and workspaces itself, has row-level security on.
+    const unprotected = await queryRows<{ table_name: string }>(
+      handle.db,
+      sql`select c.table_name from information_schema.columns c join pg_class k on k.relname = c.table_name
+          where c.table_schema = 'public' and (c.column_name = 'workspace_id' or c.table_name = 'workspaces') and not k.relrowsecurity`,
+    );
+    expect(unprotected).toEqual([]);
+  });
+
+  it('sees nothing when no workspace is set', async () => {
+    const rows = await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true)`);
+      return queryRows(tx as never, sql`select id from facts`);
+    });
+    expect(rows).toEqual([]);
+  });
+
+  it("hands a caller's own transaction back as it was after a confined step", async () => {
+    const [before] = await queryRows<{ role: string }>(handle.db, sql`select current_user as role`);
+    const after = await handle.db.transaction(async (tx) => {
+      const mine = await forWorkspace(tx, a).rows<{ id: string }>(sql`select id from facts`);
+      expect(mine.length).toBeGreaterThan(0);
+      const [row] = await queryRows<{ role: string; n: number }>(
+        tx,
+        sql`select current_user as role, (select count(distinct workspace_id)::int from facts where workspace_id in (${a}, ${b})) as n`,
+      );
+      return row;
+    });
+    expect(after).toEqual({ role: before!.role, n: 2 });
+  });
+});
