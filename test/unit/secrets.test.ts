@@ -1,5 +1,8 @@
 import { assertNoSecrets, EngramError, findSecret, SECRET_PATTERN_NAMES } from '@engram/core';
 import { describe, expect, it } from 'vitest';
+import { re2ToJs } from '../../infra/vendor-gitleaks-rules.ts';
+import gitleaks from '../../packages/core/src/facts/gitleaks-rules.json' with { type: 'json' };
+import { lookAlikeCorpus, secretCorpus } from '../support/secret-corpus.ts';
 
 // Fake credentials, assembled at run time so no secret-shaped literal sits in the repository.
 const rand = (alphabet: string, n: number, seed = 7) =>
@@ -31,7 +34,31 @@ const SAMPLES: Record<string, string> = {
   basic_auth_header: `Authorization: Basic ${Buffer.from('admin:s3cr3t-pass').toString('base64')}`,
   secret_assignment: `set DB_PASSWORD="${rand(ALNUM, 18)}" in the env`,
   high_entropy_assignment: `FEATURE_SIGNING=${rand(B64, 40, 5)}`,
+  stripe_webhook_secret: `webhook signing uses ${'whsec'}_${rand(ALNUM, 32)}`,
+  discord_webhook: `alerts go to https://discord.com/api/webhooks/${rand('0123456789', 19)}/${rand(ALNUM, 68)}`,
+  google_oauth_client_secret: `client secret ${'GOCSPX'}-${rand(ALNUM, 28)}`,
+  aws_secret_access_key_unlabelled: `the AWS backup user signs with ${rand(B64, 40, 11)}`,
+  azure_storage_key: `AccountName=engram;AccountKey=${rand(B64, 86, 4)}==;EndpointSuffix=core.windows.net`,
+  mailgun_api_key: `mail goes through ${'key'}-${rand('0123456789abcdef', 32)}`,
+  doppler_token: `${'dp'}.st.prd.${rand(ALNUM, 43)}`,
+  vault_token: `VAULT_TOKEN is ${'hvs'}.${rand(ALNUM, 24)}`,
+  telegram_bot_token: `the bot is ${rand('0123456789', 10)}:AA${rand(ALNUM, 33)}`,
+  discord_bot_token: `bot login MT${rand(ALNUM, 24)}.${rand(ALNUM, 6)}.${rand(ALNUM, 38)}`,
+  mapbox_secret_token: `maps use ${'sk'}.eyJ${rand(ALNUM, 40)}.${rand(ALNUM, 22)}`,
+  groq_api_key: `${'gsk'}_${rand(ALNUM, 52)}`,
+  replicate_api_token: `${'r8'}_${rand(ALNUM, 37)}`,
+  mailchimp_api_key: `newsletter key ${rand('0123456789abcdef', 32)}-us21`,
+  new_relic_api_key: `${'NRAK'}-${rand(UPPER, 27)}`,
+  airtable_token: `${'pat'}${rand(ALNUM, 14)}.${rand('0123456789abcdef', 64)}`,
+  supabase_access_token: `${'sbp'}_${rand('0123456789abcdef', 40)}`,
+  docker_hub_token: `${'dckr_pat'}_${rand(ALNUM, 27)}`,
+  netlify_token: `${'nfp'}_${rand(ALNUM, 36)}`,
+  secret_name_value_pair: `- name: API_TOKEN\n  value: "${rand(ALNUM, 24, 9)}"`,
+  secret_in_prose: `The webhook secret for staging is ${rand(ALNUM, 24, 9)}.`,
+  secret_set_in_prose: `I set the session secret to ${rand(ALNUM, 24, 9)} yesterday.`,
 };
+// Engram's own rules; the vendored gitleaks rules are exercised by the corpus below.
+const OWN_PATTERN_NAMES = SECRET_PATTERN_NAMES.filter((name) => !name.startsWith('gitleaks:'));
 
 const BENIGN = [
   'The auth service rate-limits to 1000 req/s per IP using a sliding window in Redis, configured via AUTH_RATE_LIMIT in .env',
@@ -52,8 +79,8 @@ const BENIGN = [
 ];
 
 describe('secret scanner', () => {
-  it('has a sample for every pattern', () => {
-    expect(Object.keys(SAMPLES).sort()).toEqual([...SECRET_PATTERN_NAMES].sort());
+  it('has a sample for every rule of its own', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual([...OWN_PATTERN_NAMES].sort());
   });
 
   it.each(Object.entries(SAMPLES))('recognises %s', (name, text) => {
@@ -78,5 +105,81 @@ describe('secret scanner', () => {
     expect(engram.message).toMatch(/provenance appears to contain a GitHub token \(pattern: github_token\)/);
     expect(engram.message).not.toContain(secret.split(' ')[1]);
     expect(JSON.stringify(engram.details)).not.toContain(secret.split(' ')[1]);
+  });
+});
+
+describe('secret scanner on the corpus', () => {
+  const secrets = secretCorpus();
+  const lookAlikes = lookAlikeCorpus();
+
+  it('catches at least 95% of ≥150 fake secrets from ≥40 providers', () => {
+    const providers = new Set(secrets.map((s) => s.provider));
+    expect(secrets.length).toBeGreaterThanOrEqual(150);
+    expect(providers.size).toBeGreaterThanOrEqual(40);
+    // Misses are reported by provider and kind only: the text holds the (fake) secret.
+    const missed = secrets.filter((s) => !findSecret(s.text)).map((s) => `${s.provider} ${s.kind}`);
+    const recall = 1 - missed.length / secrets.length;
+    expect(recall, `missed ${missed.length} of ${secrets.length}: ${missed.join('; ')}`).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('flags at most 1% of ≥150 look-alikes', () => {
+    expect(lookAlikes.length).toBeGreaterThanOrEqual(150);
+    const flagged = lookAlikes.flatMap((l) => {
+      const found = findSecret(l.text);
+      return found ? [`${l.kind} → ${found.name}: ${l.text}`] : [];
+    });
+    expect(flagged.length / lookAlikes.length, flagged.join('\n')).toBeLessThanOrEqual(0.01);
+  });
+
+  it('never repeats the secret when rejecting it', () => {
+    for (const sample of secrets) {
+      let error: unknown;
+      try {
+        assertNoSecrets({ content: sample.text });
+      } catch (e) {
+        error = e;
+      }
+      if (!(error instanceof EngramError)) continue;
+      const pattern = (error.details as { pattern: string }).pattern;
+      const found = findSecret(sample.text)!;
+      expect(error.details).toEqual({ field: 'content', pattern });
+      expect(error.message.startsWith(`Commit rejected: content appears to contain ${found.label} (pattern: ${found.name}). `)).toBe(true);
+      expect(error.message.length).toBeLessThan(400);
+    }
+  });
+});
+
+describe('gitleaks rules', () => {
+  it('are vendored with their provenance and all compile', () => {
+    expect(gitleaks.source).toMatch(/^https:\/\/github\.com\/gitleaks\/gitleaks\/blob\/[0-9a-f]{40}\/config\/gitleaks\.toml$/);
+    expect(gitleaks.license).toMatch(/^MIT/);
+    expect(gitleaks.rules.length).toBeGreaterThan(200);
+    const sources = [
+      ...gitleaks.rules.flatMap((r) => [r.regex, ...(r.allowlists ?? []).flatMap((a) => a.regexes)]),
+      ...gitleaks.allowlist.regexes,
+    ];
+    for (const source of sources) expect(() => new RegExp(source), source).not.toThrow();
+    // Every rule the scanner keeps is one of them (all but the catch-all generic-api-key).
+    const vendored = SECRET_PATTERN_NAMES.filter((name) => name.startsWith('gitleaks:'));
+    expect(vendored).toHaveLength(gitleaks.rules.length - 1);
+  });
+
+  it('converts RE2 syntax to JavaScript without flags', () => {
+    const match = (re2: string, text: string) => new RegExp(re2ToJs(re2)).test(text);
+    // (?i) for the rest of the group only, (?-i:...) back to exact case.
+    expect(match('\\b(p8e-(?i)[a-z0-9]{4})x', 'p8e-AbC1x')).toBe(true);
+    expect(match('\\b(p8e-(?i)[a-z0-9]{4})x', 'P8E-abc1x')).toBe(false);
+    expect(match('\\b(p8e-(?i)[a-z0-9]{4})x', 'p8e-abc1X')).toBe(false);
+    expect(match('(?i)key(?-i:[Aa]pi)', 'KEYApi')).toBe(true);
+    expect(match('(?i)key(?-i:[Aa]pi)', 'KEYAPI')).toBe(false);
+    // POSIX classes, `]` first in a class, (?s:.), \z, \x escapes, literal braces.
+    expect(match('^pat[[:alnum:]]{3}$', 'patA1z')).toBe(true);
+    expect(match('^[^]]+$', 'ab]')).toBe(false);
+    expect(match('a(?s:.)b', 'a\nb')).toBe(true);
+    expect(match('a.b', 'a\nb')).toBe(false);
+    expect(match('ab\\z', 'xab')).toBe(true);
+    expect(match('[\\x60]', '`')).toBe(true);
+    expect(match('^\\$?{{[^}]+}}$', '{{ token }}')).toBe(true);
+    expect(() => re2ToJs('\\Qliteral\\E')).toThrow();
   });
 });
