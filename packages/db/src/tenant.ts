@@ -17,13 +17,14 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { queryRows, type Database } from './client.ts';
+import { confinerOf, isReservedHandle, queryRows, type Database } from './client.ts';
 
 /** The role tenant queries run as (created by migration 0009). */
 export const TENANT_ROLE = 'engram_app';
 /** The transaction-local setting row-level security reads. */
 export const WORKSPACE_SETTING = 'engram.workspace_id';
 
+let savepoints = 0;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A table that belongs to workspaces. */
@@ -97,9 +98,32 @@ export class TenantDb {
   }
 
   /** Runs `fn` in a transaction whose queries stay confined to this workspace. */
-  transaction<R>(fn: (tx: TenantDb) => Promise<R>): Promise<R> {
-    if (this.#confined) return this.#db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId, true)));
-    return this.#confinedTransaction((tx) => fn(new TenantDb(tx, this.workspaceId, true)));
+  async transaction<R>(fn: (tx: TenantDb) => Promise<R>): Promise<R> {
+    if (!this.#confined) return this.#confinedTransaction((tx) => fn(new TenantDb(tx, this.workspaceId, true)));
+    if (!isReservedHandle(this.#db)) return this.#db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId, true)));
+    // Inside a pipelined transaction (a reserved connection, not a drizzle transaction): a savepoint by hand.
+    const savepoint = sql.raw(`tenant_${++savepoints}`);
+    await this.#db.execute(sql`savepoint ${savepoint}`);
+    try {
+      const result = await fn(this);
+      await this.#db.execute(sql`release savepoint ${savepoint}`);
+      return result;
+    } catch (error) {
+      await this.#db.execute(sql`rollback to savepoint ${savepoint}`);
+      throw error;
+    }
+  }
+
+  /**
+   * Ids and ranks of a query run as the tables' owner, outside row-level security: for the index
+   * scans a policy rules out (full-text `@@` is not leakproof, so under a policy Postgres will not
+   * use the GIN index and scans the workspace). Only ids leave it: everything read about them
+   * afterwards goes through the policy, so an id of another workspace could only drop out, never
+   * show. Inside a confined transaction it runs confined.
+   */
+  rankedIds(query: SQL): Promise<{ id: string; r: number }[]> {
+    const read = (db: Database) => queryRows<{ id: string; r: number }>(db, query).then((rows) => rows.map((row) => ({ id: row.id, r: Number(row.r) })));
+    return read(this.#db);
   }
 
   /**
@@ -108,6 +132,8 @@ export class TenantDb {
    * statements run as before.
    */
   #confinedTransaction<R>(fn: (tx: Database) => Promise<R>): Promise<R> {
+    const confiner = confinerOf(this.#db);
+    if (confiner) return confiner(`select set_config('role', '${TENANT_ROLE}', true), set_config('${WORKSPACE_SETTING}', '${this.workspaceId}', true)`, fn);
     const nested = this.#db instanceof PgTransaction;
     return this.#db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true), set_config(${WORKSPACE_SETTING}, ${this.workspaceId}, true)`);

@@ -9,7 +9,8 @@
  *    denies), the facts a deletion request names, the facts that depend on what the trigger
  *    names (and what a dependent fact depends on), and facts naming the same person, product,
  *    address or channel;
- * 3. the nearest facts by embedding, above a similarity measured on the story sets.
+ * 3. the nearest facts by embedding, above a similarity measured on the story sets (and, in
+ *    the trigger's own scope, the nearest two above a lower one).
  *
  * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
@@ -51,6 +52,13 @@ const NEIGHBOURS_PER_TRIGGER = 6;
  * (median 0.02); 0.15 would keep 91% for 10%. Neighbours are the weakest evidence, ranked last.
  */
 export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
+/**
+ * Within the trigger's own scope, the nearest few facts count as evidence from a lower
+ * similarity: a scope is a hint that two facts are about one thing ("the dashboard is
+ * server-rendered" and "moved the dashboard to a client-only SPA" share one word, in `web`).
+ */
+const SCOPE_NEIGHBOURS_PER_TRIGGER = 2;
+export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
 /** Triggers whose evidence is gathered (a big burst's story is mostly its own facts). */
 export const EVIDENCE_TRIGGERS = 100;
 
@@ -82,12 +90,18 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const triggerSet = new Set(triggerFactIds);
   const keys = new Set<string>();
   for (const t of triggers) for (const k of [...t.match_keys, ...probeKeysOf(t.entities)]) keys.add(k);
-  const [pool, neighbours] = await Promise.all([
+  const triggerIds = triggers.map((t) => t.id);
+  const [pool, anywhere, inScope] = await Promise.all([
     factsMatching(tenant, [...keys], FACTS_PER_KEY),
-    semanticNeighbours(tenant, triggers.map((t) => t.id), NEIGHBOURS_PER_TRIGGER),
+    semanticNeighbours(tenant, triggerIds, NEIGHBOURS_PER_TRIGGER),
+    semanticNeighbours(tenant, triggerIds, SCOPE_NEIGHBOURS_PER_TRIGGER, { sameScope: true }),
   ]);
+  const neighbours = [
+    ...anywhere.filter((n) => n.similarity >= MIN_NEIGHBOUR_SIMILARITY),
+    ...inScope.filter((n) => n.similarity >= MIN_SCOPE_NEIGHBOUR_SIMILARITY),
+  ];
   const nearBy = new Map<string, Set<string>>();
-  for (const n of neighbours) if (n.similarity >= MIN_NEIGHBOUR_SIMILARITY) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
+  for (const n of neighbours) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
   const neighbourFacts = new Map((await factsByIds(tenant, [...new Set(neighbours.map((n) => n.id))].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]));
 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
