@@ -2,7 +2,7 @@
  * Cost of the commit path's secret scan: `findSecret` per call on typical ~200-character facts
  * (no secret in them, so every rule that can run does), after a warm-up.
  *
- *   node test/bench/secret-scan.ts [calls=20000]
+ *   npm run bench:secrets -- [calls=20000]
  */
 import { findSecret } from '../../packages/core/src/facts/secrets.ts';
 import { percentile } from './stats.ts';

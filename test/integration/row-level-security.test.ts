@@ -74,6 +74,22 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     expect(unprotected).toEqual([]);
   });
 
+  it('runs every kind of tenant statement confined: reads, writes, builders, transactions', async () => {
+    const tenant = forWorkspace(handle.db, a);
+    const probe = sql`select current_user as role, current_setting('engram.workspace_id', true) as ws`;
+    const expected = { role: TENANT_ROLE, ws: a };
+    expect((await tenant.read<{ role: string; ws: string }>(probe))[0]).toEqual(expected);
+    expect((await tenant.rows<{ role: string; ws: string }>(probe))[0]).toEqual(expected);
+    expect((await tenant.run((db) => queryRows<{ role: string; ws: string }>(db, probe)))[0]).toEqual(expected);
+    expect((await tenant.transaction((tx) => tx.read<{ role: string; ws: string }>(probe)))[0]).toEqual(expected);
+    // Many at once, as a busy server sends them: none runs outside its transaction.
+    const many = await Promise.all(Array.from({ length: 40 }, () => tenant.read<{ role: string; ws: string }>(probe)));
+    expect(many.every(([row]) => row?.role === TENANT_ROLE && row.ws === a)).toBe(true);
+    // And the pool's connections come back as the owner, outside any transaction.
+    const [after] = await queryRows<{ role: string; open: boolean }>(handle.db, sql`select current_user as role, now() <> statement_timestamp() as open`);
+    expect(after?.role).not.toBe(TENANT_ROLE);
+  });
+
   it('sees nothing when no workspace is set', async () => {
     const rows = await handle.db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true)`);

@@ -93,7 +93,7 @@ export async function createDb(
  * prepares, on a driver that can do it in fewer round trips than drizzle's BEGIN, setup, query,
  * COMMIT. The tenant layer uses it to switch to its role (see tenant.ts).
  */
-export type Confiner = <R>(setup: string, fn: (db: Database) => Promise<R>) => Promise<R>;
+export type Confiner = <R>(setup: string, fn: (db: Database) => Promise<R>, options?: { readOnly?: boolean }) => Promise<R>;
 
 const confiners = new WeakMap<object, Confiner>();
 
@@ -107,17 +107,22 @@ export const isReservedHandle = (db: Database) => reservedHandles.has(db);
 /**
  * postgres.js: BEGIN and the setup go as one simple-protocol message, sent at once, so the first
  * statement of `fn` is pipelined behind it on the same reserved connection; then COMMIT. Two round
- * trips for a one-statement transaction instead of four.
+ * trips for a one-statement transaction instead of four. (Sending COMMIT without waiting for the
+ * statement's result is not safe: postgres.js may send it first, and the statement would then run
+ * outside the transaction, as the owner.)
  */
 function pipelinedConfiner(client: postgres.Sql): Confiner {
-  return async <R>(setup: string, fn: (db: Database) => Promise<R>): Promise<R> => {
+  // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool.
+  const drizzleOver = (reserved: postgres.ReservedSql) =>
+    drizzlePostgres({
+      client: preparedByDefault(new Proxy(reserved, { get: (target, property) => (property === 'options' ? client.options : (Reflect.get(target, property) as unknown)) }) as unknown as postgres.Sql),
+    }) as unknown as Database;
+  const confiner: Confiner = async <R>(setup: string, fn: (db: Database) => Promise<R>, options: { readOnly?: boolean } = {}): Promise<R> => {
     const reserved = await client.reserve();
     let prefix: Promise<unknown> | undefined;
     try {
-      prefix = reserved.unsafe(`begin; ${setup}`).execute();
-      // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool.
-      const connection = new Proxy(reserved, { get: (target, property) => (property === 'options' ? client.options : (Reflect.get(target, property) as unknown)) });
-      const db = drizzlePostgres({ client: preparedByDefault(connection as unknown as postgres.Sql) }) as unknown as Database;
+      prefix = reserved.unsafe(`begin${options.readOnly ? ' read only' : ''}; ${setup}`).execute();
+      const db = drizzleOver(reserved);
       reservedHandles.add(db);
       const result = await fn(db);
       await prefix;
@@ -132,6 +137,7 @@ function pipelinedConfiner(client: postgres.Sql): Confiner {
       reserved.release();
     }
   };
+  return confiner;
 }
 
 /**

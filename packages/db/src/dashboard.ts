@@ -118,10 +118,10 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   if (params.readable) filters.push(params.readable);
   const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    tenant.rows<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${where}
+    tenant.read<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${where}
           order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
     ),
-    tenant.rows<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
+    tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
   ]);
   return { rows: rows.map(listRow), total: Number(counted[0]?.n ?? 0) };
 }
@@ -140,7 +140,7 @@ export async function listExpiringFacts(
   ];
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.rows<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
+  const rows = await tenant.read<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
         order by f.expires_at, f.id limit ${params.limit}`,
   );
   return rows.map(listRow);
@@ -176,7 +176,7 @@ export async function listValidityWindows(
   if (params.since) filters.push(sql`(${end} is null or ${end} >= ${ts(params.since)})`);
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.rows<Record<string, unknown>>(sql`select * from (
+  const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
           select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.valid_from, ${end} as valid_until,
             case
               when ${end} is null then null
@@ -225,7 +225,7 @@ export async function agentActivity(
     sql`f.committed_at <= ${ts(params.now)}`,
   ];
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.rows<Record<string, unknown>>(sql`select f.agent_id, count(*)::int as commits,
+  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, count(*)::int as commits,
           count(*) filter (where exists (
             select 1 from conflict_facts cf where cf.workspace_id = f.workspace_id and cf.fact_id = f.id
           ))::int as conflicts,

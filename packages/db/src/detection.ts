@@ -45,7 +45,7 @@ const DETECTOR_COLUMNS = sql.raw(
 export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Promise<DetectorFact[]> {
   if (ids.length === 0) return [];
   return normalize(
-    await tenant.rows(sql`select ${DETECTOR_COLUMNS} from facts f
+    await tenant.read(sql`select ${DETECTOR_COLUMNS} from facts f
           where f.workspace_id = ${tenant.workspaceId} and f.id = any(${uuidArrayLiteral(ids)}::uuid[])`,
     ),
   );
@@ -58,7 +58,7 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
 export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<DetectorFact[]> {
   if (keys.length === 0) return [];
   return normalize(
-    await tenant.rows(sql`select ${DETECTOR_COLUMNS} from facts f
+    await tenant.read(sql`select ${DETECTOR_COLUMNS} from facts f
           where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
             and f.id in (
               select fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
@@ -128,7 +128,7 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
     const idArray = uuidArrayLiteral(ids);
-    const overlapping = await tenant.rows<{ id: string; status: string; shared: number; size: number }>(sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
+    const overlapping = await tenant.read<{ id: string; status: string; shared: number; size: number }>(sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
                  (select count(*)::int from conflict_facts all_cf where all_cf.conflict_id = cf.conflict_id) as size
           from conflict_facts cf join conflicts c on c.id = cf.conflict_id
           where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = any(${idArray}::uuid[])
@@ -143,7 +143,7 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
             select ${tenant.workspaceId}, ${grown.id}, f from unnest(${idArray}::uuid[]) f
             on conflict do nothing`,
       );
-      const all = await tenant.rows<{ fact_id: string }>(sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
+      const all = await tenant.read<{ fact_id: string }>(sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
       await tenant.execute(
         sql`update conflicts set kind = ${c.kind}, question = ${c.question}, explanation = ${c.explanation},
               detected_by = ${c.detectedBy}, severity = ${c.severity}, fact_set_key = ${factSetKey(all.map((r) => r.fact_id))}
@@ -189,7 +189,7 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date): Prom
 /** How many conflicts each of these facts has been part of (the forgetting curve keeps those). */
 export async function conflictCounts(tenant: TenantDb, factIds: readonly string[]): Promise<Map<string, number>> {
   if (factIds.length === 0) return new Map();
-  const rows = await tenant.rows<{ fact_id: string; n: number }>(sql`select fact_id, count(*)::int as n from conflict_facts
+  const rows = await tenant.read<{ fact_id: string; n: number }>(sql`select fact_id, count(*)::int as n from conflict_facts
         where workspace_id = ${tenant.workspaceId} and fact_id = any(${uuidArrayLiteral(factIds)}::uuid[])
         group by fact_id`,
   );
@@ -230,7 +230,7 @@ export async function listConflictViews(
   if (filters.status && filters.status !== 'all') where.push(sql`c.status = ${filters.status}`);
   if (filters.kind) where.push(sql`c.kind = ${filters.kind}`);
   if (filters.conflictId) where.push(sql`c.id = ${filters.conflictId}`);
-  const rows = await tenant.rows<Record<string, unknown>>(sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
+  const rows = await tenant.read<Record<string, unknown>>(sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
                c.resolution_type, c.resolution, c.winning_fact_id,
                coalesce(json_agg(json_build_object(
                  'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
@@ -308,7 +308,7 @@ export interface NarrativeCandidate {
 /** Every current durable fact of the workspace, oldest first, with its conflict count. */
 export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<NarrativeCandidate[]> {
   // Epoch milliseconds rather than timestamps: 100,000 of them convert in a fraction of the time.
-  const rows = await tenant.rows<{ id: string; ms: number; conflicts: number; chars: number }>(sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
+  const rows = await tenant.read<{ id: string; ms: number; conflicts: number; chars: number }>(sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
         from facts f
         left join (select fact_id, count(*) as n from conflict_facts where workspace_id = ${tenant.workspaceId} group by fact_id) c
           on c.fact_id = f.id
@@ -325,7 +325,7 @@ export async function storyFacts(
   ids: readonly string[],
 ): Promise<{ id: string; content: string; scope: string; committed_at: Date; valid_until: Date | null }[]> {
   if (ids.length === 0) return [];
-  const rows = await tenant.rows<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(sql`select id, content, scope, committed_at, valid_until from facts
+  const rows = await tenant.read<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(sql`select id, content, scope, committed_at, valid_until from facts
         where workspace_id = ${tenant.workspaceId} and id = any(${uuidArrayLiteral(ids)}::uuid[])`,
   );
   return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)!, valid_until: toDate(r.valid_until) }));
@@ -333,7 +333,7 @@ export async function storyFacts(
 
 /** Tokens the workspace's detection runs spent since `since` (for the daily budget). */
 export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<number> {
-  const [row] = await tenant.rows<{ n: number }>(sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
+  const [row] = await tenant.read<{ n: number }>(sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
         where workspace_id = ${tenant.workspaceId} and started_at >= ${ts(since)}`,
   );
   return Number(row?.n ?? 0);
@@ -341,13 +341,13 @@ export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<n
 
 /** How many conflicts wait for a human. */
 export async function countOpenConflicts(tenant: TenantDb): Promise<number> {
-  const [row] = await tenant.rows<{ n: number }>(sql`select count(*)::int as n from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`);
+  const [row] = await tenant.read<{ n: number }>(sql`select count(*)::int as n from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`);
   return Number(row?.n ?? 0);
 }
 
 /** Facts that share a dismissed conflict with this one: a human judged them compatible with it. */
 export async function factsDismissedWith(tenant: TenantDb, factId: string): Promise<Set<string>> {
-  const rows = await tenant.rows<{ fact_id: string }>(
+  const rows = await tenant.read<{ fact_id: string }>(
     sql`select distinct other.fact_id from conflict_facts mine
         join conflicts c on c.id = mine.conflict_id and c.status = 'dismissed'
         join conflict_facts other on other.conflict_id = mine.conflict_id and other.fact_id <> mine.fact_id

@@ -61,8 +61,8 @@ const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_
  * Rows as the types say: drizzle leaves timestamps as the driver's text, and postgres.js returns
  * double precision as a string in some paths; both drivers get the same shape here.
  */
-async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL): Promise<T[]> {
-  const raw = await tenant.rows<Record<string, unknown>>(query);
+async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL, options: { readOnly?: boolean } = {}): Promise<T[]> {
+  const raw = options.readOnly ? await tenant.read<Record<string, unknown>>(query) : await tenant.rows<Record<string, unknown>>(query);
   for (const row of raw) {
     for (const field of TIMESTAMP_FIELDS) {
       const value = row[field];
@@ -81,6 +81,7 @@ export async function findCurrentDuplicate(tenant: TenantDb, scope: string, cont
         where f.workspace_id = ${tenant.workspaceId} and f.scope = ${scope} and f.content_hash = ${contentHash}
           and f.valid_until is null
         limit 1`,
+    { readOnly: true },
   );
   return row ?? null;
 }
@@ -92,6 +93,7 @@ export async function findByHashAt(tenant: TenantDb, contentHash: string, commit
     sql`select ${FACT_COLUMNS} from facts f
         where f.workspace_id = ${tenant.workspaceId} and f.content_hash = ${contentHash} and f.committed_at = ${ts(committedAt)}
         limit 1`,
+    { readOnly: true },
   );
   return row ?? null;
 }
@@ -133,6 +135,7 @@ export async function nearestCurrentInScope(
           ${params.entitySignature === undefined ? sql`` : sql`and f.entity_signature = ${params.entitySignature}`}
         order by f.embedding <=> ${vector}::halfvec
         limit ${params.limit}`,
+    { readOnly: true },
   );
   return found.map((r) => ({ ...r, similarity: Number(r.similarity) })).sort((a, b) => b.similarity - a.similarity);
 }
@@ -144,6 +147,7 @@ export async function lineageFacts(tenant: TenantDb, lineageId: string): Promise
     sql`select ${FACT_COLUMNS} from facts f
         where f.workspace_id = ${tenant.workspaceId} and f.lineage_id = ${lineageId}
         order by f.valid_from desc`,
+    { readOnly: true },
   );
 }
 
@@ -298,7 +302,7 @@ const sizeCache = new Map<string, { small: boolean; until: number }>();
 async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
   const cached = sizeCache.get(tenant.workspaceId);
   if (cached && cached.until > Date.now()) return cached.small;
-  const [row] = await tenant.rows<{ small: boolean }>(sql`select count(*) < ${EXACT_SEARCH_LIMIT} as small
+  const [row] = await tenant.read<{ small: boolean }>(sql`select count(*) < ${EXACT_SEARCH_LIMIT} as small
         from (select 1 from facts f where f.workspace_id = ${tenant.workspaceId}
               order by f.workspace_id, f.committed_at limit ${EXACT_SEARCH_LIMIT}) counted`,
   );
@@ -384,6 +388,7 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
       join facts f on f.id = fused.id and f.workspace_id = ${tenant.workspaceId}
       left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
       order by fused.rrf desc`,
+    { readOnly: true },
   );
   return found.map((r) => ({ ...r, rrf: Number(r.rrf), confidence: Number(r.confidence) }));
 }
@@ -413,6 +418,7 @@ export async function semanticNeighbours(
           order by ${distance} limit ${perFact}
         ) n
         where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[]) and t.embedding is not null`,
+    { readOnly: true },
   );
   return found.map((r) => ({ factId: r.fact_id, id: r.id, similarity: Number(r.similarity) }));
 }
@@ -508,6 +514,7 @@ export async function journalPage(
     tenant,
     sql`select ${FACT_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
         order by f.committed_at, f.id limit ${params.limit}`,
+    { readOnly: true },
   );
 }
 
@@ -563,6 +570,6 @@ export async function setExtraction(
 
 /** How many facts are current (the one definition: window open, TTL not run out). */
 export async function countCurrentFacts(tenant: TenantDb): Promise<number> {
-  const [row] = await tenant.rows<{ n: number }>(sql`select count(*)::int as n from facts f where f.workspace_id = ${tenant.workspaceId} and ${CURRENT}`);
+  const [row] = await tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where f.workspace_id = ${tenant.workspaceId} and ${CURRENT}`);
   return Number(row?.n ?? 0);
 }

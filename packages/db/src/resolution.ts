@@ -59,7 +59,7 @@ export async function conflictForResolution(
   conflictId: string,
   options: { lock: boolean },
 ): Promise<ConflictForResolution | null> {
-  const [row] = await tenant.rows<Record<string, unknown>>(sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
+  const [row] = await tenant.read<Record<string, unknown>>(sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
         from conflicts where workspace_id = ${tenant.workspaceId} and id = ${conflictId}
         ${options.lock ? sql`for update` : sql``}`,
   );
@@ -69,7 +69,7 @@ export async function conflictForResolution(
 
 /** Every fact of a conflict, oldest first. */
 export async function conflictFactsForResolution(tenant: TenantDb, conflictId: string): Promise<ResolutionFact[]> {
-  const rows = await tenant.rows<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
+  const rows = await tenant.read<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
         join facts f on f.id = cf.fact_id and f.workspace_id = cf.workspace_id
         where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}
         order by f.committed_at, f.id`,
@@ -79,7 +79,7 @@ export async function conflictFactsForResolution(tenant: TenantDb, conflictId: s
 
 /** One fact by id, as a resolution reads it (the merge result), or null. */
 export async function factForResolution(tenant: TenantDb, factId: string): Promise<ResolutionFact | null> {
-  const [row] = await tenant.rows<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
+  const [row] = await tenant.read<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
   );
   return row ? normalizeFact(row) : null;
 }
@@ -158,7 +158,7 @@ export async function detectionFeedbackOf(
   tenant: TenantDb,
   conflictId: string,
 ): Promise<{ fact_set_key: string; feedback: 'true_positive' | 'false_positive'; member_id: string | null }[]> {
-  return tenant.rows(sql`select fact_set_key, feedback, member_id from detection_feedback
+  return tenant.read(sql`select fact_set_key, feedback, member_id from detection_feedback
         where workspace_id = ${tenant.workspaceId} and conflict_id = ${conflictId}
         order by recorded_at, id`,
   );

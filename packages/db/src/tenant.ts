@@ -83,6 +83,15 @@ export class TenantDb {
     return this.run((db) => queryRows<T>(db, query));
   }
 
+  /**
+   * The rows of a hand-written query that only reads, in a READ ONLY transaction (a write in it
+   * fails, so a read path cannot change data by mistake).
+   */
+  read<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+    if (this.#confined) return queryRows<T>(this.#db, query);
+    return this.#confinedTransaction((db) => queryRows<T>(db, query), { readOnly: true });
+  }
+
   /** Runs a hand-written statement for its effect. */
   async execute(query: SQL): Promise<void> {
     await this.run((db) => db.execute(query));
@@ -121,9 +130,14 @@ export class TenantDb {
    * afterwards goes through the policy, so an id of another workspace could only drop out, never
    * show. Inside a confined transaction it runs confined.
    */
-  rankedIds(query: SQL): Promise<{ id: string; r: number }[]> {
-    const read = (db: Database) => queryRows<{ id: string; r: number }>(db, query).then((rows) => rows.map((row) => ({ id: row.id, r: Number(row.r) })));
-    return read(this.#db);
+  async rankedIds(query: SQL): Promise<{ id: string; r: number }[]> {
+    const rows = await queryRows<{ id: string; r: number }>(this.#db, query);
+    return rows.map((row) => ({ id: row.id, r: Number(row.r) }));
+  }
+
+  /** The statement that confines a transaction (the workspace id is a validated UUID). */
+  #setup(): string {
+    return `select set_config('role', '${TENANT_ROLE}', true), set_config('${WORKSPACE_SETTING}', '${this.workspaceId}', true)`;
   }
 
   /**
@@ -131,9 +145,9 @@ export class TenantDb {
    * transaction (a savepoint), the switch is undone when `fn` is done, so the caller's later
    * statements run as before.
    */
-  #confinedTransaction<R>(fn: (tx: Database) => Promise<R>): Promise<R> {
+  #confinedTransaction<R>(fn: (tx: Database) => Promise<R>, options: { readOnly?: boolean } = {}): Promise<R> {
     const confiner = confinerOf(this.#db);
-    if (confiner) return confiner(`select set_config('role', '${TENANT_ROLE}', true), set_config('${WORKSPACE_SETTING}', '${this.workspaceId}', true)`, fn);
+    if (confiner) return confiner(this.#setup(), fn, options);
     const nested = this.#db instanceof PgTransaction;
     return this.#db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true), set_config(${WORKSPACE_SETTING}, ${this.workspaceId}, true)`);
