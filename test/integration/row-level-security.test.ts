@@ -90,6 +90,17 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     expect(after?.role).not.toBe(TENANT_ROLE);
   });
 
+  it("keeps the owner-run full-text candidates to the transaction's workspace", async () => {
+    const found = await forWorkspace(handle.db, a).read<{ id: string }>(
+      sql`select c.id from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40) c`,
+    );
+    expect(found.length).toBe(1);
+    const [owner] = await queryRows<{ workspace_id: string }>(handle.db, sql`select workspace_id from facts where id = ${found[0]!.id}`);
+    expect(owner?.workspace_id).toBe(a);
+    // Outside a tenant transaction it knows no workspace, so it finds nothing.
+    expect(await queryRows(handle.db, sql`select * from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40)`)).toEqual([]);
+  });
+
   it('sees nothing when no workspace is set', async () => {
     const rows = await handle.db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true)`);

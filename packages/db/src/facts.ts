@@ -352,23 +352,17 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
   // Full text: facts containing every lexeme of the topic (stopwords dropped), ranked by
   // ts_rank. The pool read before ranking is capped, so a very common word costs a bounded scan
   // instead of ranking a third of the workspace (an OR query measured 30 ms at 10,000 facts).
-  // Ids and ranks only, outside row-level security: under a policy the GIN index is unusable
-  // (41 ms instead of 1.5 ms at 100,000 facts); the facts themselves are read below, confined.
-  const text = await tenant.rankedIds(
-    sql`select pool.id, row_number() over (order by ts_rank(pool.tsv, pool.q) desc) as r
-        from (
-          select f.id, f.tsv, tq.q from facts f cross join (select plainto_tsquery('english', ${params.topic}) as q) tq
-          where ${where} and f.tsv @@ tq.q
-          limit ${TEXT_POOL}
-        ) pool
-        order by ts_rank(pool.tsv, pool.q) desc limit ${params.depth}`,
-  );
+  // Through engram_text_candidates (migration 0010): under row-level security the GIN index is
+  // unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and ranks as
+  // the owner, confined to this transaction's workspace; the facts are read below, confined.
+  const window = params.window;
+  const text = sql`select c.id, c.r from engram_text_candidates(${params.topic}, ${window.kind},
+      ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
+      ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}) c`;
   const found = await rows<Candidate & Record<string, unknown>>(
     tenant,
     sql`with vec as (${vectorPart}),
-      txt as (
-        select t.id, t.r from unnest(${uuidArrayLiteral(text.map((t) => t.id))}::uuid[], ${`{${text.map((t) => t.r).join(',')}}`}::bigint[]) as t(id, r)
-      ),
+      txt as (${text}),
       -- Materialized: a few dozen rows, computed once, then joined by primary key (inlined, a new
       -- workspace's misestimated statistics could re-run the fusion once per fact).
       fused as materialized (
@@ -407,7 +401,8 @@ export async function semanticNeighbours(
   if (factIds.length === 0 || perFact <= 0) return [];
   const scoped = options.sameScope ? sql`and f.scope = t.scope` : sql``;
   const exact = await isSmallWorkspace(tenant);
-  const distance = exact ? sql`(f.embedding <=> t.embedding) + 0` : sql`f.embedding <=> t.embedding`;
+  // Exact search breaks ties by id, so a replayed run reads the same neighbours (equal distances are common).
+  const distance = exact ? sql`(f.embedding <=> t.embedding) + 0, f.id` : sql`f.embedding <=> t.embedding`;
   const found = await rows<{ fact_id: string; id: string; similarity: number }>(
     tenant,
     sql`select t.id as fact_id, n.id, n.similarity from facts t

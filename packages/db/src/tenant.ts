@@ -123,18 +123,6 @@ export class TenantDb {
     }
   }
 
-  /**
-   * Ids and ranks of a query run as the tables' owner, outside row-level security: for the index
-   * scans a policy rules out (full-text `@@` is not leakproof, so under a policy Postgres will not
-   * use the GIN index and scans the workspace). Only ids leave it: everything read about them
-   * afterwards goes through the policy, so an id of another workspace could only drop out, never
-   * show. Inside a confined transaction it runs confined.
-   */
-  async rankedIds(query: SQL): Promise<{ id: string; r: number }[]> {
-    const rows = await queryRows<{ id: string; r: number }>(this.#db, query);
-    return rows.map((row) => ({ id: row.id, r: Number(row.r) }));
-  }
-
   /** The statement that confines a transaction (the workspace id is a validated UUID). */
   #setup(): string {
     return `select set_config('role', '${TENANT_ROLE}', true), set_config('${WORKSPACE_SETTING}', '${this.workspaceId}', true)`;
