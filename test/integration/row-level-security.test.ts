@@ -83,7 +83,9 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     expect((await tenant.run((db) => queryRows<{ role: string; ws: string }>(db, probe)))[0]).toEqual(expected);
     expect((await tenant.transaction((tx) => tx.read<{ role: string; ws: string }>(probe)))[0]).toEqual(expected);
     // Many at once, as a busy server sends them: none runs outside its transaction.
-    const many = await Promise.all(Array.from({ length: 40 }, () => tenant.read<{ role: string; ws: string }>(probe)));
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? tenant.read<{ role: string; ws: string }>(probe) : tenant.rows<{ role: string; ws: string }>(probe))),
+    );
     expect(many.every(([row]) => row?.role === TENANT_ROLE && row.ws === a)).toBe(true);
     // And the pool's connections come back as the owner, outside any transaction.
     const [after] = await queryRows<{ role: string; open: boolean }>(handle.db, sql`select current_user as role, now() <> statement_timestamp() as open`);
