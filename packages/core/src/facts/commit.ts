@@ -298,103 +298,107 @@ export async function commitFact(
   const signature = entitySignature(entities);
   const [embedding] = await embedOrNull(services, [input.content]);
   const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
+  await services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings });
 
-  const nearest = (onlySignature?: string) =>
-    embedding
-      ? nearestCurrentInScope(tenant, {
-          scope: input.scope,
-          embedding,
-          model: services.embedder.model,
-          limit: 5,
-          at: now,
-          entitySignature: onlySignature,
+  // The reads that decide what to store, and the store, in one confined transaction: one switch
+  // to the tenant role per commit, and the reads pipelined on one connection.
+  return forWorkspace(services.db, principal.workspaceId).transaction(async (tenant) => {
+    const nearest = (onlySignature?: string) =>
+      embedding
+        ? nearestCurrentInScope(tenant, {
+            scope: input.scope,
+            embedding,
+            model: services.embedder.model,
+            limit: 5,
+            at: now,
+            entitySignature: onlySignature,
+          })
+        : Promise.resolve([]);
+
+    // A plain add may be another agent saying what is already known. Only facts stating the same
+    // values can be that, so the search covers the scope's facts with the same entity signature;
+    // it runs alongside the exact-duplicate check (neither waits on the other).
+    const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
+    const [existing, sameValues] = await Promise.all([
+      findCurrentDuplicate(tenant, input.scope, hash),
+      plainAdd ? nearest(signature) : Promise.resolve([]),
+    ]);
+    const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
+    // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
+    // never the old fact again: it continues the old fact's lineage and closes it.
+    let restated: { lineageId: string; supersedes: string } | null = null;
+    if (existing) {
+      if (!(await changedSince(tenant, existing, draftFact))) {
+        return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+      }
+      restated = { lineageId: existing.lineage_id, supersedes: existing.id };
+    }
+
+    const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
+      restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
+
+    if (plainAdd && !restated) {
+      const corroborated = corroborationTarget(sameValues, agentId, entities);
+      if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
+        await addCorroboration(tenant, corroborated.id);
+        return duplicateResult(
+          corroborated,
+          'A near-identical fact from another agent is already current; counted as corroboration.',
+          true,
+        );
+      }
+    }
+
+    const store = (db: TenantDb) => storeNewFact(db, services, {
+      content: input.content,
+      contentHash: hash,
+      scope: input.scope,
+      confidence: input.confidence,
+      factType: input.fact_type,
+      agentId,
+      memberId: resolveMemberId(principal),
+      provenance: input.provenance ?? null,
+      entities,
+      embedding: embedding ?? null,
+      committedAt: now,
+      ttlDays: input.ttl_days ?? null,
+      durability: input.durability,
+      source: 'commit',
+      lineageId: lineage.lineageId,
+      supersedesFactId: lineage.supersedes,
+    });
+    // The restated fact's window closes first: one current row per content in a scope.
+    const { fact, stored } = restated
+      ? await tenant.transaction(async (tx) => {
+          await closeLineage(tx, restated.lineageId, now);
+          return store(tx);
         })
-      : Promise.resolve([]);
-
-  // A plain add may be another agent saying what is already known. Only facts stating the same
-  // values can be that, so the search covers the scope's facts with the same entity signature;
-  // it runs alongside the exact-duplicate check (neither waits on the other).
-  const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
-  const [existing, sameValues] = await Promise.all([
-    findCurrentDuplicate(tenant, input.scope, hash),
-    plainAdd ? nearest(signature) : Promise.resolve([]),
-    services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings }),
-  ]);
-  const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
-  // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
-  // never the old fact again: it continues the old fact's lineage and closes it.
-  let restated: { lineageId: string; supersedes: string } | null = null;
-  if (existing) {
-    if (!(await changedSince(tenant, existing, draftFact))) {
-      return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+      : await store(tenant);
+    if (!stored.inserted) {
+      // An identical commit won a race for the same scope; answer like the dedup check would have.
+      const winner = await findCurrentDuplicate(tenant, input.scope, hash);
+      if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
+      throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
     }
-    restated = { lineageId: existing.lineage_id, supersedes: existing.id };
-  }
-
-  const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
-    restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
-
-  if (plainAdd && !restated) {
-    const corroborated = corroborationTarget(sameValues, agentId, entities);
-    if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
-      await addCorroboration(tenant, corroborated.id);
-      return duplicateResult(
-        corroborated,
-        'A near-identical fact from another agent is already current; counted as corroboration.',
-        true,
-      );
-    }
-  }
-
-  const store = (db: TenantDb) => storeNewFact(db, services, {
-    content: input.content,
-    contentHash: hash,
-    scope: input.scope,
-    confidence: input.confidence,
-    factType: input.fact_type,
-    agentId,
-    memberId: resolveMemberId(principal),
-    provenance: input.provenance ?? null,
-    entities,
-    embedding: embedding ?? null,
-    committedAt: now,
-    ttlDays: input.ttl_days ?? null,
-    durability: input.durability,
-    source: 'commit',
-    lineageId: lineage.lineageId,
-    supersedesFactId: lineage.supersedes,
+    services.log.info(
+      { workspace_id: principal.workspaceId, fact_id: stored.id, memory_op: fact.memoryOp, scope: input.scope },
+      'fact committed',
+    );
+    return {
+      fact_id: stored.id,
+      lineage_id: fact.lineageId,
+      committed_at: stored.committedAt.toISOString(),
+      duplicate: false,
+      corroborated: false,
+      memory_op: fact.memoryOp,
+      supersedes_fact_id: fact.supersedesFactId,
+      verified: fact.provenance !== null,
+      durability: fact.durability,
+      expires_at: iso(fact.expiresAt),
+      ...(lineage.note ? { note: lineage.note } : {}),
+      ...(restated ? { note: 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.' } : {}),
+    };
   });
-  // The restated fact's window closes first: one current row per content in a scope.
-  const { fact, stored } = restated
-    ? await tenant.transaction(async (tx) => {
-        await closeLineage(tx, restated.lineageId, now);
-        return store(tx);
-      })
-    : await store(tenant);
-  if (!stored.inserted) {
-    // An identical commit won a race for the same scope; answer like the dedup check would have.
-    const winner = await findCurrentDuplicate(tenant, input.scope, hash);
-    if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
-    throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
-  }
-  services.log.info(
-    { workspace_id: principal.workspaceId, fact_id: stored.id, memory_op: fact.memoryOp, scope: input.scope },
-    'fact committed',
-  );
-  return {
-    fact_id: stored.id,
-    lineage_id: fact.lineageId,
-    committed_at: stored.committedAt.toISOString(),
-    duplicate: false,
-    corroborated: false,
-    memory_op: fact.memoryOp,
-    supersedes_fact_id: fact.supersedesFactId,
-    verified: fact.provenance !== null,
-    durability: fact.durability,
-    expires_at: iso(fact.expiresAt),
-    ...(lineage.note ? { note: lineage.note } : {}),
-    ...(restated ? { note: 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.' } : {}),
-  };
 }
 
 /** How many facts per shared key are read to see whether a claim moved on since a fact. */
