@@ -4,6 +4,17 @@ import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+// Domain and tool packages never know about HTTP frameworks; only apps/server does.
+const httpFree = [
+  { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'packages/ must stay free of HTTP frameworks.' },
+  { group: ['@engram/server', '**/apps/**'], message: 'packages/ must not depend on apps/.' },
+];
+// All queries live in packages/db: everything else calls its named query functions.
+const queriesInDb = {
+  group: ['drizzle-orm', 'drizzle-orm/*'],
+  message: 'Queries live in packages/db: add (or use) a named query function there instead of building one here.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/', 'apps/dashboard/dist/', 'test/artifacts/'] },
   js.configs.recommended,
@@ -23,21 +34,21 @@ export default tseslint.config(
     },
   },
   {
-    // Domain and tool packages never know about HTTP frameworks; only apps/server does.
     files: ['packages/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'packages/ must stay free of HTTP frameworks.' },
-            { group: ['@engram/server', '**/apps/**'], message: 'packages/ must not depend on apps/.' },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: httpFree }],
       // Configuration is parsed once, in @engram/config.
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through @engram/config.' }],
     },
+  },
+  {
+    // The later entry wins for a rule, so the packages' patterns are repeated here.
+    files: ['packages/core/**/*.ts', 'packages/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...httpFree, queriesInDb] }] },
+  },
+  {
+    files: ['apps/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [queriesInDb] }] },
   },
   {
     files: ['packages/config/src/**/*.ts'],

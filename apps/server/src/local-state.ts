@@ -8,8 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '@engram/config';
 import { authenticateToken, EngramError, issueToken, provisionWorkspace } from '@engram/core';
-import { countWorkspaces, findOldestWorkspace, forWorkspace, members, type Database } from '@engram/db';
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { countWorkspaces, findOldestWorkspace, forWorkspace, oldestLiveOwner, type Database } from '@engram/db';
 import { z } from 'zod';
 
 const SECRET_FILE = 'secret';
@@ -83,10 +82,7 @@ export async function ensureLocalWorkspace(db: Database, secret: string, dataDir
     const workspace = await findOldestWorkspace(db);
     if (!workspace) throw new Error('no live workspace found');
     const tenant = forWorkspace(db, workspace.id);
-    const [owner] = await tenant
-      .select(members, and(eq(members.role, 'owner'), isNull(members.removedAt)))
-      .orderBy(asc(members.createdAt))
-      .limit(1);
+    const owner = await oldestLiveOwner(tenant);
     if (!owner) throw new Error(`workspace ${workspace.engramId} has no owner`);
     const { token } = await issueToken(tenant, owner.id, 'local owner token');
     local = { workspace_id: workspace.id, engram_id: workspace.engramId, owner_token: token };

@@ -6,8 +6,7 @@
  * a request; the buffer is flushed at least every `flushMs`, before an owner reads the log, and on
  * shutdown.
  */
-import { auditLog, forWorkspace, type Database } from '@engram/db';
-import { desc, lt } from 'drizzle-orm';
+import { forWorkspace, insertAuditEntries, listAuditRows, type Database } from '@engram/db';
 import { assertOwner } from './access.ts';
 import type { MemberPrincipal, Principal } from './auth.ts';
 import type { Logger } from './logger.ts';
@@ -156,7 +155,8 @@ export class AuditLog {
   }
 
   private insert(batch: readonly AuditEntry[]) {
-    return this.db.insert(auditLog).values(
+    return insertAuditEntries(
+      this.db,
       batch.map((e) => ({
         workspaceId: e.workspaceId,
         memberId: e.memberId,
@@ -185,10 +185,7 @@ export async function readAuditLog(
   options: { limit: number; before?: number },
 ) {
   assertOwner(principal, 'read the audit log');
-  const rows = await forWorkspace(db, principal.workspaceId)
-    .select(auditLog, options.before ? lt(auditLog.id, options.before) : undefined)
-    .orderBy(desc(auditLog.id))
-    .limit(options.limit);
+  const rows = await listAuditRows(forWorkspace(db, principal.workspaceId), options);
   return rows.map((r) => ({
     id: r.id,
     at: r.createdAt.toISOString(),

@@ -6,18 +6,27 @@
 import {
   countActiveInvites,
   countLiveMembers,
+  deleteScopePermission,
   forWorkspace,
-  invites,
+  insertScopePermission,
+  inviteRow,
+  listInviteRows,
   listMemberRows,
-  members,
-  scopePermissions,
-  tokens,
+  listScopePermissionRows,
+  listTokenRows,
+  liveMemberRow,
+  markInviteRevoked,
+  markTokenRevoked,
+  memberRow,
+  revokeOpenInvites,
+  tokenRow,
   updateWorkspaceRow,
   workspaceRow,
   type Database,
+  type InviteRecord,
+  type ScopePermissionRecord,
   type WorkspaceSettings,
 } from '@engram/db';
-import { desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertOwner } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
@@ -49,7 +58,7 @@ export interface InviteView {
   status: 'active' | 'revoked' | 'expired' | 'used_up';
 }
 
-function inviteView(row: typeof invites.$inferSelect, now = new Date()): InviteView {
+function inviteView(row: InviteRecord, now = new Date()): InviteView {
   const status = row.revokedAt
     ? 'revoked'
     : row.expiresAt.getTime() <= now.getTime()
@@ -78,27 +87,21 @@ export async function createInviteFor(
 ) {
   assertOwner(principal, 'create invites');
   return forWorkspace(db, principal.workspaceId).transaction(async (tenant) => {
-    let revoked = 0;
-    if (options.rotate) {
-      const rows = await tenant
-        .update(invites, { revokedAt: new Date() }, isNull(invites.revokedAt))
-        .returning({ id: invites.id });
-      revoked = rows.length;
-    }
+    const revoked = options.rotate ? await revokeOpenInvites(tenant) : 0;
     const created = await createInvite(tenant, secret, {
       role: input.role,
       maxUses: input.max_uses,
       expiresInDays: input.expires_in_days,
       createdByMemberId: principal.memberId,
     });
-    const [row] = await tenant.select(invites, eq(invites.id, created.inviteId));
+    const row = await inviteRow(tenant, created.inviteId);
     return { ...inviteView(row!), invite_key: created.inviteKey, revoked_invites: revoked };
   });
 }
 
 export async function listInvites(db: Database, principal: MemberPrincipal): Promise<InviteView[]> {
   assertOwner(principal, 'list invites');
-  const rows = await forWorkspace(db, principal.workspaceId).select(invites).orderBy(desc(invites.createdAt));
+  const rows = await listInviteRows(forWorkspace(db, principal.workspaceId));
   return rows.map((r) => inviteView(r));
 }
 
@@ -106,8 +109,8 @@ export async function listInvites(db: Database, principal: MemberPrincipal): Pro
 export async function revokeInvite(db: Database, principal: MemberPrincipal, inviteId: string): Promise<InviteView> {
   assertOwner(principal, 'revoke invites');
   const tenant = forWorkspace(db, principal.workspaceId);
-  await tenant.update(invites, { revokedAt: new Date() }, eq(invites.id, inviteId), isNull(invites.revokedAt));
-  const [row] = await tenant.select(invites, eq(invites.id, inviteId));
+  await markInviteRevoked(tenant, inviteId);
+  const row = await inviteRow(tenant, inviteId);
   if (!row) throw notFound(`Invite ${inviteId}`);
   return inviteView(row);
 }
@@ -139,7 +142,7 @@ export async function createTokenFor(db: Database, principal: MemberPrincipal, i
   const memberId = input.member_id ?? principal.memberId;
   if (memberId !== principal.memberId) assertOwner(principal, "create tokens for other members");
   const tenant = forWorkspace(db, principal.workspaceId);
-  const [member] = await tenant.select(members, eq(members.id, memberId), isNull(members.removedAt));
+  const member = await liveMemberRow(tenant, memberId);
   if (!member) throw notFound(`Member ${memberId}`);
   const { token, tokenId } = await issueToken(tenant, memberId, input.label);
   return { token_id: tokenId, token, member_id: memberId, label: input.label ?? null };
@@ -147,10 +150,7 @@ export async function createTokenFor(db: Database, principal: MemberPrincipal, i
 
 /** Tokens the caller may see: their own, or (owners) every token of the workspace. */
 export async function listTokens(db: Database, principal: MemberPrincipal) {
-  const tenant = forWorkspace(db, principal.workspaceId);
-  const rows = await tenant
-    .select(tokens, principal.role === 'owner' ? undefined : eq(tokens.memberId, principal.memberId))
-    .orderBy(tokens.createdAt);
+  const rows = await listTokenRows(forWorkspace(db, principal.workspaceId), principal.role === 'owner' ? undefined : principal.memberId);
   return rows.map((t) => ({
     token_id: t.id,
     member_id: t.memberId,
@@ -165,11 +165,10 @@ export async function listTokens(db: Database, principal: MemberPrincipal) {
 /** Revokes a token: one's own, or (owners) any in the workspace. Idempotent. */
 export async function revokeToken(db: Database, principal: MemberPrincipal, tokenId: string) {
   const tenant = forWorkspace(db, principal.workspaceId);
-  const visible = principal.role === 'owner' ? undefined : eq(tokens.memberId, principal.memberId);
-  const [row] = await tenant.select(tokens, eq(tokens.id, tokenId), visible);
+  const row = await tokenRow(tenant, tokenId, principal.role === 'owner' ? undefined : principal.memberId);
   if (!row) throw notFound(`Token ${tokenId}`);
-  if (!row.revokedAt) await tenant.update(tokens, { revokedAt: new Date() }, eq(tokens.id, tokenId));
-  const [after] = await tenant.select(tokens, eq(tokens.id, tokenId));
+  if (!row.revokedAt) await markTokenRevoked(tenant, tokenId);
+  const after = await tokenRow(tenant, tokenId);
   return { token_id: tokenId, member_id: row.memberId, revoked_at: iso(after?.revokedAt) };
 }
 
@@ -194,22 +193,20 @@ export const ScopePermissionInput = z
 export async function addScopePermission(db: Database, principal: MemberPrincipal, input: z.output<typeof ScopePermissionInput>) {
   assertOwner(principal, 'set scope permissions');
   const tenant = forWorkspace(db, principal.workspaceId);
-  const [member] = await tenant.select(members, eq(members.id, input.member_id));
+  const member = await memberRow(tenant, input.member_id);
   if (!member) throw notFound(`Member ${input.member_id}`);
-  const [row] = await tenant
-    .insert(scopePermissions, {
-      memberId: input.member_id,
-      scopePrefix: input.scope_prefix,
-      canRead: input.can_read,
-      canWrite: input.can_write,
-      validFrom: input.valid_from ? new Date(input.valid_from) : null,
-      validUntil: input.valid_until ? new Date(input.valid_until) : null,
-    })
-    .returning();
-  return scopePermissionView(row!);
+  const row = await insertScopePermission(tenant, {
+    memberId: input.member_id,
+    scopePrefix: input.scope_prefix,
+    canRead: input.can_read,
+    canWrite: input.can_write,
+    validFrom: input.valid_from ? new Date(input.valid_from) : null,
+    validUntil: input.valid_until ? new Date(input.valid_until) : null,
+  });
+  return scopePermissionView(row);
 }
 
-function scopePermissionView(row: typeof scopePermissions.$inferSelect) {
+function scopePermissionView(row: ScopePermissionRecord) {
   return {
     permission_id: row.id,
     member_id: row.memberId,
@@ -222,18 +219,14 @@ function scopePermissionView(row: typeof scopePermissions.$inferSelect) {
 }
 
 export async function listScopePermissions(db: Database, principal: MemberPrincipal) {
-  const tenant = forWorkspace(db, principal.workspaceId);
-  const own = principal.role === 'owner' ? undefined : eq(scopePermissions.memberId, principal.memberId);
-  const rows = await tenant.select(scopePermissions, own).orderBy(scopePermissions.createdAt);
+  const rows = await listScopePermissionRows(forWorkspace(db, principal.workspaceId), principal.role === 'owner' ? undefined : principal.memberId);
   return rows.map(scopePermissionView);
 }
 
 export async function removeScopePermission(db: Database, principal: MemberPrincipal, permissionId: string) {
   assertOwner(principal, 'remove scope permissions');
-  const rows = await forWorkspace(db, principal.workspaceId)
-    .delete(scopePermissions, eq(scopePermissions.id, permissionId))
-    .returning({ id: scopePermissions.id });
-  if (rows.length === 0) throw notFound(`Scope permission ${permissionId}`);
+  const removed = await deleteScopePermission(forWorkspace(db, principal.workspaceId), permissionId);
+  if (!removed) throw notFound(`Scope permission ${permissionId}`);
   return { permission_id: permissionId, removed: true };
 }
 

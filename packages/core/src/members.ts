@@ -4,8 +4,17 @@
  * stays: facts keep their agent and member attribution, and conflicts and audit entries are
  * untouched. To take part again they redeem a new invite, as a new member.
  */
-import { dashboardSessions, forWorkspace, lockMemberAndOwners, members, tokens, workspaceRow, type Database, type EndedMembership, type MemberRole } from '@engram/db';
-import { eq, gt, inArray, isNull } from 'drizzle-orm';
+import {
+  expireTokenSessions,
+  forWorkspace,
+  lockMemberAndOwners,
+  markMemberRemoved,
+  revokeMemberTokens,
+  workspaceRow,
+  type Database,
+  type EndedMembership,
+  type MemberRole,
+} from '@engram/db';
 import type { MemberPrincipal } from './auth.ts';
 import { EngramError, forbidden, notFound } from './errors.ts';
 
@@ -49,18 +58,12 @@ export async function endMembership(db: Database, workspaceId: string, memberId:
       throw lastOwner(member.displayName, workspace?.engramId ?? 'ENG-XXXX-XXXX');
     }
     const removedAt = member.removedAt ?? now;
-    if (!member.removedAt) await tenant.update(members, { removedAt }, eq(members.id, memberId));
+    if (!member.removedAt) await markMemberRemoved(tenant, memberId, removedAt);
     // Also on a repeated call: a token issued to a removed member (none should exist) ends too.
-    const revoked = await tenant
-      .update(tokens, { revokedAt: now }, eq(tokens.memberId, memberId), isNull(tokens.revokedAt))
-      .returning({ id: tokens.id });
+    const revoked = await revokeMemberTokens(tenant, memberId, now);
     // Sessions are ended by expiry rather than deleted, so the browser's next request can still be
     // told why (`findEndedMembershipBySessionHash`); the next sign-in in the workspace sweeps them.
-    const ended = revoked.length
-      ? await tenant
-          .update(dashboardSessions, { expiresAt: now }, inArray(dashboardSessions.tokenId, revoked.map((t) => t.id)), gt(dashboardSessions.expiresAt, now))
-          .returning({ id: dashboardSessions.id })
-      : [];
+    const sessionsEnded = await expireTokenSessions(tenant, revoked, now);
     return {
       member_id: member.id,
       role: member.role,
@@ -68,7 +71,7 @@ export async function endMembership(db: Database, workspaceId: string, memberId:
       removed_at: removedAt.toISOString(),
       removed_now: !member.removedAt,
       tokens_revoked: revoked.length,
-      sessions_ended: ended.length,
+      sessions_ended: sessionsEnded,
     };
   });
 }

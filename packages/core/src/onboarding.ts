@@ -3,7 +3,7 @@
  * `next_prompt` texts walk a user through setup inside their agent's conversation, and the client
  * configuration a new token needs.
  */
-import { findInviteForKey, forWorkspace, members, takeInviteUse, type Database } from '@engram/db';
+import { findInviteForKey, forWorkspace, insertMember, takeInviteUse, type Database } from '@engram/db';
 import { z } from 'zod';
 import { inspectInviteKey, inviteProblem, type AnonymousPrincipal, type InvitePrincipal } from './auth.ts';
 import { EngramError } from './errors.ts';
@@ -166,12 +166,9 @@ export async function joinWorkspace(
       const current = await findInviteForKey(tx, invite.workspaceId, invite.inviteId);
       throw (current && inviteProblem(current, now)) ?? new EngramError('invite_used_up', 'This invite key has been used as many times as it allows.');
     }
-    const [member] = await tenant
-      .insert(members, { role: taken.role, displayName: input.display_name ?? null })
-      .returning({ id: members.id });
-    if (!member) throw new Error('insert into members returned no row');
-    const { token } = await issueToken(tenant, member.id, 'joined with invite');
-    return { memberId: member.id, role: taken.role, token };
+    const memberId = await insertMember(tenant, { role: taken.role, displayName: input.display_name ?? null });
+    const { token } = await issueToken(tenant, memberId, 'joined with invite');
+    return { memberId, role: taken.role, token };
   });
   return {
     status: 'joined',

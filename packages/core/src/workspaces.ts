@@ -1,4 +1,4 @@
-import { forWorkspace, insertWorkspace, invites, members, tokens, type Database, type MemberRole, type TenantDb } from '@engram/db';
+import { forWorkspace, insertInvite, insertMember, insertToken, insertWorkspace, type Database, type MemberRole, type TenantDb } from '@engram/db';
 import { z } from 'zod';
 import { generateEngramId, generateToken, hashToken, sealInviteKey } from './credentials.ts';
 
@@ -74,11 +74,8 @@ export function toProvisionedWorkspaceBody(created: ProvisionedWorkspace, mcpUrl
 /** Issues a new bearer token for a member and returns it; only the hash is stored. */
 export async function issueToken(tenant: TenantDb, memberId: string, label?: string): Promise<{ token: string; tokenId: string }> {
   const token = generateToken();
-  const [row] = await tenant
-    .insert(tokens, { memberId, tokenHash: hashToken(token), label: label ?? null })
-    .returning({ id: tokens.id });
-  if (!row) throw new Error('insert into tokens returned no row');
-  return { token, tokenId: row.id };
+  const tokenId = await insertToken(tenant, { memberId, tokenHash: hashToken(token), label: label ?? null });
+  return { token, tokenId };
 }
 
 /** Creates an invite row and its sealed key. */
@@ -90,22 +87,19 @@ export async function createInvite(
   // Whole seconds: the key's `exp` claim and the row's expiry must agree exactly.
   const expSeconds = Math.floor(Date.now() / 1000) + options.expiresInDays * 86_400;
   const expiresAt = new Date(expSeconds * 1000);
-  const [row] = await tenant
-    .insert(invites, {
-      role: options.role,
-      usesRemaining: options.maxUses,
-      expiresAt,
-      createdByMemberId: options.createdByMemberId ?? null,
-    })
-    .returning({ id: invites.id });
-  if (!row) throw new Error('insert into invites returned no row');
+  const inviteId = await insertInvite(tenant, {
+    role: options.role,
+    usesRemaining: options.maxUses,
+    expiresAt,
+    createdByMemberId: options.createdByMemberId ?? null,
+  });
   const inviteKey = await sealInviteKey(secret, {
     workspace_id: tenant.workspaceId,
-    invite_id: row.id,
+    invite_id: inviteId,
     role: options.role,
     exp: expSeconds,
   });
-  return { inviteId: row.id, inviteKey, expiresAt };
+  return { inviteId, inviteKey, expiresAt };
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -137,22 +131,19 @@ export async function provisionWorkspace(
           },
         });
         const tenant = forWorkspace(tx, workspace.id);
-        const [owner] = await tenant
-          .insert(members, { role: 'owner', displayName: input.owner_display_name ?? null })
-          .returning({ id: members.id });
-        if (!owner) throw new Error('insert into members returned no row');
-        const { token } = await issueToken(tenant, owner.id, 'owner token');
+        const ownerId = await insertMember(tenant, { role: 'owner', displayName: input.owner_display_name ?? null });
+        const { token } = await issueToken(tenant, ownerId, 'owner token');
         const invite = await createInvite(tenant, secret, {
           role: input.invite?.role ?? DEFAULT_INVITE.role,
           maxUses: input.invite?.max_uses ?? DEFAULT_INVITE.maxUses,
           expiresInDays: input.invite?.expires_in_days ?? DEFAULT_INVITE.expiresInDays,
-          createdByMemberId: owner.id,
+          createdByMemberId: ownerId,
         });
         return {
           workspaceId: workspace.id,
           engramId,
           name: workspace.name,
-          ownerMemberId: owner.id,
+          ownerMemberId: ownerId,
           ownerToken: token,
           inviteId: invite.inviteId,
           inviteKey: invite.inviteKey,

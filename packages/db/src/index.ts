@@ -14,3 +14,5 @@ export * from './jobs.ts';
 export * from './resolution.ts';
 export * from './sessions.ts';
 export * from './dashboard.ts';
+export * from './access.ts';
+export * from './audit.ts';

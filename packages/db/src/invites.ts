@@ -1,7 +1,14 @@
-import { and, eq, sql } from 'drizzle-orm';
+/**
+ * Invites: the cross-tenant lookup an invite key starts from, and the workspace's own invite rows
+ * (created, listed, revoked and redeemed through its TenantDb).
+ */
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from './client.ts';
-import { invites, workspaces } from './schema.ts';
+import { invites, workspaces, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+
+/** An invite's stored row. */
+export type InviteRecord = typeof invites.$inferSelect;
 
 /** An invite row, as redemption sees it. */
 export interface InviteRow {
@@ -48,4 +55,40 @@ export async function takeInviteUse(tenant: TenantDb, inviteId: string, now: Dat
         returning id, workspace_id, role, uses_remaining, expires_at, revoked_at`,
   );
   return row ?? null;
+}
+
+/** Stores a new invite; its id. */
+export async function insertInvite(
+  tenant: TenantDb,
+  values: { role: MemberRole; usesRemaining: number; expiresAt: Date; createdByMemberId: string | null },
+): Promise<string> {
+  const [row] = await tenant.insert(invites, values).returning({ id: invites.id });
+  if (!row) throw new Error('insert into invites returned no row');
+  return row.id;
+}
+
+/** One invite of the workspace, whatever its state; undefined when it is not this workspace's. */
+export async function inviteRow(tenant: TenantDb, inviteId: string): Promise<InviteRecord | undefined> {
+  const [row] = await tenant.select(invites, eq(invites.id, inviteId));
+  return row;
+}
+
+/** Every invite of the workspace (revoked, expired and used-up ones too), newest first. */
+export async function listInviteRows(tenant: TenantDb): Promise<InviteRecord[]> {
+  return tenant.select(invites).orderBy(desc(invites.createdAt));
+}
+
+/**
+ * Marks an invite revoked unless it already is (a repeated revocation keeps the first time);
+ * whether this call revoked it.
+ */
+export async function markInviteRevoked(tenant: TenantDb, inviteId: string, at = new Date()): Promise<boolean> {
+  const rows = await tenant.update(invites, { revokedAt: at }, eq(invites.id, inviteId), isNull(invites.revokedAt)).returning({ id: invites.id });
+  return rows.length > 0;
+}
+
+/** Revokes every unrevoked invite of the workspace (rotating to one live key); how many it revoked. */
+export async function revokeOpenInvites(tenant: TenantDb, at = new Date()): Promise<number> {
+  const rows = await tenant.update(invites, { revokedAt: at }, isNull(invites.revokedAt)).returning({ id: invites.id });
+  return rows.length;
 }

@@ -3,7 +3,7 @@
  * the hash of its cookie is cross-tenant by nature (the cookie is the only thing a browser proves),
  * like resolving a bearer token in `system.ts`.
  */
-import { and, eq, gt, isNotNull, isNull, lte } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { dashboardSessions, members, tokens, workspaces } from './schema.ts';
 import { liveTokenOwner, memberGrants, TOKEN_OWNER_COLUMNS, type EndedMembership, type TokenOwner } from './system.ts';
@@ -22,6 +22,18 @@ export async function insertDashboardSession(
     expiresAt: session.expiresAt,
     createdAt: session.now,
   });
+}
+
+/**
+ * Ends the workspace's live sessions opened with any of these tokens by setting their expiry to
+ * `now` (their rows stay until a sign-in sweeps expired ones); how many it ended.
+ */
+export async function expireTokenSessions(tenant: TenantDb, tokenIds: readonly string[], now: Date): Promise<number> {
+  if (tokenIds.length === 0) return 0;
+  const rows = await tenant
+    .update(dashboardSessions, { expiresAt: now }, inArray(dashboardSessions.tokenId, [...tokenIds]), gt(dashboardSessions.expiresAt, now))
+    .returning({ id: dashboardSessions.id });
+  return rows.length;
 }
 
 /** A live session and who it speaks for. */

@@ -13,7 +13,8 @@
  *
  * The cross-tenant operations (resolving a bearer token, provisioning a workspace, claiming
  * detection jobs, expiry sweeps, rate-limit counters, the audit writer) take the raw database, as
- * the tables' owner, and live in `system.ts`, `jobs.ts`, `rate-limits.ts` and `sessions.ts`.
+ * the tables' owner, and live in `system.ts`, `jobs.ts`, `rate-limits.ts`, `sessions.ts` and
+ * `audit.ts`.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';

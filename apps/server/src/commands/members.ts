@@ -6,8 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { AuditLog, endMembership, TOKEN_CACHE_TTL_MS } from '@engram/core';
-import { createDb, findWorkspaceByEngramId, forWorkspace, listMemberRows, members, migrate } from '@engram/db';
-import { eq } from 'drizzle-orm';
+import { createDb, findWorkspaceByEngramId, forWorkspace, listMemberRows, memberRow, migrate } from '@engram/db';
 import { createLogger } from '../logger.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,7 +44,7 @@ export async function memberCommand(config: Config, args: string[]): Promise<voi
       return;
     }
 
-    const [exists] = UUID.test(memberId!) ? await tenant.select(members, eq(members.id, memberId!)) : [];
+    const exists = UUID.test(memberId!) ? await memberRow(tenant, memberId!) : undefined;
     if (!exists) throw new Error(`No member ${memberId} in ${values.workspace}. List them with: engram member list --workspace ${values.workspace}`);
     const started = performance.now();
     const removed = await endMembership(db.db, workspace.id, exists.id);

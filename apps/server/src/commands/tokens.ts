@@ -5,8 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { issueToken } from '@engram/core';
-import { createDb, findWorkspaceByEngramId, forWorkspace, members, migrate, tokens } from '@engram/db';
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { createDb, findWorkspaceByEngramId, forWorkspace, liveMemberRow, markTokenRevoked, migrate, oldestLiveOwner } from '@engram/db';
 
 export async function tokenCommand(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args;
@@ -27,9 +26,7 @@ export async function tokenCommand(config: Config, args: string[]): Promise<void
     if (!workspace) throw new Error(`No workspace ${values.workspace} on this database.`);
     const tenant = forWorkspace(db.db, workspace.id);
     if (action === 'create') {
-      const [member] = values.member
-        ? await tenant.select(members, eq(members.id, values.member), isNull(members.removedAt))
-        : await tenant.select(members, and(eq(members.role, 'owner'), isNull(members.removedAt))).orderBy(asc(members.createdAt)).limit(1);
+      const member = values.member ? await liveMemberRow(tenant, values.member) : await oldestLiveOwner(tenant);
       if (!member) throw new Error(values.member ? `No member ${values.member} in ${values.workspace}.` : `${values.workspace} has no owner.`);
       const { token, tokenId } = await issueToken(tenant, member.id, values.label ?? 'created with engram token create');
       process.stdout.write(`Token ${tokenId} for ${member.role} ${member.displayName ?? member.id} (shown only now):\n${token}\n`);
@@ -37,8 +34,8 @@ export async function tokenCommand(config: Config, args: string[]): Promise<void
     }
     const tokenId = positionals[0];
     if (!tokenId) throw new Error('Usage: engram token revoke TOKEN_ID --workspace ENG-XXXX-XXXX');
-    const revoked = await tenant.update(tokens, { revokedAt: new Date() }, eq(tokens.id, tokenId), isNull(tokens.revokedAt)).returning({ id: tokens.id });
-    process.stdout.write(revoked.length ? `Revoked token ${tokenId}.\n` : `No active token ${tokenId} in ${values.workspace}.\n`);
+    const revoked = await markTokenRevoked(tenant, tokenId);
+    process.stdout.write(revoked ? `Revoked token ${tokenId}.\n` : `No active token ${tokenId} in ${values.workspace}.\n`);
   } finally {
     await db.close();
   }
