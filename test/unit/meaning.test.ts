@@ -171,4 +171,61 @@ describe('tiers over meaning', () => {
     const gone = fact('security@lumen.io was retired; researchers now write to psirt@lumen.io', { scope: 'security', hoursAgo: 100 });
     expect(analyze([old, gone]).retired).toEqual(new Set([old.id]));
   });
+
+  it('reads a weight in pounds as a count, not money, so a new baseline settles the old one', () => {
+    expect(of('Dana weighs 152 pounds after the marathon block', 'count', 'health')).toMatchObject([{ value: 152, unit: 'pound' }]);
+    expect(of('Dana weighs 152 pounds after the marathon block', 'money', 'health')).toEqual([]);
+    const old = fact('Dana currently weighs 152 pounds and targets 145 pounds', { scope: 'health', agent: 'a', hoursAgo: 80 });
+    const update = fact('Dana has a new baseline weight of 149 pounds', { scope: 'health', agent: 'b', hoursAgo: 20 });
+    expect(analyze([old, update])).toMatchObject({ retired: new Set([old.id]), conflicts: [] });
+  });
+
+  it('lets a done change of a goal retire the goal, and a mere second plan not', () => {
+    const goal = fact('The reading club is aiming for 20 novels by December', { scope: 'club', agent: 'a', hoursAgo: 80 });
+    const extended = fact('The reading club extended its goal to 24 novels', { scope: 'club', agent: 'b', hoursAgo: 20 });
+    expect(analyze([goal, extended])).toMatchObject({ retired: new Set([goal.id]), conflicts: [] });
+    const otherPlan = fact('The reading club plans to read 30 novels', { scope: 'club', agent: 'b', hoursAgo: 20 });
+    expect(analyze([goal, otherPlan]).retired).toEqual(new Set());
+  });
+
+  it('treats a value inside a bound as agreeing with it, and a limit that is the thing itself as a value', () => {
+    const bound = fact('Coverage must stay at least 80% on the payments package', { scope: 'payments', agent: 'a', hoursAgo: 80 });
+    const inside = fact('Coverage on the payments package is 86%', { scope: 'payments', agent: 'b', hoursAgo: 20 });
+    expect(analyze([bound, inside]).conflicts).toEqual([]);
+    const outside = fact('Coverage on the payments package is 71%', { scope: 'payments', agent: 'b', hoursAgo: 20 });
+    expect(analyze([bound, outside]).conflicts).toHaveLength(1);
+    const limit = fact('The export API rate limit is 600 requests per minute', { scope: 'export', agent: 'a', hoursAgo: 80 });
+    const lower = fact('The export API allows 200 requests per minute', { scope: 'export', agent: 'b', hoursAgo: 20 });
+    expect(analyze([limit, lower]).conflicts).toHaveLength(1);
+  });
+
+  it('reads "goes up to" as a change, not as a bound', () => {
+    const old = fact('Nightly backups keep 7 snapshots', { scope: 'ops', agent: 'a', hoursAgo: 80 });
+    const update = fact('Nightly backup retention goes up to 10 snapshots', { scope: 'ops', agent: 'b', hoursAgo: 20 });
+    expect(claimsOf(update).some((c) => c.statistics.has('max'))).toBe(false);
+    expect(analyze([old, update])).toMatchObject({ retired: new Set([old.id]), conflicts: [] });
+  });
+
+  it('denies only the verb a denial negates, and reads a gerund object as the act', () => {
+    const denial = fact('Omar has never apologized to the client for missing the launch deadline', { scope: 'accounts', agent: 'a', hoursAgo: 20 });
+    const missed = fact("Omar missed the client's launch deadline on May 2", { scope: 'accounts', agent: 'b', hoursAgo: 80 });
+    expect(analyze([missed, denial]).conflicts).toEqual([]);
+    const apologized = fact('Omar apologized to the client in person for missing the launch deadline', { scope: 'accounts', agent: 'b', hoursAgo: 80 });
+    expect(analyze([apologized, denial]).conflicts).toHaveLength(1);
+    const never = fact('Lena has never reviewed "Designing Data-Intensive Applications"', { scope: 'reading', agent: 'a', hoursAgo: 20 });
+    const started = fact('Lena started reviewing "Designing Data-Intensive Applications" on June 3', { scope: 'reading', agent: 'b', hoursAgo: 80 });
+    expect(analyze([started, never]).conflicts).toHaveLength(1);
+  });
+
+  it('does not read a change verb governed by a subordinator as a reported change', () => {
+    const cues = (text: string) => of(text, 'cue').map((e) => e.value);
+    expect(cues('Ines has not sent the contract yet; she wants a review before moving it to legal')).not.toContain('change');
+    expect(cues('Ines moved the contract to legal')).toContain('change');
+  });
+
+  it('keeps the dates of different events apart when verbs name the event', () => {
+    const outage = fact("Omar's grandmother passed away on March 3, 2025", { scope: 'family', agent: 'a', hoursAgo: 80 });
+    const review = fact("Omar's grandmother's memorial was at the Oak Street chapel on March 10, 2025, with 40 guests", { scope: 'family', agent: 'b', hoursAgo: 20 });
+    expect(analyze([outage, review]).conflicts).toEqual([]);
+  });
 });

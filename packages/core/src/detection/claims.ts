@@ -326,6 +326,32 @@ export function disagree(a: SlotClaim, b: SlotClaim): boolean {
   // A plan never disagrees with what is; two plans for one thing can (a goal of 10 books, then of 12).
   if (a.tentative !== b.tentative || a.values.size === 0 || b.values.size === 0 || !qualifiersMeet(a, b)) return false;
   for (const v of a.values) if (b.values.has(v) || (a.kind === 'date' && [...b.values].some((w) => sameDay(v, w)))) return false;
+  return !withinBound(a, b) && !withinBound(b, a);
+}
+
+const boundOf = (c: SlotClaim) => (c.statistics.has('min') ? 'min' : c.statistics.has('max') ? 'max' : null);
+
+/**
+ * A bound and a value inside it agree: "at least 80% accuracy" and "90% accuracy" are both true at
+ * once. A limit that is the thing itself ("the rate limit is 2k/min", whose frame names `max`) is
+ * a value like any other.
+ */
+function withinBound(bound: SlotClaim, value: SlotClaim): boolean {
+  const end = boundOf(bound);
+  if (!end || bound.frame.has(end) || boundOf(value) || !isNumericType(bound.type) || !isNumericType(value.type)) return false;
+  const limits = [...bound.values].map(Number);
+  return [...value.values].every((v) => limits.every((l) => (end === 'min' ? Number(v) >= l : Number(v) <= l)));
+}
+
+/**
+ * Does `newer` make the plan `older` history? A goal or plan ("aiming for 10 books") that a later,
+ * done change of the same slot replaces with another value ("extended the goal to 12 books"):
+ * the plan no longer says what anyone intends. Without a change cue, a plan and a fact never meet.
+ */
+export function supersedesPlan(older: SlotClaim, newer: SlotClaim): boolean {
+  if (!older.tentative || newer.tentative || older.values.size === 0 || newer.values.size === 0 || !qualifiersMeet(older, newer)) return false;
+  if (!newer.announced && !cuesOfFact(newer.fact).change) return false;
+  for (const v of older.values) if (newer.values.has(v)) return false;
   return true;
 }
 
@@ -365,6 +391,7 @@ export function settles(older: SlotClaim, newer: SlotClaim): string | null {
   if (o.retired_by === 'restored' && o.retired_for_fact_id === n.id) return null;
   if (o.lineage_id === n.lineage_id) return 'same lineage';
   if (newer.tentative && !older.tentative) return null;
+  if (supersedesPlan(older, newer)) return 'the later fact changes what was planned';
   if (o.agent_id === n.agent_id && n.committed_at.getTime() - o.committed_at.getTime() <= SESSION_WINDOW_MS) {
     return 'same agent within a working session';
   }

@@ -15,7 +15,7 @@
  * never meet here. Pure functions: the run gives them facts and applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { claimsOf, disagree, isNumericType, sameSlot, settles, type SlotClaim } from './claims.ts';
+import { claimsOf, disagree, isNumericType, sameSlot, settles, supersedesPlan, type SlotClaim } from './claims.ts';
 import { conflictQuestion, STATEMENT_QUESTION_PREFIX } from './questions.ts';
 
 /** A version claim this much older than the newest disagreeing one is stale rather than merely different. */
@@ -49,7 +49,7 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
         list.push(claim);
         index.set(key, list);
       }
-      if (triggerIds.has(fact.id) && fact.valid_until === null && !claim.tentative) triggerClaims.push(claim);
+      if (triggerIds.has(fact.id) && fact.valid_until === null) triggerClaims.push(claim);
     }
   }
   // One timeline per trigger claim: every claim about the same slot, oldest first.
@@ -77,7 +77,7 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
         if (retiredBy.has(newer.fact.id)) continue;
         for (let j = 0; j < i; j++) {
           const older = current[j]!;
-          if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !disagree(older, newer)) continue;
+          if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
           const reason = settles(older, newer);
           if (reason) {
             retiredBy.set(older.fact.id, newer);

@@ -97,7 +97,11 @@ export function denies(n: StatementClaim, p: StatementClaim): boolean {
   const specific = n.targetNouns.filter((w) => !LIGHT_HEADS.has(w));
   if (specific.length === 0) return false;
   const named = specific.filter((w) => p.nouns.has(w) || p.aliases.has(w) || p.about.has(w)).length;
-  const sharedVerb = n.targetVerbs.some((v) => p.verbs.has(v));
+  // The verb denied is the one that must be asserted: "never apologized for forgetting the
+  // anniversary" denies an apology, not the forgetting.
+  // A gerund the tagger read as a noun ("started reading X") still names the act.
+  const acts = (v: string) => p.verbs.has(v) || p.nouns.has(v.slice(2));
+  const sharedVerb = n.verb !== undefined && isVerb(n.verb) ? acts(n.verb) : n.targetVerbs.some(acts);
   // Everything it denies is asserted; or, with the same verb, most of it ("never met Kelly at any
   // book club or library event" against "met Kelly at the library book club").
   // The core of the denial must be asserted: the head of its object, when it has one.

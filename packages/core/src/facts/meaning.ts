@@ -167,7 +167,8 @@ function cuesOfClause(words: readonly Word[]): Cues {
     if (
       ['goal', 'target', 'aim', 'objective', 'intention', 'ambition', 'wishlist', 'plan'].includes(w.lemma) &&
       w.pos === 'NOUN' &&
-      (next?.lower === 'of' || next?.lower === 'to' || previous?.lemma === 'set' || (next?.lemma === 'be' && at(i + 2)?.lower === 'to'))
+      // "goal to finish", not "extended the goal to 12 books" (where "to" brings the new value).
+      (next?.lower === 'of' || (next?.lower === 'to' && at(i + 2)?.pos === 'VERB') || previous?.lemma === 'set' || (next?.lemma === 'be' && at(i + 2)?.lower === 'to'))
     ) {
       tentative = true;
     }
@@ -195,7 +196,10 @@ function cuesOfClause(words: readonly Word[]): Cues {
     // "got a raise to $80,000", "the bump to 25s landed".
     if (CHANGE_NOUN_CUES.has(w.lemma) && w.pos === 'NOUN' && words.slice(i + 1, i + 3).some((x) => x.lower === 'to' || x.lower === 'from')) change = true;
     if ((w.lemma === 'up' || w.lemma === 'down') && next?.lower === 'from') change = true; // "up from $400"
-    if (w.pos === 'VERB' && CHANGE_VERBS.has(w.lemma) && isChangeConstruction(words, i)) change = true;
+    // "before finalizing it for the role", "without moving": a gerund a preposition governs names an act, it does not report one.
+    // (A clause that opens with one follows its subordinator: "... before finalizing it".)
+    const governed = /ing$/.test(w.lower) && (i === 0 || ['before', 'after', 'without', 'while', 'when', 'by', 'for', 'of', 'about', 'on'].includes(previous?.lower ?? ''));
+    if (w.pos === 'VERB' && CHANGE_VERBS.has(w.lemma) && !governed && isChangeConstruction(words, i)) change = true;
     if (w.pos === 'VERB' && REMOVAL_VERBS.has(w.lemma) && /ed$/.test(w.lower) && i > 0 && words.slice(i + 1).some((x) => NOUNISH.has(x.pos))) change = true;
   }
   return { change: change && !tentative, tentative, correction };
@@ -291,7 +295,7 @@ function anchorConcept(w: Word, kind: string, skip: ReadonlySet<string>, qualifi
   if (w.pos === 'VERB') {
     // Other verbs say how, not what; statements keep them (marked) to tell "never wrote" from
     // "never tested", and dates to tell "passed away on" from "the funeral was on".
-    if ((!statement && kind !== 'date') || CHANGE_VERBS.has(w.lemma) || PLAN_LEMMAS.has(w.lemma) || GENERIC_CONCEPTS.has(w.lemma) || GENERIC_CONCEPTS.has(w.stem)) return null;
+    if ((!statement && kind !== 'date') || (CHANGE_VERBS.has(w.lemma) && kind !== 'date') || PLAN_LEMMAS.has(w.lemma) || GENERIC_CONCEPTS.has(w.lemma) || GENERIC_CONCEPTS.has(w.stem)) return null;
     return statement ? `v:${wordConcept(w)}` : wordConcept(w);
   }
   const concept = wordConcept(w);
@@ -318,7 +322,9 @@ function frameOfWords(words: readonly Word[], kind: string, skip: ReadonlySet<st
   const names = new Set<string>();
   const qualifiers = new Set<string>();
   let previous: { concept: string; index: number; pos: string } | null = null;
-  for (const w of words) {
+  for (const [i, w] of words.entries()) {
+    // "goes up to 6 km", "bumped up to 40": a change's target, not a bound.
+    if (w.lower === 'to' && words[i - 1]?.lower === 'up' && words[i - 2]?.pos === 'VERB') continue;
     const parts = identifierParts(w);
     if (parts) {
       for (const part of parts) {
@@ -814,6 +820,8 @@ export const unitOf = (w: Word) => {
 export function openValuesOf(fact: FactReading, taken: readonly [number, number][]): OpenValue[] {
   const { reading } = fact;
   const out: OpenValue[] = [];
+  // "weighs 185 pounds": the tagger's money, read below as a count of pounds.
+  const weights: [number, number][] = [];
   const claim = (v: OpenValue) => {
     if (overlapsAny(taken, v.start, v.end) || overlapsAny(out.map((o) => [o.start, o.end] as [number, number]), v.start, v.end)) return;
     if (['email', 'url', 'channel', 'name'].includes(v.type) && GONE_AFTER.test(reading.text.slice(v.end, v.end + 40))) v.gone = true;
@@ -822,7 +830,10 @@ export function openValuesOf(fact: FactReading, taken: readonly [number, number]
   for (const e of reading.entities) {
     if (e.type === 'MONEY') {
       // "weighs 185 pounds": a weight, not money.
-      if (/pounds?\b/i.test(e.value) && !/[£$€]/.test(e.value) && /\b(?:weigh|weight|lbs?|lose|lost|gain|gained|body)/i.test(reading.text)) continue;
+      if (/pounds?\b/i.test(e.value) && !/[£$€]/.test(e.value) && /\b(?:weigh|weight|lbs?|lose|lost|gain|gained|body)/i.test(reading.text)) {
+        weights.push([e.start, e.end]);
+        continue;
+      }
       const money = parseMoney(e.value);
       if (money) claim({ type: 'money', value: money.amount, unit: money.currency, normalized: money.amount, start: e.start, end: e.end, previous: isPreviousAt(reading, e.start) });
     } else if (e.type === 'EMAIL' || e.type === 'URL') {
@@ -879,7 +890,8 @@ export function openValuesOf(fact: FactReading, taken: readonly [number, number]
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
       const digits = /^\d+(?:\.\d+)?$/.test(w.text.replace(/,/g, ''));
-      if (w.pos !== 'NUM' || (!digits && NUMBER_WORDS[w.lower] === undefined) || (w.entity && w.entity !== 'CARDINAL')) continue;
+      const weight = w.entity === 'MONEY' && overlapsAny(weights, w.start, w.end);
+      if (w.pos !== 'NUM' || (!digits && NUMBER_WORDS[w.lower] === undefined) || (w.entity && w.entity !== 'CARDINAL' && !weight)) continue;
       const value = digits ? Number(w.text.replace(/,/g, '')) : NUMBER_WORDS[w.lower]!;
       if (value >= 1900 && value <= 2100 && (MONTH_NUMBERS[words[i - 1]?.lower ?? ''] || words[i - 1]?.lower === 'in' || words[i - 1]?.text === ',')) continue; // a year
       // "6 engineers", "7 times", "3 consecutive failures", "40 end-to-end tests".
