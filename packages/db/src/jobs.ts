@@ -17,6 +17,8 @@ export interface ClaimOptions {
   maxWaitMs: number;
   /** How long the claimed run is ours without a heartbeat. */
   leaseMs: number;
+  /** Claim only this workspace's run (on-demand detection of one workspace). */
+  workspaceId?: string;
   now?: Date;
 }
 
@@ -47,18 +49,23 @@ const DUE = (now: string) =>
  */
 export async function claimDetectionRun(db: Database, options: ClaimOptions): Promise<ClaimedRun | null> {
   const now = options.now ?? new Date();
+  // The database stamps jobs to the microsecond and JavaScript reads the clock to the millisecond:
+  // a job stamped earlier within this very millisecond is due too.
+  const clock = now.getTime() + 1;
   const nowIso = iso(now);
-  const quietSince = iso(new Date(now.getTime() - options.debounceMs));
-  const waitedSince = iso(new Date(now.getTime() - options.maxWaitMs));
+  const dueIso = iso(new Date(clock));
+  const quietSince = iso(new Date(clock - options.debounceMs));
+  const waitedSince = iso(new Date(clock - options.maxWaitMs));
   const leaseUntil = iso(new Date(now.getTime() + options.leaseMs));
 
   const candidates = await queryRows<{ workspace_id: string }>(
     db,
     sql`select j.workspace_id from detection_jobs j
-        where ${DUE(nowIso)}
+        where ${DUE(dueIso)}
+          ${options.workspaceId ? sql`and j.workspace_id = ${options.workspaceId}` : sql``}
           and not exists (
             select 1 from detection_runs r
-            where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${nowIso}::timestamptz
+            where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${dueIso}::timestamptz
           )
         group by j.workspace_id
         having max(j.created_at) <= ${quietSince}::timestamptz
@@ -75,7 +82,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
       await t.execute(
         sql`update detection_runs set status = 'failed', finished_at = ${nowIso}::timestamptz,
               error = 'worker lease expired before the run finished'
-            where workspace_id = ${workspaceId} and status = 'running' and lease_until <= ${nowIso}::timestamptz`,
+            where workspace_id = ${workspaceId} and status = 'running' and lease_until <= ${dueIso}::timestamptz`,
       );
       const [run] = await queryRows<{ id: string }>(
         t,
@@ -91,7 +98,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
               locked_until = ${leaseUntil}::timestamptz, run_id = ${run.id}, attempts = attempts + 1
             where id in (
               select j.id from detection_jobs j
-              where j.workspace_id = ${workspaceId} and ${DUE(nowIso)}
+              where j.workspace_id = ${workspaceId} and ${DUE(dueIso)}
               order by j.id
               limit ${MAX_JOBS_PER_RUN}
               for update skip locked

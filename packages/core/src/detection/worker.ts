@@ -25,11 +25,13 @@ export interface DetectionWorkerOptions {
   leaseMs?: number;
   /** Attempts before a job is given up as failed. */
   maxAttempts?: number;
+  /** Claim only this workspace's runs (detecting one workspace on demand); every workspace's otherwise. */
+  workspaceId?: string;
 }
 
 export class DetectionWorker {
   readonly workerId: string;
-  private readonly options: Required<Omit<DetectionWorkerOptions, 'workerId'>>;
+  private readonly options: Required<Omit<DetectionWorkerOptions, 'workerId' | 'workspaceId'>> & Pick<DetectionWorkerOptions, 'workspaceId'>;
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -45,6 +47,7 @@ export class DetectionWorker {
       maxWaitMs: options.maxWaitMs ?? 3_000,
       leaseMs: options.leaseMs ?? 60_000,
       maxAttempts: options.maxAttempts ?? 5,
+      workspaceId: options.workspaceId,
     };
   }
 
@@ -56,6 +59,7 @@ export class DetectionWorker {
       debounceMs: this.options.debounceMs,
       maxWaitMs: this.options.maxWaitMs,
       leaseMs,
+      ...(this.options.workspaceId ? { workspaceId: this.options.workspaceId } : {}),
     });
     if (!claimed) return null;
     const heartbeat = setInterval(() => {
