@@ -134,9 +134,9 @@ describe.each(isolatedServerEngines())('detection end to end on $name', (engine)
     const ws = await workspace();
     const bad = await callTool(ws.client, 'engram_conflicts', { status: 'closed' });
     expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.error).toMatch(/must be "open", "resolved", "dismissed" or "all" at status/);
+    expect(!bad.ok && bad.error).toMatch(/status: must be "open", "resolved", "dismissed" or "all"/);
     const badKind = await callTool(ws.client, 'engram_conflicts', { kind: 'contradiction' });
-    expect(!badKind.ok && badKind.error).toMatch(/must be one of reversal, ambiguity, stale, value_mismatch, cross_scope at kind/);
+    expect(!badKind.ok && badKind.error).toMatch(/kind: must be one of reversal, ambiguity, stale, value_mismatch, cross_scope/);
   });
 
   it('turns a burst of 1,000 commits to one workspace into far fewer detection runs', { timeout: 300_000 }, async () => {

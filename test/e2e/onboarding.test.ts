@@ -48,6 +48,9 @@ describe.each(serverEngines())('onboarding over MCP on $name', ({ overrides }) =
     const joining = await mustCall<{ status: string; engram_id: string; next_prompt: string }>(invited, 'engram_status', {});
     expect(joining).toMatchObject({ status: 'joining', engram_id: init.engram_id });
     expect(joining.next_prompt).toMatch(/engram_join/);
+    // A member tool called with the invite key says to join first, not "not found".
+    const early = await callTool(invited, 'engram_query', { topic: 'deploys' });
+    expect(early.ok ? '' : early.error).toMatch(/engram_query needs a member token, and this connection presents an invite key\. Join first: call engram_join/);
 
     // 3. It joins (the key comes from the connection) and learns how to configure every client.
     const joined = await mustCall<JoinOutput>(invited, 'engram_join', { display_name: 'Grace' });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 
 /** A local HTTP proxy that adds `Authorization: Bearer <token>` and forwards everything else as is. */
 export interface BearerProxy {
@@ -7,31 +8,42 @@ export interface BearerProxy {
   close(): Promise<void>;
 }
 
+// Describe the hop, not the message: fetch sets them itself.
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
 /**
- * Starts a proxy in front of `target` (e.g. `http://127.0.0.1:4000`). Host and Origin headers pass
- * through unchanged, so DNS-rebinding checks see what the client sent.
+ * Starts a proxy in front of `target` (e.g. `http://127.0.0.1:4000`). Host and Origin pass through
+ * unchanged (undici lets a request set Host), so DNS-rebinding checks see what the client sent.
+ * Responses stream (SSE included).
  */
 export async function startBearerProxy(target: string, token: string): Promise<BearerProxy> {
-  const upstream = new URL(target);
   const server = http.createServer((req, res) => {
-    const forward = http.request(
-      {
-        hostname: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, authorization: `Bearer ${token}` },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', (error) => {
-      res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(`proxy error: ${error.message}`);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || HOP_HEADERS.has(name)) continue;
+        headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      if (req.headers.host) headers.set('host', req.headers.host);
+      headers.set('authorization', `Bearer ${token}`);
+      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks);
+      fetch(new URL(req.url ?? '/', target), { method: req.method, headers, body })
+        .then((answer) => {
+          const out: Record<string, string> = {};
+          answer.headers.forEach((value, name) => {
+            if (!HOP_HEADERS.has(name) && name !== 'content-encoding') out[name] = value;
+          });
+          res.writeHead(answer.status, out);
+          if (answer.body) Readable.fromWeb(answer.body).pipe(res);
+          else res.end();
+        })
+        .catch((error: Error) => {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end(`proxy error: ${error.message}`);
+        });
     });
-    req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,25 +1,66 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createEngramMcpServer, type McpRequestContext } from './server.ts';
 
+/** What one MCP request is served with: its caller's context and the tools it asked to call. */
+interface Exchange {
+  context: McpRequestContext;
+  calls: ReadonlySet<string>;
+}
+
+/** Names of the tools a JSON-RPC message (or batch) calls, to explain the ones its caller cannot use. */
+function calledTools(body: unknown): Set<string> {
+  const names = new Set<string>();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string') names.add(params.name);
+  }
+  return names;
+}
+
 /**
- * Answers one MCP Streamable HTTP request (web-standard Request in, Response out), statelessly:
- * no session, JSON responses, a fresh server per request, so any instance behind a load balancer
- * can answer any request. Framework adapters only translate to and from this.
+ * The MCP endpoint (web-standard Request in, Response out), stateless across instances:
+ *
+ * - MCP 2026-07-28 requests (per-request metadata, `server/discover`, no handshake) go to the
+ *   SDK's `createMcpHandler`, answered as JSON (its `auto` mode: Engram's tools send no
+ *   notifications before their result, so nothing upgrades to a stream).
+ * - 2025-era requests (`initialize`, then calls with `MCP-Protocol-Version` 2025-11-25 or
+ *   2025-06-18) are answered by a fresh server over the stateless Streamable HTTP transport,
+ *   also as JSON, as before.
+ *
+ * Either way a fresh server is built per request for its caller, so any instance behind a load
+ * balancer can answer any request. Framework adapters only translate to and from this.
  */
-export async function handleMcpRequest(
-  request: Request,
-  context: McpRequestContext,
-  parsedBody?: unknown,
-): Promise<Response> {
-  const server = createEngramMcpServer(context);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody });
-  } finally {
-    await server.close();
+export class McpEndpoint {
+  // The request → its exchange, for the SDK's factory (which receives the request it serves).
+  readonly #exchanges = new WeakMap<Request, Exchange>();
+  readonly #modern = createMcpHandler((ctx) => this.#serverFor(ctx.requestInfo), { legacy: 'reject' });
+
+  #serverFor(request: Request | undefined) {
+    const exchange = request ? this.#exchanges.get(request) : undefined;
+    if (!exchange) throw new Error('MCP request served without its context');
+    return createEngramMcpServer(exchange.context, exchange.calls);
+  }
+
+  /** Answers one MCP request; `parsedBody` is the JSON body the framework already parsed. */
+  async handle(request: Request, context: McpRequestContext, parsedBody?: unknown): Promise<Response> {
+    const exchange = { context, calls: calledTools(parsedBody) };
+    if (await isLegacyRequest(request, parsedBody)) {
+      const server = createEngramMcpServer(exchange.context, exchange.calls);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, { parsedBody });
+      } finally {
+        await server.close();
+      }
+    }
+    this.#exchanges.set(request, exchange);
+    return this.#modern.fetch(request, { parsedBody });
+  }
+
+  /** Aborts in-flight 2026-07-28 exchanges (on shutdown). */
+  close(): Promise<void> {
+    return this.#modern.close();
   }
 }

@@ -1,3 +1,4 @@
 export * from './http.ts';
 export * from './server.ts';
 export * from './tool.ts';
+export * from './portable-schema.ts';

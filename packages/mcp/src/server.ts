@@ -1,7 +1,6 @@
-import { ENGRAM_VERSION } from '@engram/core';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { registerTools, type EngramTool, type ToolContext } from './tool.ts';
+import { ENGRAM_VERSION, EngramError, type Principal } from '@engram/core';
+import { McpServer } from '@modelcontextprotocol/server';
+import { registerRefusals, registerTools, type EngramTool, type ToolContext } from './tool.ts';
 import { conflictsTool } from './tools/conflicts.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { initTool, joinTool } from './tools/onboarding.ts';
@@ -41,24 +40,45 @@ export function serverInstructions(tools: readonly string[]): string {
   return lines.join('\n');
 }
 
-// The SDK builds a fresh Ajv instance per server unless given one; with a server per request that
-// was most of the MCP overhead. One shared validator compiles each schema once.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
-
 /** Per-request context, minus the tool list (derived from the principal here). */
 export type McpRequestContext = Omit<ToolContext, 'tools'>;
 
+/** Why this caller cannot call `tool`, and what to do instead. */
+export function refusalFor(tool: EngramTool, principal: Principal): EngramError {
+  switch (principal.kind) {
+    case 'invite':
+      return new EngramError(
+        'unauthorized',
+        `${tool.name} needs a member token, and this connection presents an invite key. Join first: call engram_join with a display name; it returns your member token, then use that token as the bearer.`,
+      );
+    case 'anonymous':
+      return new EngramError(
+        'unauthorized',
+        `${tool.name} needs a member token. Call engram_status to see how to get one (join a workspace with an invite key, or create one).`,
+      );
+    case 'member':
+      return principal.role === 'reader'
+        ? new EngramError('forbidden', `${tool.name} changes the workspace, and your member role is "reader", which can only read. Ask a workspace owner for a token with the member role.`)
+        : new EngramError('forbidden', `${tool.name} is for callers without a workspace; this token already belongs to one.`);
+  }
+}
+
 /**
  * Builds the MCP server for one caller: only the tools their credential allows (SPEC §3) are
- * listed or callable. Stateless: a server lives for one HTTP request.
+ * listed or callable. A call of another Engram tool (named in `calls`, the tools this request
+ * calls) is answered with why it is refused and what to do, not "not found". Stateless: a server
+ * lives for one HTTP request.
  */
-export function createEngramMcpServer(context: McpRequestContext): McpServer {
-  const tools = ALL_TOOLS.filter((t) => t.availableTo(context.principal, { openSignup: context.openSignup }));
+export function createEngramMcpServer(context: McpRequestContext, calls: ReadonlySet<string> = new Set()): McpServer {
+  const available = (t: EngramTool) => t.availableTo(context.principal, { openSignup: context.openSignup });
+  const tools = ALL_TOOLS.filter(available);
   const names = tools.map((t) => t.name);
   const server = new McpServer(
     { name: 'engram', title: 'Engram', version: ENGRAM_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(names), jsonSchemaValidator },
+    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(names) },
   );
   registerTools(server, tools, { ...context, tools: names });
+  const refused = ALL_TOOLS.filter((t) => calls.has(t.name) && !available(t));
+  registerRefusals(server, refused, (tool) => refusalFor(tool, context.principal), context);
   return server;
 }

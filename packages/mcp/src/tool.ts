@@ -13,9 +13,9 @@ import {
 } from '@engram/core';
 import { auditIdentity } from '@engram/core';
 import type { Database } from '@engram/db';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { portable } from './portable-schema.ts';
 
 /** Minimal logger shape (pino-compatible) so this package stays framework-free. */
 export interface ToolLogger {
@@ -109,6 +109,26 @@ export function toolError(error: unknown, tool: string, log: ToolLogger): CallTo
   };
 }
 
+/**
+ * Registers tools this caller may not use, for a request that calls them: each call is answered
+ * with `refusal(tool)` (why, and what to do instead) as a tool error, and audited as denied.
+ */
+export function registerRefusals(
+  server: McpServer,
+  tools: readonly EngramTool[],
+  refusal: (tool: EngramTool) => EngramError,
+  ctx: Pick<ToolContext, 'principal' | 'log' | 'audit'>,
+): void {
+  for (const tool of tools) {
+    const config = { title: tool.title, description: tool.description, annotations: { title: tool.title, ...tool.annotations } };
+    server.registerTool(tool.name, config, async (): Promise<CallToolResult> => {
+      const error = refusal(tool);
+      ctx.audit?.({ ...auditIdentity(ctx.principal), action: tool.name, summary: {}, outcome: 'denied', errorCode: error.code, durationMs: 0 });
+      return toolError(error, tool.name, ctx.log);
+    });
+  }
+}
+
 /** Registers the tools this caller may use on a per-request server, each call audited. */
 export function registerTools(server: McpServer, tools: readonly EngramTool[], ctx: ToolContext): void {
   for (const tool of tools) {
@@ -117,8 +137,8 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
+        inputSchema: portable(tool.input),
+        outputSchema: portable(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
       },
       async (args: unknown): Promise<CallToolResult> => {

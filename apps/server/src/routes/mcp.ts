@@ -1,5 +1,5 @@
 import { EngramError } from '@engram/core';
-import { handleMcpRequest } from '@engram/mcp';
+import { McpEndpoint } from '@engram/mcp';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
@@ -17,15 +17,17 @@ function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
   return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
 }
 
-/** `/mcp`: MCP Streamable HTTP, stateless; the bearer decides which tools a caller sees. */
+/** `/mcp`: MCP Streamable HTTP (2026-07-28 and the 2025 revisions), stateless; the bearer decides which tools a caller sees. */
 export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
+  const endpoint = new McpEndpoint();
+  app.addHook('onClose', () => endpoint.close());
 
   app.post('/mcp', async (request, reply) => {
     // No token is fine here: such callers see engram_status and engram_join (SPEC §3).
     // Each message of a JSON-RPC batch is a call of its own for the rate limit.
     const principal = await resolvePrincipal(ctx, request, reply, Array.isArray(request.body) ? Math.max(1, request.body.length) : 1);
-    const response = await handleMcpRequest(
+    const response = await endpoint.handle(
       toWebRequest(request, 'http://engram.invalid'),
       {
         db: ctx.db.db,

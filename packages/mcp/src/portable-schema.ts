@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+
+type Json = Record<string, unknown>;
+
+// Keywords that describe the whole value; the rest constrain one type and go with it.
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$schema', '$id', '$comment']);
+
+/**
+ * A JSON Schema without type arrays: `{"type": ["string", "null"]}` becomes
+ * `{"anyOf": [{"type": "string"}, {"type": "null"}]}`. Both mean the same, but some clients
+ * (and the MCP Inspector's portability check) accept only a single type per schema.
+ */
+export function withoutTypeArrays(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutTypeArrays);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema as Json)) out[key] = withoutTypeArrays(value);
+  if (!Array.isArray(out.type)) return out;
+  const types = out.type as string[];
+  const outer: Json = {};
+  const inner: Json = {};
+  for (const [key, value] of Object.entries(out)) {
+    if (key === 'type') continue;
+    (ANNOTATIONS.has(key) ? outer : inner)[key] = value;
+  }
+  outer.anyOf = types.map((type) => (type === 'null' ? { type } : { type, ...inner }));
+  return outer;
+}
+
+/**
+ * The same zod schema for validation, with a portable JSON Schema for `tools/list` (the SDK reads
+ * the Standard Schema `jsonSchema` converters).
+ */
+export function portable<T extends z.ZodType>(schema: T): T {
+  const standard = schema['~standard'];
+  const converters = (standard as { jsonSchema?: { input(o: unknown): unknown; output(o: unknown): unknown } }).jsonSchema;
+  if (!converters) return schema;
+  const jsonSchema = {
+    input: (options: unknown) => withoutTypeArrays(converters.input(options)),
+    output: (options: unknown) => withoutTypeArrays(converters.output(options)),
+  };
+  const wrapped = { ...standard, jsonSchema };
+  return new Proxy(schema, { get: (target, property, receiver) => (property === '~standard' ? wrapped : Reflect.get(target, property, receiver)) as unknown });
+}
