@@ -80,13 +80,17 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     });
     expect(bad.statusCode).toBe(401);
     expect(bad.json().error.code).toBe('invalid_token');
+    // The challenge carries the server's message too, for clients that show it instead of the body.
     expect(bad.headers['www-authenticate']).toBe(
-      'Bearer error="invalid_token", resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"',
+      `Bearer error="invalid_token", error_description="${bad.json().error.message}", resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"`,
     );
+    expect(bad.json().error.message).toMatch(/token/i);
 
     const rest = await app.inject({ url: '/api/v1/members', headers: HOST });
     expect(rest.statusCode).toBe(401);
-    expect(rest.headers['www-authenticate']).toBe('Bearer resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"');
+    expect(rest.headers['www-authenticate']).toBe(
+      `Bearer error_description="${rest.json().error.message}", resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"`,
+    );
 
     const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource', headers: HOST });
     expect(metadata.json()).toMatchObject({ resource: 'http://localhost:8080/mcp', bearer_methods_supported: ['header'] });
@@ -172,7 +176,7 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     it('rejects a missing or wrong operator token', async () => {
       const none = await app.inject({ method: 'POST', url, headers: HOST, payload: {} });
       expect(none.statusCode).toBe(401);
-      expect(none.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer error_description="The admin API needs .*", resource_metadata=/);
       const wrong = await app.inject({
         method: 'POST',
         url,
@@ -222,6 +226,43 @@ describe('readiness before migrations', () => {
       const res = await app.inject({ url: '/readyz' });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: `${MIGRATION_COUNT} pending` } });
+    } finally {
+      await app.close();
+      await handle.close();
+    }
+  });
+});
+
+describe('CORS for ENGRAM_ALLOWED_ORIGINS', () => {
+  it('answers preflights and exposes the MCP headers to an allowed origin, and nothing to others', async () => {
+    const handle = await testDatabases()[0]!.open();
+    const app = await testApp(handle, { allowedOrigins: ['https://app.example.com'] });
+    try {
+      const allowed = { ...HOST, origin: 'https://app.example.com' };
+      const preflight = await app.inject({
+        method: 'OPTIONS',
+        url: '/mcp',
+        headers: { ...allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://app.example.com', vary: 'Origin' });
+      expect(String(preflight.headers['access-control-allow-methods'])).toContain('POST');
+      expect(String(preflight.headers['access-control-allow-headers'])).toMatch(/authorization.*mcp-protocol-version/);
+
+      // A refused call still tells the browser client why (it can read WWW-Authenticate).
+      const refused = await app.inject({ method: 'POST', url: '/mcp', headers: { ...allowed, authorization: 'Bearer egm_' + 'x'.repeat(43) }, payload: {} });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers['access-control-allow-origin']).toBe('https://app.example.com');
+      expect(String(refused.headers['access-control-expose-headers'])).toMatch(/mcp-protocol-version.*www-authenticate/);
+      const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource/mcp', headers: allowed });
+      expect(metadata.headers['access-control-allow-origin']).toBe('https://app.example.com');
+
+      // Other routes and other origins get no CORS headers (the guard refuses foreign origins).
+      const rest = await app.inject({ url: '/api/v1/workspace', headers: allowed });
+      expect(rest.headers['access-control-allow-origin']).toBeUndefined();
+      const foreign = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { ...HOST, origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(foreign.statusCode).toBe(403);
+      expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
     } finally {
       await app.close();
       await handle.close();

@@ -124,7 +124,7 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
     // Her next MCP call, REST call and dashboard request: 401, saying the membership ended.
     const mcpCall = await mcp(mia.token, 'engram_query', { topic: 'webhooks' });
     expectMembershipEnded(mcpCall);
-    expect(mcpCall.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", resource_metadata=/);
+    expect(mcpCall.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", error_description="[^"]*membership[^"]*", resource_metadata=/i);
     expectMembershipEnded(await call('GET', '/api/v1/workspace', { token: ci.token }));
     expectMembershipEnded(await call('GET', '/api/v1/facts', { cookie }), 'unauthorized');
     const session = await call('GET', '/api/v1/session', { cookie });

@@ -8,6 +8,7 @@ import type { AppContext } from './context.ts';
 import { registerAuditHook } from './plugins/audit.ts';
 import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.ts';
 import { registerInputGuard, registerRequestGuard } from './plugins/request-guard.ts';
+import { registerCors } from './plugins/cors.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { detectionRoutes } from './routes/detection.ts';
@@ -50,6 +51,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
 
   registerErrorHandling(app);
   registerRequestGuard(app, ctx.config);
+  registerCors(app, ctx.config);
   registerInputGuard(app);
   registerAuditHook(app, ctx);
   // Dashboard sessions ride in a cookie (see plugins/auth.ts); nothing else reads cookies.

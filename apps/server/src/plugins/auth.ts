@@ -43,6 +43,9 @@ export function publicBaseUrl(config: Config, request: FastifyRequest): string {
 export function challenge(reply: FastifyReply, config: Config, request: FastifyRequest, error: EngramError): void {
   const metadata = `${publicBaseUrl(config, request)}/.well-known/oauth-protected-resource`;
   const params = [`resource_metadata="${metadata}"`];
+  // The server's own message, for clients that show the challenge rather than the body (RFC 6750 §3).
+  const description = error.message.replace(/[\\"]/g, "'").replace(/[^\x20-\x7e]/g, '');
+  params.unshift(`error_description="${description}"`);
   if (error.code === 'invalid_token') params.unshift('error="invalid_token"');
   void reply.header('www-authenticate', `Bearer ${params.join(', ')}`);
 }
