@@ -1,4 +1,4 @@
-import { assertNoSecrets, EngramError, findSecret, SECRET_PATTERN_NAMES } from '@engram/core';
+import { assertNoSecrets, EngramError, findSecret, sealInviteKey, SECRET_PATTERN_NAMES } from '@engram/core';
 import { describe, expect, it } from 'vitest';
 import { re2ToJs } from '../../infra/vendor-gitleaks-rules.ts';
 import gitleaks from '../../packages/core/src/facts/gitleaks-rules.json' with { type: 'json' };
@@ -85,6 +85,17 @@ describe('secret scanner', () => {
 
   it.each(Object.entries(SAMPLES))('recognises %s', (name, text) => {
     expect(findSecret(text)?.name).toBe(name);
+  });
+
+  it('recognises a compact invite key as sealed by the server', async () => {
+    const key = await sealInviteKey('unit-test-secret-0123456789-abcdefghijklmnop', {
+      workspace_id: '5f0c1a9e-4b7e-4c55-9f0a-2d1e3c4b5a69',
+      invite_id: '0b9e6c1d-2f3a-4b5c-8d7e-6f5a4b3c2d1e',
+      role: 'member',
+      exp: Math.floor(Date.now() / 1000) + 86_400,
+    });
+    expect(findSecret(`join with ${key} please`)?.name).toBe('engram_invite_key');
+    expect(findSecret(`the key is ${key}.`)?.name).toBe('engram_invite_key');
   });
 
   it.each(BENIGN)('lets ordinary facts through: %s', (text) => {

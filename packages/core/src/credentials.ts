@@ -1,5 +1,5 @@
-import { createHash, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { EncryptJWT, errors as joseErrors, jwtDecrypt } from 'jose';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { errors as joseErrors, jwtDecrypt } from 'jose';
 import { z } from 'zod';
 import { EngramError } from './errors.ts';
 
@@ -51,33 +51,66 @@ const InviteClaims = z.object({
   exp: z.number().int(),
 });
 
-const INVITE_KEY_ID = 'invite-v1';
-
-/** The 256-bit content key for invite JWEs, derived from the server secret. */
+/** The 256-bit content key of the JWE invite keys issued before compact ones, derived from the server secret. */
 function inviteKey(secret: string): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', secret, 'engram', 'engram invite key v1', 32));
 }
 
+// Compact invite keys (v2): `ek_` + base64url(version · iv · AES-256-GCM(workspace, invite, role, exp) · tag).
+const COMPACT_VERSION = 2;
+const ROLES = ['owner', 'member', 'reader'] as const;
+const COMPACT_AAD = Buffer.from('engram invite v2');
+const COMPACT_BYTES = 1 + 12 + 16 + 16 + 1 + 4 + 16;
+/** Length of a compact invite key: 3 + 88 characters. */
+export const INVITE_KEY_LENGTH = INVITE_PREFIX.length + Math.ceil((COMPACT_BYTES * 4) / 3);
+
+const uuidBytes = (uuid: string) => Buffer.from(uuid.replace(/-/g, ''), 'hex');
+const uuidOf = (bytes: Buffer) => bytes.toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+
+function compactKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'engram', 'engram invite key v2', 32));
+}
+
 /**
- * Seals an invite as `ek_` + a compact JWE (`dir`, A256GCM): encrypted and authenticated with a key
- * derived from `ENGRAM_SECRET`, so it can be neither read nor altered without it.
+ * Seals an invite as `ek_` + 88 characters: the workspace, the invite, its role and expiry,
+ * encrypted and authenticated (AES-256-GCM) with a key derived from `ENGRAM_SECRET`, so it can be
+ * neither read nor altered without it. Short enough to paste into a chat; uses, revocation and
+ * expiry stay on the server's invite row.
  */
 export async function sealInviteKey(secret: string, payload: InvitePayload): Promise<string> {
-  const jwe = await new EncryptJWT({
-    workspace_id: payload.workspace_id,
-    invite_id: payload.invite_id,
-    role: payload.role,
-  })
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: INVITE_KEY_ID })
-    .setIssuedAt()
-    .setExpirationTime(payload.exp)
-    .encrypt(inviteKey(secret));
-  return INVITE_PREFIX + jwe;
+  const plain = Buffer.alloc(16 + 16 + 1 + 4);
+  uuidBytes(payload.workspace_id).copy(plain, 0);
+  uuidBytes(payload.invite_id).copy(plain, 16);
+  plain.writeUInt8(ROLES.indexOf(payload.role), 32);
+  plain.writeUInt32BE(payload.exp, 33);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', compactKey(secret), iv).setAAD(COMPACT_AAD);
+  const sealed = Buffer.concat([Buffer.of(COMPACT_VERSION), iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  return INVITE_PREFIX + sealed.toString('base64url');
+}
+
+/** A compact key's claims, or null when it was not sealed by this secret. */
+function openCompact(secret: string, body: string): InvitePayload | null {
+  const sealed = Buffer.from(body, 'base64url');
+  if (sealed.length !== COMPACT_BYTES || sealed[0] !== COMPACT_VERSION || sealed.toString('base64url') !== body) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', compactKey(secret), sealed.subarray(1, 13)).setAAD(COMPACT_AAD);
+    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+    const plain = Buffer.concat([decipher.update(sealed.subarray(13, sealed.length - 16)), decipher.final()]);
+    const role = ROLES[plain.readUInt8(32)];
+    if (!role) return null;
+    return { workspace_id: uuidOf(plain.subarray(0, 16)), invite_id: uuidOf(plain.subarray(16, 32)), role, exp: plain.readUInt32BE(33) };
+  } catch {
+    return null;
+  }
 }
 
 /** True when the string has the shape of an invite key (it may still be forged or expired). */
 export function looksLikeInviteKey(value: string): boolean {
-  return value.startsWith(INVITE_PREFIX) && value.slice(INVITE_PREFIX.length).split('.').length === 5;
+  if (!value.startsWith(INVITE_PREFIX)) return false;
+  const body = value.slice(INVITE_PREFIX.length);
+  // Compact keys, and the longer JWE keys issued before them (still honoured).
+  return /^[A-Za-z0-9_-]{88}$/.test(body) || body.split('.').length === 5;
 }
 
 /**
@@ -94,14 +127,25 @@ export async function openInviteKey(
     'invite_invalid',
     'This invite key is not valid: it was altered, truncated, or issued by another Engram server. Ask a workspace owner for a new one.',
   );
-  if (!looksLikeInviteKey(key)) {
+  if (!key.startsWith(INVITE_PREFIX)) {
     throw new EngramError(
       'invite_invalid',
       'This is not an Engram invite key: invite keys start with `ek_`. Copy the whole key the workspace owner sent.',
     );
   }
+  if (!looksLikeInviteKey(key)) throw invalid;
+  const body = key.slice(INVITE_PREFIX.length);
+  if (!body.includes('.')) {
+    const claims = openCompact(secret, body);
+    if (!claims) throw invalid;
+    if (!options.ignoreExpiry && claims.exp * 1000 <= Date.now()) {
+      throw new EngramError('invite_expired', 'This invite key has expired. Ask a workspace owner for a new one.');
+    }
+    return claims;
+  }
   try {
-    const { payload } = await jwtDecrypt(key.slice(INVITE_PREFIX.length), inviteKey(secret), {
+    // A key issued before compact keys: a JWE (`dir`, A256GCM).
+    const { payload } = await jwtDecrypt(body, inviteKey(secret), {
       keyManagementAlgorithms: ['dir'],
       contentEncryptionAlgorithms: ['A256GCM'],
       // Reading an expired key's claims (to explain which invite it was) checks it as of the epoch.

@@ -78,7 +78,8 @@ const namedAsIdentifier = (m: RegExpExecArray, secret: string) => {
 const SPECIFIC_PATTERNS: SecretPattern[] = [
   { name: 'private_key', label: 'a private key', regex: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
   { name: 'engram_token', label: 'an Engram member token', regex: /\begm_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/, keywords: ['egm_'] },
-  { name: 'engram_invite_key', label: 'an Engram invite key', regex: /\bek_eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]{20,}/, keywords: ['ek_eyj'] },
+  // Compact keys (ek_ + 88), and the JWE keys issued before them.
+  { name: 'engram_invite_key', label: 'an Engram invite key', regex: /\bek_(?:[A-Za-z0-9_-]{88}(?![A-Za-z0-9_-])|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]{20,})/, keywords: ['ek_'] },
   { name: 'anthropic_api_key', label: 'an Anthropic API key', regex: /\bsk-ant-[A-Za-z0-9_-]{20,}/, keywords: ['sk-ant-'], accept: notFiller },
   { name: 'openai_api_key', label: 'an OpenAI API key', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/, keywords: ['sk-'], accept: notFiller },
   { name: 'stripe_key', label: 'a Stripe key', regex: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/, keywords: ['_live_', '_test_'], accept: notFiller },
