@@ -27,18 +27,29 @@ export function withoutTypeArrays(schema: unknown): unknown {
   return outer;
 }
 
+const wrapped = new WeakMap<object, unknown>();
+
 /**
  * The same zod schema for validation, with a portable JSON Schema for `tools/list` (the SDK reads
- * the Standard Schema `jsonSchema` converters).
+ * the Standard Schema `jsonSchema` converters). The conversion is made once per schema and
+ * target: a server is built per request, and converting the output schema on every tool call was
+ * a measurable share of a call's time.
  */
 export function portable<T extends z.ZodType>(schema: T): T {
+  const cached = wrapped.get(schema);
+  if (cached) return cached as T;
   const standard = schema['~standard'];
   const converters = (standard as { jsonSchema?: { input(o: unknown): unknown; output(o: unknown): unknown } }).jsonSchema;
   if (!converters) return schema;
-  const jsonSchema = {
-    input: (options: unknown) => withoutTypeArrays(converters.input(options)),
-    output: (options: unknown) => withoutTypeArrays(converters.output(options)),
+  const memo = new Map<string, unknown>();
+  const convert = (direction: 'input' | 'output') => (options: unknown) => {
+    const key = `${direction} ${JSON.stringify(options)}`;
+    if (!memo.has(key)) memo.set(key, withoutTypeArrays(converters[direction](options)));
+    return memo.get(key);
   };
-  const wrapped = { ...standard, jsonSchema };
-  return new Proxy(schema, { get: (target, property, receiver) => (property === '~standard' ? wrapped : Reflect.get(target, property, receiver)) as unknown });
+  const jsonSchema = { input: convert('input'), output: convert('output') };
+  const facade = { ...standard, jsonSchema };
+  const proxy = new Proxy(schema, { get: (target, property, receiver) => (property === '~standard' ? facade : Reflect.get(target, property, receiver)) as unknown });
+  wrapped.set(schema, proxy);
+  return proxy;
 }

@@ -1,5 +1,6 @@
 import { ENGRAM_VERSION, EngramError, type Principal } from '@engram/core';
 import { McpServer } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { registerRefusals, registerTools, type EngramTool, type ToolContext } from './tool.ts';
 import { conflictsTool } from './tools/conflicts.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
@@ -40,6 +41,10 @@ export function serverInstructions(tools: readonly string[]): string {
   return lines.join('\n');
 }
 
+// The SDK builds a fresh Ajv instance per server unless given one; with a server per request that
+// is a large share of the MCP overhead. One shared validator serves every server.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /** Per-request context, minus the tool list (derived from the principal here). */
 export type McpRequestContext = Omit<ToolContext, 'tools'>;
 
@@ -75,7 +80,7 @@ export function createEngramMcpServer(context: McpRequestContext, calls: Readonl
   const names = tools.map((t) => t.name);
   const server = new McpServer(
     { name: 'engram', title: 'Engram', version: ENGRAM_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(names) },
+    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(names), jsonSchemaValidator },
   );
   registerTools(server, tools, { ...context, tools: names });
   const refused = ALL_TOOLS.filter((t) => calls.has(t.name) && !available(t));
