@@ -23,6 +23,26 @@ const CALLS: { name: string; args: Record<string, unknown>; expect: (out: Record
   { name: 'engram_conflicts', args: {}, expect: (out) => expect(out.groups).toEqual(expect.any(Array)) },
 ];
 
+/** What both SDK generations' clients offer that these tests use. */
+interface AnyClient {
+  listTools(): Promise<{ tools: { name: string; inputSchema: unknown; outputSchema?: unknown }[] }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<Record<string, unknown>>;
+}
+
+async function listsEveryTool(client: AnyClient) {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(CALLS.map((c) => c.name)));
+  return tools;
+}
+
+async function callEveryTool(client: AnyClient) {
+  for (const call of CALLS) {
+    const result = await client.callTool({ name: call.name, arguments: call.args });
+    expect(result.isError, `${call.name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+    call.expect(result.structuredContent as Record<string, unknown>);
+  }
+}
+
 describe('MCP protocol revisions on one endpoint', () => {
   let server: TestServer;
   let mcpUrl: URL;
@@ -46,15 +66,10 @@ describe('MCP protocol revisions on one endpoint', () => {
       expect(client.getDiscoverResult()).toBeDefined();
       expect(client.getServerVersion()).toMatchObject({ name: 'engram' });
       expect(client.getInstructions()).toMatch(/engram_status first/);
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(CALLS.map((c) => c.name)));
+      const tools = await listsEveryTool(client);
       // Portable schemas: one type per schema (a nullable field is an anyOf), which every client reads.
       for (const tool of tools) expect(JSON.stringify([tool.inputSchema, tool.outputSchema]), tool.name).not.toMatch(/"type":\[/);
-      for (const call of CALLS) {
-        const result = await client.callTool({ name: call.name, arguments: call.args });
-        expect(result.isError, `${call.name}: ${JSON.stringify(result.content)}`).toBeFalsy();
-        call.expect(result.structuredContent as Record<string, unknown>);
-      }
+      await callEveryTool(client);
     } finally {
       await client.close();
     }
@@ -66,13 +81,8 @@ describe('MCP protocol revisions on one endpoint', () => {
     await client.connect(transport);
     try {
       expect(transport.protocolVersion).toBe('2025-11-25');
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(CALLS.map((c) => c.name)));
-      for (const call of CALLS) {
-        const result = await client.callTool({ name: call.name, arguments: call.args });
-        expect(result.isError, `${call.name}: ${JSON.stringify(result.content)}`).toBeFalsy();
-        call.expect(result.structuredContent as Record<string, unknown>);
-      }
+      await listsEveryTool(client);
+      await callEveryTool(client);
     } finally {
       await client.close();
     }
