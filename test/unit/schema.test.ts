@@ -11,7 +11,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tables: PgTable[] = (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
 
 describe('schema', () => {
-  it('has every table of SPEC §4, the rate-limit counters and the detector key index', () => {
+  it('has every table of SPEC §4, the rate-limit counters, the detector key index and the OAuth tables', () => {
     expect(tables.map((t) => getTableName(t)).sort()).toEqual(
       [
         'agents',
@@ -26,6 +26,8 @@ describe('schema', () => {
         'facts',
         'invites',
         'members',
+        'oauth_clients',
+        'oauth_codes',
         'rate_limit_counters',
         'scope_permissions',
         'tokens',
@@ -34,10 +36,11 @@ describe('schema', () => {
     );
   });
 
-  it('scopes every table by workspace_id', () => {
+  it('scopes every table by workspace_id, except the self-registered OAuth clients (which belong to no workspace)', () => {
     for (const table of tables) {
       const columns = Object.values(getTableColumns(table)).map((c) => c.name);
       const name = getTableName(table);
+      if (name === 'oauth_clients') continue;
       expect(columns, name).toContain(name === 'workspaces' ? 'id' : 'workspace_id');
     }
   });

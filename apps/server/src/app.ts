@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health.ts';
 import { homeRoutes } from './routes/home.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { sessionRoutes } from './routes/session.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 
@@ -84,6 +85,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => workspaceRoutes(scope, ctx));
   await app.register(async (scope) => detectionRoutes(scope, ctx));
   await app.register(async (scope) => sessionRoutes(scope, ctx));
+  await app.register(async (scope) => oauthRoutes(scope, ctx));
   await app.register(async (scope) => dashboardRoutes(scope, ctx));
   await app.register(async (scope) => homeRoutes(scope, ctx, { dashboardDir: options.dashboardDir }));
 

@@ -26,6 +26,8 @@ export interface Config {
   allowedOrigins: string[];
   /** Whether `engram_init` may create a workspace for a caller without a token. */
   openSignup: boolean;
+  /** Whether the built-in OAuth 2.1 authorization server is on (ENGRAM_OAUTH, default on). */
+  oauth: boolean;
   /** Trust X-Forwarded-* from the proxy in front (client addresses for anonymous rate limits). */
   trustProxy: boolean;
   /** Run a detection worker inside the service process (off when `engram worker` processes do it). */
@@ -149,6 +151,7 @@ export const EnvSchema = z
         ),
     ),
     ENGRAM_OPEN_SIGNUP: optional(booleanFlag('ENGRAM_OPEN_SIGNUP')),
+    ENGRAM_OAUTH: optional(booleanFlag('ENGRAM_OAUTH')),
     ENGRAM_TRUST_PROXY: optional(booleanFlag('ENGRAM_TRUST_PROXY')),
     ENGRAM_IN_PROCESS_WORKER: optional(booleanFlag('ENGRAM_IN_PROCESS_WORKER')),
     ENGRAM_SESSION_HOURS: positiveInt('ENGRAM_SESSION_HOURS', 12),
@@ -229,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.ENGRAM_PUBLIC_URL?.replace(/\/+$/, ''),
     allowedOrigins: (e.ENGRAM_ALLOWED_ORIGINS ?? []).map((o) => new URL(o).origin),
     openSignup: e.ENGRAM_OPEN_SIGNUP ?? false,
+    oauth: e.ENGRAM_OAUTH ?? true,
     trustProxy: e.ENGRAM_TRUST_PROXY ?? false,
     inProcessWorker: e.ENGRAM_IN_PROCESS_WORKER ?? true,
     sessionTtlMs: e.ENGRAM_SESSION_HOURS * 3_600_000,

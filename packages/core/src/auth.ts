@@ -12,7 +12,7 @@ import { EngramError, invalidToken } from './errors.ts';
 import { membershipEnded } from './members.ts';
 
 /** A caller authenticated with a member token: the token's owner as resolved from the database. */
-export interface MemberPrincipal extends Omit<TokenOwner, 'lastUsedAt'> {
+export interface MemberPrincipal extends Omit<TokenOwner, 'lastUsedAt' | 'expiresAt'> {
   kind: 'member';
 }
 
@@ -77,14 +77,15 @@ export class TokenCache {
     return entry.principal;
   }
 
-  set(hash: string, principal: MemberPrincipal, now = Date.now()): void {
+  /** Caches a principal for `ttlMs`, or only until `expiresAt` when the token expires sooner. */
+  set(hash: string, principal: MemberPrincipal, now = Date.now(), expiresAt: Date | null = null): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.max) {
       // Maps iterate in insertion order: drop the oldest entry.
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(hash, { principal, expires: now + this.ttlMs });
+    this.entries.set(hash, { principal, expires: Math.min(now + this.ttlMs, expiresAt?.getTime() ?? Infinity) });
   }
 
   /** Forgets every cached token (after a revocation, a role change, a member's removal). */
@@ -111,9 +112,9 @@ export async function authenticateToken(db: Database, token: string, cache?: Tok
   if (!owner.lastUsedAt || Date.now() - owner.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await touchToken(db, owner.tokenId, TOUCH_INTERVAL_MS);
   }
-  const { lastUsedAt: _lastUsedAt, ...identity } = owner;
+  const { lastUsedAt: _lastUsedAt, expiresAt, ...identity } = owner;
   const principal: MemberPrincipal = { kind: 'member', ...identity };
-  cache?.set(hash, principal);
+  cache?.set(hash, principal, Date.now(), expiresAt);
   return principal;
 }
 

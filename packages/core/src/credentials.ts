@@ -67,9 +67,30 @@ export const INVITE_KEY_LENGTH = INVITE_PREFIX.length + Math.ceil((COMPACT_BYTES
 const uuidBytes = (uuid: string) => Buffer.from(uuid.replace(/-/g, ''), 'hex');
 const uuidOf = (bytes: Buffer) => bytes.toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
-function compactKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'engram', 'engram invite key v2', 32));
+/**
+ * AES-256-GCM under a key derived from the server secret for one purpose (`info`): iv · ciphertext
+ * · tag. Neither readable nor alterable without `ENGRAM_SECRET`.
+ */
+export function sealBytes(secret: string, info: string, aad: Buffer, plain: Buffer): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', derivedKey(secret, info), iv).setAAD(aad);
+  return Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
 }
+
+/** Opens what {@link sealBytes} sealed with the same secret, purpose and `aad`; null for anything else. */
+export function openBytes(secret: string, info: string, aad: Buffer, sealed: Buffer): Buffer | null {
+  if (sealed.length < 12 + 16) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', derivedKey(secret, info), sealed.subarray(0, 12)).setAAD(aad);
+    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+    return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
+  } catch {
+    return null;
+  }
+}
+
+const derivedKey = (secret: string, info: string) => Buffer.from(hkdfSync('sha256', secret, 'engram', info, 32));
+const COMPACT_INFO = 'engram invite key v2';
 
 /**
  * Seals an invite as `ek_` + 88 characters: the workspace, the invite, its role and expiry,
@@ -83,9 +104,7 @@ export async function sealInviteKey(secret: string, payload: InvitePayload): Pro
   uuidBytes(payload.invite_id).copy(plain, 16);
   plain.writeUInt8(ROLES.indexOf(payload.role), 32);
   plain.writeUInt32BE(payload.exp, 33);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', compactKey(secret), iv).setAAD(COMPACT_AAD);
-  const sealed = Buffer.concat([Buffer.of(COMPACT_VERSION), iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  const sealed = Buffer.concat([Buffer.of(COMPACT_VERSION), sealBytes(secret, COMPACT_INFO, COMPACT_AAD, plain)]);
   return INVITE_PREFIX + sealed.toString('base64url');
 }
 
@@ -93,16 +112,10 @@ export async function sealInviteKey(secret: string, payload: InvitePayload): Pro
 function openCompact(secret: string, body: string): InvitePayload | null {
   const sealed = Buffer.from(body, 'base64url');
   if (sealed.length !== COMPACT_BYTES || sealed[0] !== COMPACT_VERSION || sealed.toString('base64url') !== body) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', compactKey(secret), sealed.subarray(1, 13)).setAAD(COMPACT_AAD);
-    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-    const plain = Buffer.concat([decipher.update(sealed.subarray(13, sealed.length - 16)), decipher.final()]);
-    const role = ROLES[plain.readUInt8(32)];
-    if (!role) return null;
-    return { workspace_id: uuidOf(plain.subarray(0, 16)), invite_id: uuidOf(plain.subarray(16, 32)), role, exp: plain.readUInt32BE(33) };
-  } catch {
-    return null;
-  }
+  const plain = openBytes(secret, COMPACT_INFO, COMPACT_AAD, sealed.subarray(1));
+  const role = plain && ROLES[plain.readUInt8(32)];
+  if (!plain || !role) return null;
+  return { workspace_id: uuidOf(plain.subarray(0, 16)), invite_id: uuidOf(plain.subarray(16, 32)), role, exp: plain.readUInt32BE(33) };
 }
 
 /** True when the string has the shape of an invite key (it may still be forged or expired). */

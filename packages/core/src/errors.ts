@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   invite_revoked: 410,
   invite_used_up: 410,
   invite_workspace_deleted: 410,
+  oauth_request_invalid: 400,
+  oauth_request_expired: 410,
   forbidden: 403,
   csrf: 403,
   admin_disabled: 403,

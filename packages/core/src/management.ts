@@ -158,6 +158,10 @@ export async function listTokens(db: Database, principal: MemberPrincipal) {
     created_at: t.createdAt.toISOString(),
     last_used_at: iso(t.lastUsedAt),
     revoked_at: iso(t.revokedAt),
+    /** The OAuth client this grant was given to (null: a token an owner issued). */
+    oauth_client_id: t.clientId,
+    /** When an OAuth grant ends unless its client refreshes it (null: never). */
+    expires_at: iso(t.refreshExpiresAt),
     current: t.id === principal.tokenId,
   }));
 }

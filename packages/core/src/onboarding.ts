@@ -3,7 +3,7 @@
  * `next_prompt` texts walk a user through setup inside their agent's conversation, and the client
  * configuration a new token needs.
  */
-import { findInviteForKey, forWorkspace, insertMember, takeInviteUse, type Database } from '@engram/db';
+import { findInviteForKey, forWorkspace, insertMember, takeInviteUse, type Database, type MemberRole, type TenantDb } from '@engram/db';
 import { z } from 'zod';
 import { inspectInviteKey, inviteProblem, type AnonymousPrincipal, type InvitePrincipal } from './auth.ts';
 import { EngramError } from './errors.ts';
@@ -144,21 +144,30 @@ export const JoinOutput = z.object({
 });
 export type JoinOutput = z.infer<typeof JoinOutput>;
 
+/** The member an invite key admitted, and what was done for them in the same transaction. */
+export interface Admission<T> {
+  invite: InvitePrincipal;
+  memberId: string;
+  role: MemberRole;
+  result: T;
+}
+
 /**
- * Redeems an invite key for a new member with its own token. The key must be sealed by this
- * server, its invite unrevoked, unexpired and not used up, and its workspace alive; taking the use
- * and creating the member happen in one transaction, so a one-use key admits exactly one member.
+ * Redeems an invite key for a new member, then runs `andThen` for that member in the same
+ * transaction (issuing their token, or an OAuth code). The key must be sealed by this server, its
+ * invite unrevoked, unexpired and not used up, and its workspace alive; taking the use and creating
+ * the member happen together, so a one-use key admits exactly one member.
  */
-export async function joinWorkspace(
+export async function admitWithInvite<T>(
   db: Database,
   secret: string,
   input: { invite_key: string; display_name?: string },
-  mcpUrl: string,
+  andThen: (tenant: TenantDb, member: { memberId: string; role: MemberRole }) => Promise<T>,
   now = new Date(),
-): Promise<JoinOutput> {
+): Promise<Admission<T>> {
   const invite = await inspectInviteKey(db, secret, input.invite_key, now);
   if (invite.problem) throw invite.problem;
-  const joined = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const tenant = forWorkspace(tx, invite.workspaceId);
     const taken = await takeInviteUse(tenant, invite.inviteId, now);
     if (!taken) {
@@ -167,9 +176,26 @@ export async function joinWorkspace(
       throw (current && inviteProblem(current, now)) ?? new EngramError('invite_used_up', 'This invite key has been used as many times as it allows.');
     }
     const memberId = await insertMember(tenant, { role: taken.role, displayName: input.display_name ?? null });
-    const { token } = await issueToken(tenant, memberId, 'joined with invite');
-    return { memberId, role: taken.role, token };
+    const result = await andThen(tenant, { memberId, role: taken.role });
+    return { invite, memberId, role: taken.role, result };
   });
+}
+
+/** Redeems an invite key for a new member with its own token (`engram_join`, `POST /api/v1/join`). */
+export async function joinWorkspace(
+  db: Database,
+  secret: string,
+  input: { invite_key: string; display_name?: string },
+  mcpUrl: string,
+  now = new Date(),
+): Promise<JoinOutput> {
+  const { invite, result: token, ...joined } = await admitWithInvite(
+    db,
+    secret,
+    input,
+    async (tenant, member) => (await issueToken(tenant, member.memberId, 'joined with invite')).token,
+    now,
+  );
   return {
     status: 'joined',
     engram_id: invite.engramId,
@@ -177,13 +203,13 @@ export async function joinWorkspace(
     workspace_name: invite.workspaceName,
     member_id: joined.memberId,
     role: joined.role,
-    token: joined.token,
+    token,
     mcp_url: mcpUrl,
     next_prompt: [
       `You joined "${invite.workspaceName}" (${invite.engramId}) as ${joined.role === 'owner' ? 'an owner' : `a ${joined.role}`}.`,
       'Replace the invite key in your MCP configuration with your own token (shown only now; keep it private), then restart or reconnect the client:',
       '',
-      clientSetup(mcpUrl, joined.token),
+      clientSetup(mcpUrl, token),
       '',
       'After reconnecting, call engram_status: it should say "ready".',
     ].join('\n'),

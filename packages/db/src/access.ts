@@ -52,7 +52,12 @@ export async function markMemberRemoved(tenant: TenantDb, memberId: string, remo
 // --- tokens --------------------------------------------------------------------------------------
 
 /** Stores a token's hash for a member; the token's id. */
-export async function insertToken(tenant: TenantDb, values: { memberId: string; tokenHash: string; label: string | null }): Promise<string> {
+export async function insertToken(
+  tenant: TenantDb,
+  values: { memberId: string; tokenHash: string; label: string | null } & Partial<
+    Pick<TokenRecord, 'clientId' | 'resource' | 'expiresAt' | 'refreshHash' | 'refreshExpiresAt'>
+  >,
+): Promise<string> {
   const [row] = await tenant.insert(tokens, values).returning({ id: tokens.id });
   if (!row) throw new Error('insert into tokens returned no row');
   return row.id;

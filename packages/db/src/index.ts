@@ -16,3 +16,4 @@ export * from './sessions.ts';
 export * from './dashboard.ts';
 export * from './access.ts';
 export * from './audit.ts';
+export * from './oauth.ts';

@@ -118,13 +118,78 @@ export const tokens = pgTable(
     createdAt: createdAt(),
     lastUsedAt: tstz('last_used_at'),
     revokedAt: tstz('revoked_at'),
+    /**
+     * OAuth grants (SPEC §3): a token issued by the authorization server to a client acting for
+     * the member. The row is the grant: its bearer hash is the current access token (expiring at
+     * `expires_at`), rotated with its refresh token; revoking the row ends both. Null for tokens
+     * an owner issued, which do not expire.
+     */
+    clientId: text('client_id'),
+    /** The resource (RFC 8707) the grant's tokens are for: this server's MCP endpoint. */
+    resource: text('resource'),
+    expiresAt: tstz('expires_at'),
+    /** SHA-256 (hex) of the current refresh token; the token itself is never stored. */
+    refreshHash: text('refresh_hash'),
+    /** The refresh token it replaced: presenting that one again means it leaked, and ends the grant. */
+    previousRefreshHash: text('previous_refresh_hash'),
+    refreshExpiresAt: tstz('refresh_expires_at'),
   },
   (t) => [
     uniqueIndex('tokens_token_hash_key').on(t.tokenHash),
+    uniqueIndex('tokens_refresh_hash_key').on(t.refreshHash),
+    index('tokens_previous_refresh_hash_idx').on(t.previousRefreshHash),
     index('tokens_workspace_member_idx').on(t.workspaceId, t.memberId),
     // Composite key: a token can only belong to a member of its own workspace.
     foreignKey({
       name: 'tokens_member_fk',
+      columns: [t.workspaceId, t.memberId],
+      foreignColumns: [members.workspaceId, members.id],
+    }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * OAuth clients that registered themselves (RFC 7591 Dynamic Client Registration). Clients that
+ * identify by a Client ID Metadata Document URL are not stored: their document is fetched. Not a
+ * workspace's data: a client is bound to a member only by the grants it obtains.
+ */
+export const oauthClients = pgTable('oauth_clients', {
+  clientId: text('client_id').primaryKey(),
+  /** SHA-256 (hex) of the client secret, for clients that asked for one. */
+  secretHash: text('secret_hash'),
+  clientName: text('client_name'),
+  clientUri: text('client_uri'),
+  redirectUris: text('redirect_uris').array().notNull(),
+  tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Authorization codes (single use, minutes long): what a member consented to, waiting for the
+ * client to exchange it with its PKCE verifier. Only the code's hash is stored.
+ */
+export const oauthCodes = pgTable(
+  'oauth_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    workspaceId: uuid('workspace_id').notNull(),
+    memberId: uuid('member_id').notNull(),
+    clientId: text('client_id').notNull(),
+    clientName: text('client_name'),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    resource: text('resource').notNull(),
+    scope: text('scope'),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+    usedAt: tstz('used_at'),
+    /** The grant the code was exchanged for: a second exchange of the same code revokes it. */
+    tokenId: uuid('token_id'),
+  },
+  (t) => [
+    index('oauth_codes_workspace_expires_idx').on(t.workspaceId, t.expiresAt),
+    foreignKey({
+      name: 'oauth_codes_member_fk',
       columns: [t.workspaceId, t.memberId],
       foreignColumns: [members.workspaceId, members.id],
     }).onDelete('cascade'),

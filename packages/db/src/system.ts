@@ -2,7 +2,7 @@
  * The cross-tenant operations, kept few and named for what they are. Everything else goes
  * through a {@link TenantDb}.
  */
-import { and, asc, count, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
 
@@ -26,6 +26,8 @@ export interface TokenOwner {
   role: MemberRole;
   displayName: string | null;
   lastUsedAt: Date | null;
+  /** When the token stops working (OAuth access tokens); null for tokens that do not expire. */
+  expiresAt: Date | null;
   /** The member's scope permission rows (none: full access for the role). */
   grants: ScopeGrant[];
 }
@@ -42,8 +44,14 @@ export const TOKEN_OWNER_COLUMNS = {
   displayName: members.displayName,
 };
 
-/** The token is not revoked, its member not removed, its workspace not deleted. */
-export const liveTokenOwner = () => and(isNull(tokens.revokedAt), isNull(members.removedAt), isNull(workspaces.deletedAt));
+/** The token is not revoked or expired, its member not removed, its workspace not deleted. */
+export const liveTokenOwner = () =>
+  and(
+    isNull(tokens.revokedAt),
+    or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`)),
+    isNull(members.removedAt),
+    isNull(workspaces.deletedAt),
+  );
 
 /**
  * Resolves a token hash to its member and workspace, across all tenants (the hash is the only
@@ -51,7 +59,7 @@ export const liveTokenOwner = () => and(isNull(tokens.revokedAt), isNull(members
  */
 export async function findTokenOwnerByHash(db: Database, tokenHash: string): Promise<TokenOwner | null> {
   const [row] = await db
-    .select({ ...TOKEN_OWNER_COLUMNS, lastUsedAt: tokens.lastUsedAt })
+    .select({ ...TOKEN_OWNER_COLUMNS, lastUsedAt: tokens.lastUsedAt, expiresAt: tokens.expiresAt })
     .from(tokens)
     .innerJoin(members, and(eq(members.id, tokens.memberId), eq(members.workspaceId, tokens.workspaceId)))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))

@@ -1,8 +1,8 @@
 import type { Config } from '@engram/config';
 import type { FastifyInstance } from 'fastify';
 
-/** Where a browser-based MCP client at an allowed origin needs to reach: the endpoint and its discovery documents. */
-const CORS_PATHS = [/^\/mcp$/, /^\/\.well-known\/oauth-[a-z-]+(?:\/.*)?$/];
+/** Where a browser-based MCP client at an allowed origin needs to reach: the endpoint, its discovery documents, the OAuth calls it makes with fetch. */
+const CORS_PATHS = [/^\/mcp$/, /^\/\.well-known\/oauth-[a-z-]+(?:\/.*)?$/, /^\/oauth\/(?:token|register|revoke)$/];
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id';
 // What such a client must read from a response: the negotiated revision, and how to authenticate.

@@ -1,3 +1,4 @@
+import { OAUTH_SCOPE } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { publicBaseUrl } from '../plugins/auth.ts';
@@ -12,6 +13,8 @@ export async function wellKnownRoutes(app: FastifyInstance, ctx: AppContext): Pr
     return {
       resource: `${base}/mcp`,
       resource_name: 'Engram',
+      // The built-in authorization server (its metadata: /.well-known/oauth-authorization-server).
+      ...(ctx.config.oauth ? { authorization_servers: [base], scopes_supported: [OAUTH_SCOPE] } : {}),
       bearer_methods_supported: ['header'],
       resource_documentation: `${base}/`,
     };

@@ -1,0 +1,3 @@
+export * from './protocol.ts';
+export * from './clients.ts';
+export * from './flow.ts';
