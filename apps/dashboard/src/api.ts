@@ -73,7 +73,8 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
       problem?.request_id,
       problem?.details,
     );
-    if (response.status === 401 && !path.startsWith('/session') && !path.startsWith('/join')) onSessionLost?.(error);
+    // A 401 from signing in, joining or an OAuth consent is about the credential just sent, not the session.
+    if (response.status === 401 && !/^\/(?:session|join|oauth)\b/.test(path)) onSessionLost?.(error);
     throw error;
   }
   if (parsed === undefined) throw new ApiError(response.status, 'bad_response', 'The server sent an empty or unreadable answer.');

@@ -11,6 +11,7 @@ import { ExpiringView } from './views/expiring.tsx';
 import { JoinView } from './views/join.tsx';
 import { KnowledgeView } from './views/knowledge.tsx';
 import { MembersView } from './views/members.tsx';
+import { OAuthConsentView } from './views/oauth-consent.tsx';
 import { SignInView } from './views/sign-in.tsx';
 
 // The chart library comes with the timeline view only (a separate chunk, fetched on first visit).
@@ -49,6 +50,14 @@ function Gate() {
     return (
       <AuthLayout>
         <JoinView />
+      </AuthLayout>
+    );
+  }
+  // An MCP client's OAuth consent: with a dashboard session or without (it offers other credentials).
+  if (path === '/oauth/consent') {
+    return (
+      <AuthLayout>
+        <OAuthConsentView />
       </AuthLayout>
     );
   }

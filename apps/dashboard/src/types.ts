@@ -213,3 +213,33 @@ export interface Joined {
   mcp_url: string;
   client_setup?: string;
 }
+
+/** `GET /api/v1/oauth/authorization`: an MCP client's pending request to connect, sealed by the server. */
+export interface OAuthAuthorization {
+  client: {
+    client_id: string;
+    name: string;
+    uri: string | null;
+    redirect_uri: string;
+    /** Where the browser goes after the decision (allow or deny). */
+    redirect_host: string;
+    /** `dynamic`: the client registered itself, so its name is its own claim; `metadata_document`: read from its client_id URL. */
+    registration: 'metadata_document' | 'dynamic';
+  };
+  resource: string;
+  expires_at: string;
+  /** The dashboard session this browser already has, if any. */
+  session: Session | null;
+}
+
+/** `POST /api/v1/oauth/authorization`: deny, or allow as the session's member, a pasted token's member, or a new member. */
+export type OAuthDecision = { request: string } & (
+  | { decision: 'deny' }
+  | { decision: 'allow'; token?: string }
+  | { decision: 'allow'; invite_key: string; display_name?: string }
+);
+
+export interface OAuthDecided {
+  /** The client's redirect URI with the code (or the denial) attached. */
+  redirect_to: string;
+}
