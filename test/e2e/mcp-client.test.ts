@@ -48,16 +48,10 @@ describe.each(engines)('MCP over a real socket on $name', ({ name, overrides }) 
   });
   afterAll(async () => server?.stop());
 
-  it('offers a client without a token only engram_status and engram_join, and refuses a bad token (401)', async () => {
-    const anonymous = await connect(`${server.baseUrl}/mcp`);
-    try {
-      const { tools } = await anonymous.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['engram_join', 'engram_status']);
-      const status = await anonymous.callTool({ name: 'engram_status', arguments: {} });
-      expect(status.structuredContent).toMatchObject({ status: 'unconfigured' });
-    } finally {
-      await anonymous.close();
-    }
+  it('sends a client without a token to sign in, and refuses a bad token (401)', async () => {
+    // The built-in authorization server is on: no credentials is a challenge an OAuth client follows
+    // (without OAuth, such a client sees only engram_status and engram_join: test/integration/app.test.ts).
+    await expect(connect(`${server.baseUrl}/mcp`)).rejects.toThrow(/401|Unauthorized|Sign in/i);
     await expect(connect(`${server.baseUrl}/mcp`, `egm_${'x'.repeat(43)}`)).rejects.toThrow(/invalid_token/);
     const raw = await fetch(`${server.baseUrl}/mcp`, {
       method: 'POST',

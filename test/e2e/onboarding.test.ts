@@ -112,10 +112,10 @@ describe.each(serverEngines())('onboarding over MCP on $name', ({ overrides }) =
   });
 });
 
-describe('onboarding without open signup', () => {
+describe('onboarding without open signup (and without OAuth, which would send the client to sign in)', () => {
   let server: Server;
   beforeAll(async () => {
-    server = await startTestServer({ openSignup: false });
+    server = await startTestServer({ openSignup: false, oauth: false });
   });
   afterAll(async () => server?.stop());
 

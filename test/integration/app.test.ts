@@ -61,16 +61,23 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     expect(origin.json().error.code).toBe('origin_not_allowed');
   });
 
-  it('answers MCP without a token with the onboarding tools only, and rejects a bad token with an RFC 9728 challenge', async () => {
-    const anonymous = await app.inject({
-      method: 'POST',
-      url: '/mcp',
-      headers: { ...HOST, accept: 'application/json, text/event-stream' },
-      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-    });
-    expect(anonymous.statusCode).toBe(200);
-    const listed = anonymous.json<{ result: { tools: { name: string }[] } }>().result.tools;
-    expect(listed.map((t) => t.name).sort()).toEqual(['engram_join', 'engram_status']);
+  it('sends MCP without a token to sign in (OAuth on), or answers it with the onboarding tools only (OAuth off); rejects a bad token with an RFC 9728 challenge', async () => {
+    const listTools = (target: FastifyInstance) =>
+      target.inject({ method: 'POST', url: '/mcp', headers: { ...HOST, accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    const signIn = await listTools(app);
+    expect(signIn.statusCode).toBe(401);
+    expect(signIn.json().error.message).toMatch(/Sign in to use Engram.*invite key/);
+    expect(signIn.headers['www-authenticate']).toContain('resource_metadata="http://localhost:8080/.well-known/oauth-protected-resource"');
+
+    const withoutOAuth = await testApp(handle, { oauth: false });
+    try {
+      const anonymous = await listTools(withoutOAuth);
+      expect(anonymous.statusCode).toBe(200);
+      const listed = anonymous.json<{ result: { tools: { name: string }[] } }>().result.tools;
+      expect(listed.map((t) => t.name).sort()).toEqual(['engram_join', 'engram_status']);
+    } finally {
+      await withoutOAuth.close();
+    }
 
     const bad = await app.inject({
       method: 'POST',

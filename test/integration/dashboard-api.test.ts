@@ -150,7 +150,8 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
         headers: { host: HOST, cookie, accept: 'application/json, text/event-stream' },
         payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       });
-      expect(mcp.json<{ result: { tools: { name: string }[] } }>().result.tools.map((t) => t.name)).not.toContain('engram_commit');
+      expect(mcp.statusCode).toBe(401);
+      expect(mcp.headers['www-authenticate']).toContain('resource_metadata=');
     });
 
     it('marks the cookie Secure when the service is reached over https', async () => {

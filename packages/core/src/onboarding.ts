@@ -113,7 +113,7 @@ export async function initWorkspace(db: Database, secret: string, input: InitInp
       '',
       `Then share this invite key with teammates (valid until ${created.inviteExpiresAt.toISOString().slice(0, 10)}, up to 10 people); it is all they need:`,
       `  ${created.inviteKey}`,
-      'A teammate adds Engram to their agent without a token, says "join Engram with this key", and their agent calls engram_join.',
+      'A teammate adds Engram to their agent: a client with OAuth sign-in opens a page where they paste this key; with any other client they use the key as the bearer token, say "join Engram with this key", and their agent calls engram_join.',
     ].join('\n'),
   };
 }

@@ -1,8 +1,8 @@
-import { EngramError } from '@engram/core';
+import { EngramError, unauthorized } from '@engram/core';
 import { McpEndpoint } from '@engram/mcp';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
+import { challenge, publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
 
 // Hop-by-hop and body-framing headers describe the incoming socket, not the MCP message.
 const SKIPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
@@ -17,16 +17,28 @@ function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
   return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
 }
 
+const SIGN_IN = unauthorized(
+  'Sign in to use Engram: a client with OAuth sign-in opens a page where you sign in with a member token or join with an invite key. ' +
+    'Other clients send `Authorization: Bearer <member token>` (or the invite key, then call engram_join).',
+);
+
 /** `/mcp`: MCP Streamable HTTP (2026-07-28 and the 2025 revisions), stateless; the bearer decides which tools a caller sees. */
 export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
   const endpoint = new McpEndpoint();
+  const signInFirst = ctx.config.oauth && !ctx.config.openSignup;
   app.addHook('onClose', () => endpoint.close());
 
   app.post('/mcp', async (request, reply) => {
-    // No token is fine here: such callers see engram_status and engram_join (SPEC §3).
     // Each message of a JSON-RPC batch is a call of its own for the rate limit.
     const principal = await resolvePrincipal(ctx, request, reply, Array.isArray(request.body) ? Math.max(1, request.body.length) : 1);
+    if (principal.kind === 'anonymous' && signInFirst) {
+      // With the authorization server on, a client without credentials is sent to sign in: an
+      // OAuth client opens the consent page (where an invite key joins), others show the message.
+      // Open signup keeps credential-less access, which engram_init needs (SPEC §3).
+      challenge(reply, ctx.config, request, SIGN_IN);
+      throw SIGN_IN;
+    }
     const response = await endpoint.handle(
       toWebRequest(request, 'http://engram.invalid'),
       {

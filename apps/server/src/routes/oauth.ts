@@ -62,6 +62,10 @@ function errorPage(reply: FastifyReply, error: OAuthError): FastifyReply {
     .send(html);
 }
 
+// The protocol endpoints speak RFC 6749, not this API's error format: their document is the
+// authorization server metadata, so they stay out of the OpenAPI document.
+const HIDDEN = { schema: { hide: true } };
+
 /** The wire endpoints, in their own scope: form bodies, RFC 6749 errors, never cached. */
 async function protocolRoutes(app: FastifyInstance, ctx: AppContext, services: OAuthServices): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
@@ -90,24 +94,24 @@ async function protocolRoutes(app: FastifyInstance, ctx: AppContext, services: O
   });
   const countAnonymous = (request: FastifyRequest) => ctx.limits.request({ kind: 'anonymous', address: request.ip }, ctx.config.anonymousLimits);
 
-  app.get('/oauth/authorize', async (request, reply) => {
+  app.get('/oauth/authorize', HIDDEN, async (request, reply) => {
     await countAnonymous(request);
     const location = await beginAuthorization(services, request.query as Record<string, unknown>, requestContext(ctx, request));
     return reply.redirect(location, 302);
   });
 
-  app.post('/oauth/token', async (request) => {
+  app.post('/oauth/token', HIDDEN, async (request) => {
     await countAnonymous(request);
     return token(services, formOf(request), request.headers.authorization, requestContext(ctx, request));
   });
 
-  app.post('/oauth/revoke', async (request, reply) => {
+  app.post('/oauth/revoke', HIDDEN, async (request, reply) => {
     await countAnonymous(request);
     await revoke(services, formOf(request), request.headers.authorization, requestContext(ctx, request));
     return reply.code(200).send();
   });
 
-  app.post('/oauth/register', async (request, reply) => {
+  app.post('/oauth/register', HIDDEN, async (request, reply) => {
     await countAnonymous(request);
     return reply.code(201).send(await registerClient(ctx.db.db, request.body));
   });
@@ -195,7 +199,7 @@ async function memberFromToken(ctx: AppContext, tokenText: string) {
 export async function oauthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   if (!ctx.config.oauth) return;
   const services: OAuthServices = { db: ctx.db.db, secret: ctx.secret, clients: new ClientDirectory(ctx.db.db), tokens: ctx.tokens };
-  app.get('/.well-known/oauth-authorization-server', async (request) => authorizationServerMetadata(publicBaseUrl(ctx.config, request)));
+  app.get('/.well-known/oauth-authorization-server', HIDDEN, async (request) => authorizationServerMetadata(publicBaseUrl(ctx.config, request)));
   await app.register(async (scope) => protocolRoutes(scope, ctx, services));
   await app.register(async (scope) => consentRoutes(scope, ctx, services));
 }

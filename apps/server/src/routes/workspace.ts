@@ -63,7 +63,7 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     const created = await createInviteFor(ctx.db.db, ctx.secret, await auth(request, reply), request.body, { rotate });
     return reply.code(201).send({
       ...created,
-      join_instructions: `Add Engram (${mcpUrl(request)}) to your agent without a token, then ask it to join with this invite key: ${created.invite_key}`,
+      join_instructions: `Add Engram (${mcpUrl(request)}) to your agent. If it opens a sign-in page, choose "Join with an invite" and paste this invite key; otherwise use the key as its bearer token and ask it to join Engram: ${created.invite_key}`,
     });
   };
   const InviteBody = z.preprocess((b) => b ?? {}, CreateInviteInput);
