@@ -230,6 +230,10 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const res = await form('/oauth/token', { grant_type: 'authorization_code', code: second.code, redirect_uri: REDIRECT, code_verifier: second.verifier }, { authorization: `Basic ${basic}` });
     expect(res.statusCode, res.body).toBe(200);
+    const garbled = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x' }, { authorization: `Basic ${Buffer.from('%E0%A4%A:secret').toString('base64')}` });
+    expect(garbled.statusCode).toBe(401);
+    expect(garbled.headers['www-authenticate']).toContain('Basic');
+    expect(garbled.json()).toMatchObject({ error: 'invalid_client' });
   });
 
   it('lets a person join with an invite key in the consent step, or decline', async () => {

@@ -243,12 +243,17 @@ export function clientCredentials(authorization: string | undefined, form: Recor
   if (basic?.[1]) {
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new OAuthError('invalid_client', 'The Basic authorization header must carry client_id:client_secret.', 401);
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-      method: 'client_secret_basic',
-    };
+    const malformed = () => new OAuthError('invalid_client', 'The Basic authorization header must carry client_id:client_secret (each form-urlencoded).', 401);
+    if (colon < 0) throw malformed();
+    try {
+      return {
+        clientId: decodeURIComponent(decoded.slice(0, colon)),
+        clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+        method: 'client_secret_basic',
+      };
+    } catch {
+      throw malformed();
+    }
   }
   if (form.client_secret !== undefined) return { clientId: form.client_id, clientSecret: form.client_secret, method: 'client_secret_post' };
   return { clientId: form.client_id, clientSecret: undefined, method: 'none' };
