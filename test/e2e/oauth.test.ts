@@ -28,6 +28,7 @@ import { buildDashboard, staleReason } from '../../infra/dashboard-build.ts';
 import { cliEnv, startCli, type StartedCli } from '../support/cli.ts';
 
 const CHROMIUM = process.env.ENGRAM_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.join(import.meta.dirname, '../artifacts/screenshots');
 
 /** A client's OAuth state, kept in memory as a desktop client would keep it on disk. */
 class MemoryProvider implements OAuthClientProvider {
@@ -118,6 +119,7 @@ describe('OAuth end to end: SDK client, consent in Chromium, tokens at /mcp', ()
     if (staleReason()) await buildDashboard();
     if (!fs.existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run infra/ensure-chromium.sh, or set ENGRAM_CHROMIUM to a Chromium binary.`);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-oauth-'));
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     callback = await callbackServer();
     metadata = await metadataServer(dir, callback.url);
     // The server trusts the throwaway certificate, as it trusts a public CA's in production.
@@ -167,6 +169,7 @@ describe('OAuth end to end: SDK client, consent in Chromium, tokens at /mcp', ()
       await expect(page.getByRole('heading', { name: /Metadata Document Agent/ })).toBeDefined();
       await page.getByText('Metadata Document Agent').first().waitFor();
       await page.getByLabel('Member token').fill(cli.ownerToken!);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'oauth-consent-token.png'), fullPage: true });
       await page.getByRole('button', { name: 'Allow' }).click();
     });
     expect(provider.information?.client_id).toBe(metadata.documentUrl);
@@ -200,6 +203,8 @@ describe('OAuth end to end: SDK client, consent in Chromium, tokens at /mcp', ()
       await page.getByLabel('Join with an invite').check();
       await page.getByLabel('Invite key').fill(inviteKey);
       await page.getByLabel('Your name').fill('Ada');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'oauth-consent-invite-phone.png'), fullPage: true });
       await page.getByRole('button', { name: 'Allow' }).click();
     });
     expect(provider.information?.client_id).toMatch(/^egc_/);
