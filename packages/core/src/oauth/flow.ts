@@ -108,6 +108,16 @@ function single(params: Record<string, unknown>, name: string): string | undefin
   return value;
 }
 
+/** Every parameter of a form, each given at most once. */
+function singles(form: Record<string, unknown>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name of Object.keys(form)) {
+    const value = single(form, name);
+    if (value !== undefined) params[name] = value;
+  }
+  return params;
+}
+
 /**
  * `GET /oauth/authorize`: where to send the browser — the consent page, or back to the client with
  * an error. Throws (to be shown as a page, never redirected) when the client or its redirect URI
@@ -312,11 +322,7 @@ export async function token(
   authorization: string | undefined,
   context: OAuthRequestContext,
 ): Promise<TokenResponse> {
-  const params: Record<string, string> = {};
-  for (const name of Object.keys(form)) {
-    const value = single(form, name);
-    if (value !== undefined) params[name] = value;
-  }
+  const params = singles(form);
   const credentials = clientCredentials(authorization, params);
   if (!credentials.clientId) throw new OAuthError('invalid_request', 'client_id is required (in the body, or as the Basic authorization user).');
   const client = await services.clients.resolve(credentials.clientId, { allowLoopback: context.allowLoopback });
@@ -413,13 +419,9 @@ export async function revoke(
   authorization: string | undefined,
   context: OAuthRequestContext,
 ): Promise<void> {
-  const presented = single(form, 'token');
+  const params = singles(form);
+  const presented = params.token;
   if (!presented) throw new OAuthError('invalid_request', 'token is required.');
-  const params: Record<string, string> = {};
-  for (const name of ['client_id', 'client_secret']) {
-    const value = single(form, name);
-    if (value !== undefined) params[name] = value;
-  }
   const credentials = clientCredentials(authorization, params);
   const hash = hashToken(presented);
   let clientId = credentials.clientId;
