@@ -1,7 +1,7 @@
 /**
  * The official MCP Inspector (@modelcontextprotocol/inspector), in CLI mode, against a started
- * server: with a member token it lists and calls the tools, and its tool-schema portability lint
- * finds nothing to report.
+ * server: with a member token it lists and calls the tools, lists and reads the resources, lists
+ * and gets the prompts, and its tool-schema portability lint finds nothing to report.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +27,16 @@ interface Inspection {
 
 /** The `--format json` envelope on stdout; `schemaFindings` is there only with `--strict` and findings. */
 interface Envelope {
-  result?: { tools?: { name: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+  result?: {
+    tools?: { name: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+    resources?: { uri: string; name: string }[];
+    resourceTemplates?: { uriTemplate: string; name: string }[];
+    contents?: { uri: string; mimeType?: string; text?: string }[];
+    prompts?: { name: string; arguments?: { name: string }[] }[];
+    messages?: { role: string; content: { type: string; text?: string } }[];
+  };
   schemaFindings?: { toolName: string; findings: { rule: string; severity: string; path: string }[] }[];
   error?: { code: string; message: string };
 }
@@ -116,6 +125,36 @@ describe('MCP Inspector CLI', () => {
     );
     expect(found.result?.isError).toBeFalsy();
     expect(found.result?.structuredContent?.results).toEqual(expect.arrayContaining([expect.objectContaining({ fact_id: factId, content })]));
+  }, 120_000);
+
+  it.each(['legacy', 'modern'])('lists and reads the resources (%s protocol era)', async (era) => {
+    const method = (name: string, ...rest: string[]) => inspect(home, [...target, '--protocol-era', era, '--method', name, ...rest]);
+    const listed = envelope(await method('resources/list'));
+    expect(listed.result?.resources?.map((r) => r.uri)).toEqual(expect.arrayContaining(['engram://workspace', 'engram://conflicts', 'engram://changes']));
+    const templates = envelope(await method('resources/templates/list'));
+    expect(templates.result?.resourceTemplates?.map((t) => t.uriTemplate)).toEqual(['engram://conflicts/{conflict_id}', 'engram://changes/{+scope}']);
+
+    const summary = envelope(await method('resources/read', '--uri', 'engram://workspace')).result?.contents;
+    expect(summary).toEqual([expect.objectContaining({ uri: 'engram://workspace', mimeType: 'application/json' })]);
+    expect(JSON.parse(summary![0]!.text!)).toMatchObject({ engram_id: expect.stringMatching(/^ENG-/), member: { role: 'owner' } });
+    const conflicts = envelope(await method('resources/read', '--uri', 'engram://conflicts')).result?.contents;
+    expect(JSON.parse(conflicts![0]!.text!)).toMatchObject({ total: expect.any(Number), groups: expect.any(Array) });
+    // A template's URI: the recent changes of a scope.
+    const changes = envelope(await method('resources/read', '--uri', 'engram://changes/tooling/inspector')).result?.contents;
+    expect(JSON.parse(changes![0]!.text!)).toMatchObject({ scope: 'tooling/inspector', changes: expect.any(Array) });
+  }, 120_000);
+
+  it('lists the prompts and gets each, with arguments', async () => {
+    const listed = envelope(await inspect(home, [...target, '--method', 'prompts/list']));
+    expect(listed.result?.prompts?.map((p) => p.name)).toEqual(['onboard', 'review-conflicts', 'record-learnings']);
+    const text = async (name: string, args: string[] = []) => {
+      const got = envelope(await inspect(home, [...target, '--method', 'prompts/get', '--prompt-name', name, ...(args.length ? ['--prompt-args', ...args] : [])]));
+      expect(got.result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: expect.any(String) } }]);
+      return got.result!.messages![0]!.content.text!;
+    };
+    expect(await text('onboard', ['display_name=Ana'])).toContain('Use the display name "Ana".');
+    expect(await text('review-conflicts', ['scope=auth'])).toContain('engram_conflicts with scope "auth"');
+    expect(await text('record-learnings')).toContain('engram_commit');
   }, 120_000);
 
   it('is refused without a token', async () => {

@@ -1,21 +1,28 @@
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import { createEngramMcpServer, type McpRequestContext } from './server.ts';
+import { createEngramMcpServer, type McpRequestContext, type Requested } from './server.ts';
 
-/** What one MCP request is served with: its caller's context and the tools it asked to call. */
+/** What one MCP request is served with: its caller's context and what it asks for by name. */
 interface Exchange {
   context: McpRequestContext;
-  calls: ReadonlySet<string>;
+  requested: Requested;
 }
 
-/** Names of the tools a JSON-RPC message (or batch) calls, to explain the ones its caller cannot use. */
-function calledTools(body: unknown): Set<string> {
-  const names = new Set<string>();
+/**
+ * The tools a JSON-RPC message (or batch) calls, the resources it reads and the prompts it gets,
+ * to explain the ones its caller cannot use.
+ */
+function requestedBy(body: unknown): Requested {
+  const tools = new Set<string>();
+  const resources = new Set<string>();
+  const prompts = new Set<string>();
   for (const message of Array.isArray(body) ? body : [body]) {
     if (typeof message !== 'object' || message === null) continue;
-    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-    if (method === 'tools/call' && typeof params?.name === 'string') names.add(params.name);
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown; uri?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string') tools.add(params.name);
+    if (method === 'prompts/get' && typeof params?.name === 'string') prompts.add(params.name);
+    if (method === 'resources/read' && typeof params?.uri === 'string') resources.add(params.uri);
   }
-  return names;
+  return { tools, resources, prompts };
 }
 
 /**
@@ -39,14 +46,14 @@ export class McpEndpoint {
   #serverFor(request: Request | undefined) {
     const exchange = request ? this.#exchanges.get(request) : undefined;
     if (!exchange) throw new Error('MCP request served without its context');
-    return createEngramMcpServer(exchange.context, exchange.calls);
+    return createEngramMcpServer(exchange.context, exchange.requested);
   }
 
   /** Answers one MCP request; `parsedBody` is the JSON body the framework already parsed. */
   async handle(request: Request, context: McpRequestContext, parsedBody?: unknown): Promise<Response> {
-    const exchange = { context, calls: calledTools(parsedBody) };
+    const exchange = { context, requested: requestedBy(parsedBody) };
     if (await isLegacyRequest(request, parsedBody)) {
-      const server = createEngramMcpServer(exchange.context, exchange.calls);
+      const server = createEngramMcpServer(exchange.context, exchange.requested);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

@@ -1,6 +1,8 @@
 import { ENGRAM_VERSION, EngramError, type Principal } from '@engram/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { ALL_PROMPTS, registerPromptRefusals, registerPrompts, type EngramPrompt } from './prompts.ts';
+import { engramResourceUris, registerResourceRefusals, registerResources } from './resources.ts';
 import { registerRefusals, registerTools, type EngramTool, type ToolContext } from './tool.ts';
 import { conflictsTool } from './tools/conflicts.ts';
 import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
@@ -48,42 +50,66 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 /** Per-request context, minus the tool list (derived from the principal here). */
 export type McpRequestContext = Omit<ToolContext, 'tools'>;
 
-/** Why this caller cannot call `tool`, and what to do instead. */
-export function refusalFor(tool: EngramTool, principal: Principal): EngramError {
+/** Why this caller cannot use `feature` (a tool, a prompt, or a resource by URI), and what to do instead. */
+export function refusalFor(feature: { name: string }, principal: Principal): EngramError {
   switch (principal.kind) {
     case 'invite':
       return new EngramError(
         'unauthorized',
-        `${tool.name} needs a member token, and this connection presents an invite key. Join first: call engram_join with a display name; it returns your member token, then use that token as the bearer.`,
+        `${feature.name} needs a member token, and this connection presents an invite key. Join first: call engram_join with a display name; it returns your member token, then use that token as the bearer.`,
       );
     case 'anonymous':
       return new EngramError(
         'unauthorized',
-        `${tool.name} needs a member token. Call engram_status to see how to get one (join a workspace with an invite key, or create one).`,
+        `${feature.name} needs a member token. Call engram_status to see how to get one (join a workspace with an invite key, or create one).`,
       );
     case 'member':
       return principal.role === 'reader'
-        ? new EngramError('forbidden', `${tool.name} changes the workspace, and your member role is "reader", which can only read. Ask a workspace owner for a token with the member role.`)
-        : new EngramError('forbidden', `${tool.name} is for callers without a workspace; this token already belongs to one.`);
+        ? new EngramError('forbidden', `${feature.name} changes the workspace, and your member role is "reader", which can only read. Ask a workspace owner for a token with the member role.`)
+        : new EngramError('forbidden', `${feature.name} is for callers without a workspace; this token already belongs to one.`);
   }
 }
 
+/** What one request asks for by name: the tools it calls, the resources it reads, the prompts it gets. */
+export interface Requested {
+  tools: ReadonlySet<string>;
+  resources: ReadonlySet<string>;
+  prompts: ReadonlySet<string>;
+}
+
+const NOTHING: Requested = { tools: new Set(), resources: new Set(), prompts: new Set() };
+
 /**
- * Builds the MCP server for one caller: only the tools their credential allows (SPEC §3) are
- * listed or callable. A call of another Engram tool (named in `calls`, the tools this request
- * calls) is answered with why it is refused and what to do, not "not found". Stateless: a server
- * lives for one HTTP request.
+ * Builds the MCP server for one caller: only the tools and prompts their credential allows (SPEC
+ * §3) are listed or usable, and the resources only for a member. Using another Engram tool, prompt
+ * or resource (named in `requested`) is answered with why it is refused and what to do, not "not
+ * found". Stateless: a server lives for one HTTP request.
  */
-export function createEngramMcpServer(context: McpRequestContext, calls: ReadonlySet<string> = new Set()): McpServer {
-  const available = (t: EngramTool) => t.availableTo(context.principal, { openSignup: context.openSignup });
+export function createEngramMcpServer(context: McpRequestContext, requested: Requested = NOTHING): McpServer {
+  const { principal } = context;
+  const options = { openSignup: context.openSignup };
+  const available = (t: EngramTool | EngramPrompt) => t.availableTo(principal, options);
   const tools = ALL_TOOLS.filter(available);
   const names = tools.map((t) => t.name);
+  const ctx: ToolContext = { ...context, tools: names };
+  const member = principal.kind === 'member' ? principal : undefined;
+  const refusedReads = member ? [] : engramResourceUris(requested.resources);
+  // Nothing changes a caller's lists within a request: one server per request.
+  const capabilities = {
+    tools: { listChanged: false },
+    prompts: { listChanged: false },
+    ...(member || refusedReads.length > 0 ? { resources: { listChanged: false } } : {}),
+  };
   const server = new McpServer(
     { name: 'engram', title: 'Engram', version: ENGRAM_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions(names), jsonSchemaValidator },
+    { capabilities, instructions: serverInstructions(names), jsonSchemaValidator },
   );
-  registerTools(server, tools, { ...context, tools: names });
-  const refused = ALL_TOOLS.filter((t) => calls.has(t.name) && !available(t));
-  registerRefusals(server, refused, (tool) => refusalFor(tool, context.principal), context);
+  const refusal = (feature: { name: string }) => refusalFor(feature, principal);
+  registerTools(server, tools, ctx);
+  registerRefusals(server, ALL_TOOLS.filter((t) => requested.tools.has(t.name) && !available(t)), refusal, context);
+  registerPrompts(server, ALL_PROMPTS.filter(available), ctx);
+  registerPromptRefusals(server, ALL_PROMPTS.filter((p) => requested.prompts.has(p.name) && !available(p)), refusal, ctx);
+  if (member) registerResources(server, member, ctx);
+  else registerResourceRefusals(server, refusedReads, (uri) => refusal({ name: uri }), ctx);
   return server;
 }

@@ -6,6 +6,7 @@ import { CONFLICT_KINDS, detectionQueueStatus, forWorkspace, listConflictViews, 
 import { z } from 'zod';
 import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
+import { EngramError } from '../errors.ts';
 import { Scope } from '../facts/schemas.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
@@ -86,9 +87,7 @@ export async function listConflicts(db: Database, principal: MemberPrincipal, in
     total: visible.length,
     groups: sorted.map((g) => ({
       scope: g.scope,
-      conflicts: g.conflicts.map((c) =>
-        ConflictItem.parse({ ...c, facts: c.facts.slice(-MAX_LISTED_FACTS), facts_omitted: Math.max(0, c.facts.length - MAX_LISTED_FACTS) }),
-      ),
+      conflicts: g.conflicts.map(conflictItem),
     })),
     ...(input.status === 'open' && open > 0
       ? {
@@ -96,6 +95,25 @@ export async function listConflicts(db: Database, principal: MemberPrincipal, in
         }
       : {}),
   };
+}
+
+/** A conflict as `engram_conflicts` lists it: its newest facts, and how many older ones are left out. */
+const conflictItem = (c: ConflictView): ConflictItem =>
+  ConflictItem.parse({ ...c, facts: c.facts.slice(-MAX_LISTED_FACTS), facts_omitted: Math.max(0, c.facts.length - MAX_LISTED_FACTS) });
+
+const conflictNotFound = (id: string) =>
+  new EngramError('not_found', `Conflict ${id} was not found in this workspace. Take the conflict_id from engram_conflicts.`);
+
+/**
+ * One conflict by id, in any status, shaped as `engram_conflicts` lists it (the
+ * `engram://conflicts/{id}` MCP resource). A conflict with a fact the member may not read is not
+ * found, as for `engram_resolve`: whether it exists is not the member's to learn.
+ */
+export async function readConflict(db: Database, principal: MemberPrincipal, conflictId: string, now = new Date()): Promise<ConflictItem> {
+  if (!z.uuid().safeParse(conflictId).success) throw conflictNotFound(conflictId);
+  const [view] = await listConflictViews(forWorkspace(db, principal.workspaceId), { status: 'all', conflictId, limit: 1 });
+  if (!view || !view.facts.every((f) => canRead(principal, f.scope, now))) throw conflictNotFound(conflictId);
+  return conflictItem(view);
 }
 
 /** `GET /api/v1/detection/status`. */

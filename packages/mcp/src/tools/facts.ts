@@ -11,6 +11,22 @@ import {
 } from '@engram/core';
 import { defineTool, factServices, forMembers, memberOf } from '../tool.ts';
 
+/**
+ * What makes a good commit. Part of `engram_commit`'s description, and quoted by the prompt that
+ * records a session's learnings, so the two never drift apart.
+ */
+export const COMMIT_GUIDANCE: readonly string[] = [
+  'IMPORTANT: Only commit what you verified by reading code, running tests or observing behaviour.',
+  'Set confidence below 0.5 for anything uncertain.',
+  'IMPORTANT: Never include secrets, API keys, passwords, tokens or connection strings with',
+  'credentials. The server rejects commits that contain them; say where a secret lives instead.',
+  'IMPORTANT: Do not call this more than 5 times per task. Batch related discoveries into one',
+  'well-structured claim.',
+  '',
+  'Write specific claims. BAD: "auth is broken". GOOD: "The auth service rate-limits to 1000 req/s',
+  'per IP using a sliding window in Redis, configured via AUTH_RATE_LIMIT in .env".',
+];
+
 /** `engram_commit`: write one verified claim to the team's memory. */
 export const commitTool = defineTool({
   name: 'engram_commit',
@@ -22,15 +38,7 @@ export const commitTool = defineTool({
     'side effect, a failed approach, an undocumented constraint, an architectural decision, a',
     'configuration detail.',
     '',
-    'IMPORTANT: Only commit what you verified by reading code, running tests or observing behaviour.',
-    'Set confidence below 0.5 for anything uncertain.',
-    'IMPORTANT: Never include secrets, API keys, passwords, tokens or connection strings with',
-    'credentials. The server rejects commits that contain them; say where a secret lives instead.',
-    'IMPORTANT: Do not call this more than 5 times per task. Batch related discoveries into one',
-    'well-structured claim.',
-    '',
-    'Write specific claims. BAD: "auth is broken". GOOD: "The auth service rate-limits to 1000 req/s',
-    'per IP using a sliding window in Redis, configured via AUTH_RATE_LIMIT in .env".',
+    ...COMMIT_GUIDANCE,
     '',
     'To correct a fact you found with engram_query, pass its lineage_id as corrects_lineage (or use',
     'operation "update" and the most similar current fact in the scope is superseded). To retire a',
