@@ -87,7 +87,7 @@ describe.each(isolatedServerEngines())('detection end to end on $name', (engine)
       severity: 'high',
       status: 'open',
       detected_by: 'tier2_numeric',
-      question: 'Is the auth rate limit 2000 req/s, not 1000 req/s?',
+      question: 'Which is the auth rate limit now: 1000 req/s or 2000 req/s?',
     });
     expect(conflict.facts.map((f) => [f.fact_id, f.agent_id])).toEqual([
       [first.fact_id, 'agent-a'],

@@ -18,7 +18,7 @@ describe('deterministic tiers', () => {
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high' });
     expect(new Set(conflicts[0]!.factIds)).toEqual(new Set([a.id, b.id]));
-    expect(conflicts[0]!.question).toBe('Is the auth rate limit 2000 req/s, not 1000 req/s?');
+    expect(conflicts[0]!.question).toBe('Which is the auth rate limit now: 1000 req/s or 2000 req/s?');
   });
 
   it('does not flag values that agree once units are normalized', () => {
@@ -65,7 +65,7 @@ describe('deterministic tiers', () => {
     expect(conflicts).toHaveLength(1);
     expect(conflicts[0]).toMatchObject({ kind: 'reversal', detectedBy: 'narrative_rules' });
     expect(conflicts[0]!.factIds).toEqual(expect.arrayContaining([b.id, c.id]));
-    expect(conflicts[0]!.question).toMatch(/^Is the API style REST again, after the team had moved from REST to GraphQL\?$/);
+    expect(conflicts[0]!.question).toBe('Which is the API style now: GraphQL or REST? The team had moved from REST to GraphQL, and the latest fact says REST again.');
   });
 
   it('calls an old version claim outliving newer ones stale, and a disagreement across scopes cross_scope', () => {
@@ -124,17 +124,17 @@ describe('deterministic tiers', () => {
     expect(conflicts).toHaveLength(1);
   });
 
-  it('asks questions a human can answer without reading the facts', () => {
+  it('asks which fact is right, naming the values in the order the facts are listed (oldest first)', () => {
     const question = (older: string, newer: string, scope: string) =>
       analyze([fact(older, { scope, hoursAgo: 48 }), fact(newer, { scope, hoursAgo: 24 })]).conflicts[0]?.question;
     expect(question('The auth service uses JWT tokens', 'The auth service does not use JWT tokens', 'auth')).toBe(
-      'Does auth use JWT? One fact says it does, another says it does not.',
+      'Which is right now: auth uses JWT, or it does not?',
     );
     expect(question('Debug mode is enabled in production', 'Debug mode is disabled in production', 'config')).toBe(
-      'Is debug mode in prod disabled, as the latest fact says (another says enabled)?',
+      'Which is right now: debug mode in prod is enabled, or disabled?',
     );
     expect(question('Deployment target is us-east-1', 'Deployment target is eu-west-1', 'deploy')).toBe(
-      'Is the deployment target eu-west-1, not us-east-1?',
+      'Which is the deployment target now: us-east-1 or eu-west-1?',
     );
   });
 });

@@ -91,7 +91,7 @@ export const RESOURCES: readonly EngramResource[] = [
     template: false,
     title: 'Open conflicts',
     description:
-      'Where the team memory disagrees: the open conflicts you can see, grouped by scope, most severe first, each with the yes/no question that settles it, every fact involved and how it was detected (what engram_conflicts returns).',
+      'Where the team memory disagrees: the open conflicts you can see, grouped by scope, most severe first, each with the question that settles it, every fact involved and how it was detected (what engram_conflicts returns).',
     read: (member, ctx) => listConflicts(ctx.db, member, ConflictsInput.parse({})),
   },
   {

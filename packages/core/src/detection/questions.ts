@@ -1,7 +1,8 @@
 /**
- * The yes/no question each conflict carries: one a human can answer without reading the facts,
- * naming the thing in dispute and the values at stake ("Is the auth rate limit 2000 req/s, not
- * 1000 req/s?").
+ * The question each conflict carries: the choice that settles it, which a human can answer without
+ * reading the facts, naming the thing in dispute and its values in the order the facts are listed
+ * (oldest first), so that answering it is picking the fact to keep ("Which is the auth rate limit
+ * now: 1000 req/s or 2000 req/s?").
  */
 import type { ConflictRecord } from '@engram/db';
 import { singular } from '../facts/entities.ts';
@@ -46,47 +47,53 @@ function thing(claim: SlotClaim): string {
 }
 
 /** How the question of a conflict over a whole statement begins. */
-export const STATEMENT_QUESTION_PREFIX = 'Is it true that ';
+export const STATEMENT_QUESTION_PREFIX = 'Which is right now: that ';
+
+/** The question over a whole statement one fact states and another denies. */
+export const statementQuestion = (statement: string) => `${STATEMENT_QUESTION_PREFIX}${statement}, or that it is not so?`;
 
 const where = (claim: SlotClaim) => (claim.qualifiers.length ? ` in ${claim.qualifiers.join(' and ')}` : '');
 const shown = (claim: SlotClaim) => claim.display.join(' and ');
+/** The distinct values of claims, in their order. */
+const valuesOf = (claims: SlotClaim[]) => [...new Set(claims.map(shown))];
 
-/** The question of a conflict over `involved` (oldest first). */
+/** The question of a conflict over `involved` (oldest first, as the conflict lists its facts). */
 export function conflictQuestion(kind: ConflictRecord['kind'], involved: SlotClaim[], earlierSame?: SlotClaim): string {
   const latest = involved.at(-1)!;
   const others = involved.filter((c) => c !== latest && shown(c) !== shown(latest));
-  const otherValues = [...new Set(others.map(shown))].join(' or ');
+  const otherValues = valuesOf(others).join(' or ');
   const subject = words(latest.subjectLabel);
 
   if (latest.type === 'usage') {
     const tech = technologyDisplayName(latest.attribute[0] ?? 'it');
-    return `Does ${subject}${where(latest)} use ${tech}? One fact says it does, another says it does not.`;
+    const firstUses = involved[0]!.values.has('true');
+    return `Which is right now: ${subject}${where(latest)} ${firstUses ? `uses ${tech}, or it does not` : `does not use ${tech}, or it does`}?`;
   }
   if (latest.type === 'assertion') {
     const stated = involved.find((c) => c.values.has('true')) ?? latest;
     const text = stated.label.replace(/[.;:,\s]+$/, '');
-    return `${STATEMENT_QUESTION_PREFIX}${text.charAt(0).toLowerCase()}${text.slice(1)}? One fact says so, another says it is not.`;
+    return statementQuestion(`${text.charAt(0).toLowerCase()}${text.slice(1)}`);
   }
   if (latest.type === 'boolean') {
-    const state = latest.values.has('true') ? 'enabled' : 'disabled';
-    const opposite = state === 'enabled' ? 'disabled' : 'enabled';
-    return `Is ${thing(latest).replace(/^the /, '')}${where(latest)} ${state}, as the latest fact says (another says ${opposite})?`;
+    const states = [...new Set(involved.map((c) => (c.values.has('true') ? 'enabled' : 'disabled')))];
+    const first = states[0] ?? 'enabled';
+    return `Which is right now: ${thing(latest).replace(/^the /, '')}${where(latest)} is ${first}, or ${first === 'enabled' ? 'disabled' : 'enabled'}?`;
   }
   switch (kind) {
     case 'reversal':
-      return `Is ${thing(latest)}${where(latest)} ${shown(latest)} again, after the team had moved from ${shown(earlierSame ?? latest)} to ${otherValues || 'something else'}?`;
+      return `Which is ${thing(latest)}${where(latest)} now: ${otherValues || 'what the team moved to'} or ${shown(latest)}? The team had moved from ${shown(earlierSame ?? latest)} to ${otherValues || 'something else'}, and the latest fact says ${shown(latest)} again.`;
     case 'stale': {
       const oldest = involved[0]!;
       if (oldest.type === 'version') {
-        return `Is ${words(oldest.subjectLabel)}${where(oldest)} still on ${shown(oldest)}, now that newer facts mention ${shown(latest)}?`;
+        return `Which version is ${words(oldest.subjectLabel)}${where(oldest)} on now: ${shown(oldest)} or ${shown(latest)}? The ${shown(oldest)} fact was never updated.`;
       }
-      return `Is ${thing(oldest)}${where(oldest)} still ${shown(oldest)}, now that newer facts say ${shown(latest)}?`;
+      return `Which is ${thing(oldest)}${where(oldest)} now: ${shown(oldest)} or ${shown(latest)}? The older fact was never updated.`;
     }
     case 'cross_scope': {
       const other = others[0] ?? involved[0]!;
-      return `Is ${thing(latest)}${where(latest)} ${shown(latest)} (as scope "${latest.fact.scope}" says) rather than ${shown(other)} (as scope "${other.fact.scope}" says)?`;
+      return `Which is ${thing(latest)}${where(latest)}: ${shown(other)} (as scope "${other.fact.scope}" says) or ${shown(latest)} (as scope "${latest.fact.scope}" says)? If each is right for its own scope, dismiss.`;
     }
     default:
-      return `Is ${thing(latest)}${where(latest)} ${shown(latest)}, not ${otherValues || 'what an earlier fact says'}?`;
+      return `Which is ${thing(latest)}${where(latest)} now: ${valuesOf(involved).join(' or ')}?`;
   }
 }

@@ -15,7 +15,7 @@
  */
 import type { ConflictRecord, DetectorFact, FactEntity, RetirementRecord } from '@engram/db';
 import { cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
-import { STATEMENT_QUESTION_PREFIX } from './questions.ts';
+import { statementQuestion } from './questions.ts';
 
 interface StatementClaim {
   fact: DetectorFact;
@@ -222,7 +222,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
           detectedBy: 'tier0_entity',
           severity: 'high',
           factIds: [older.id, newer.id],
-          question: `${STATEMENT_QUESTION_PREFIX}${sentence(stating.content)}? Another fact says the opposite.`,
+          question: statementQuestion(sentence(stating.content)),
           explanation: `One current fact states it, another denies it: "${clip(older.content)}" (${day(older)}) vs "${clip(newer.content)}" (${day(newer)}).`,
         });
       }
@@ -248,7 +248,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
         detectedBy: 'narrative_rules',
         severity: 'medium',
         factIds: [dependency.fact.id, change.id],
-        question: `Is it still true that ${sentence(dependency.fact.content)}, now that ${sentence(change.content)}?`,
+        question: `Which is right now, since ${sentence(change.content)}: that ${sentence(dependency.fact.content)} still holds, or that it no longer does?`,
         explanation: `The earlier fact depends on something a later fact changed: "${clip(dependency.fact.content)}" (${day(dependency.fact)}), then "${clip(change.content)}" (${day(change)}).`,
       });
     }

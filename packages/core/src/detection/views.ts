@@ -43,7 +43,7 @@ export const ConflictItem = z.object({
   kind: z.enum(CONFLICT_KINDS),
   severity: z.enum(['high', 'medium', 'low']),
   status: z.enum(['open', 'resolved', 'dismissed']),
-  question: z.string().describe('A yes/no question a human can answer to settle it.'),
+  question: z.string().describe('The choice that settles it: which value is right now, in the order of `facts`, so the answer names the fact to keep.'),
   explanation: z.string().nullable(),
   detected_by: z.string().describe('Which detector raised it.'),
   detected_at: z.string(),
