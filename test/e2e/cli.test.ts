@@ -7,7 +7,7 @@ import { issueToken } from '@engram/core';
 import { auditLog, createDb, forWorkspace, members, tokens } from '@engram/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, runCli, startCli } from '../support/cli.ts';
+import { CLI, cliEnv, runCli, startCli } from '../support/cli.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
 
 // Each test spawns several `engram` processes; on a busy 2-core machine one can take many seconds.
@@ -19,10 +19,19 @@ describe('engram CLI', { timeout: 180_000 }, () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on a fresh data dir, prints the banner, serves MCP with the printed token, stops on SIGTERM', async () => {
-    const cli = await startCli(cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' }));
+    const cli = await startCli(cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' }), undefined, [process.execPath, CLI, 'start', '--owner-name', 'Ada Lovelace']);
     try {
       expect(cli.banner).toMatch(/Engram is ready/);
       expect(cli.banner).toMatch(/\(created now\)/);
+      // The workspace's invite is shown once, where the owner can hand it out; the owner has a name.
+      const inviteKey = /Invite key\s+(ek_\S+)/.exec(cli.banner)?.[1];
+      expect(inviteKey).toBeDefined();
+      expect(cli.banner).toMatch(/10 uses, 7 days/);
+      const base = cli.mcpUrl.replace(/\/mcp$/, '');
+      const members = await fetch(`${base}/api/v1/members`, { headers: { authorization: `Bearer ${cli.ownerToken}` } });
+      expect(((await members.json()) as { members: { display_name: string | null }[] }).members.map((m) => m.display_name)).toEqual(['Ada Lovelace']);
+      const joined = await fetch(`${base}/api/v1/join`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ invite_key: inviteKey, display_name: 'Grace' }) });
+      expect(joined.status).toBe(201);
       expect(cli.mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       expect(cli.dashboardUrl).toBe(cli.mcpUrl.replace(/mcp$/, ''));
       expect(cli.ownerToken).toMatch(/^egm_/);
@@ -58,6 +67,7 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     try {
       expect(cli.ownerToken).toBe(token);
       expect(cli.banner).not.toMatch(/created now/);
+      expect(cli.banner).not.toMatch(/Invite key/);
     } finally {
       expect(await cli.stop('SIGINT')).toBe(0);
     }

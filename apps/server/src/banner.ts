@@ -24,6 +24,10 @@ export function startupBanner(options: {
   ];
   if (local) {
     lines.push(`  Owner token    ${local.owner_token}`, `  Workspace      ${local.engram_id}${local.created ? ' (created now)' : ''}`);
+    if (local.invite) {
+      const days = Math.round((local.invite.expiresAt.getTime() - Date.now()) / 86_400_000);
+      lines.push(`  Invite key     ${local.invite.key}`, `                 (for teammates: ${local.invite.uses} uses, ${days} days; shown once, more on the Members page)`);
+    }
   }
   lines.push(
     `  Database       ${database}`,

@@ -23,6 +23,8 @@ const USAGE = `Usage: engram <command> [options]
 
 Commands:
   start                     Start the service (applies migrations first)
+      --owner-name <name>     Embedded mode: the owner's display name when the first start creates
+                              the workspace (default: your account's user name)
   migrate                   Apply database migrations and exit
   workspace create          Create a workspace; prints its owner token and invite key
       --name <name>           Workspace name
@@ -58,9 +60,14 @@ Configuration is read from environment variables; see README.md.`;
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
-async function start(config: Config): Promise<void> {
+async function start(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'owner-name': { type: 'string' } }, strict: true });
+  const ownerName = values['owner-name']?.trim();
+  if (values['owner-name'] !== undefined && (!ownerName || ownerName.length > 100)) {
+    throw new Error('--owner-name must be 1 to 100 characters, e.g. --owner-name "Ada Lovelace"');
+  }
   const logger = createLogger(config);
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, ownerName ? { ownerName } : {});
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
@@ -158,7 +165,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'start':
-      await start(config);
+      await start(config, rest);
       return -1; // keeps running
     case 'migrate':
       await runMigrate(config);

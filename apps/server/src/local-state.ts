@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '@engram/config';
-import { authenticateToken, EngramError, issueToken, provisionWorkspace } from '@engram/core';
+import { authenticateToken, DEFAULT_INVITE, EngramError, issueToken, provisionWorkspace } from '@engram/core';
 import { countWorkspaces, findOldestWorkspace, forWorkspace, oldestLiveOwner, type Database } from '@engram/db';
 import { z } from 'zod';
 
@@ -40,7 +41,21 @@ export function resolveSecret(config: Config): string {
 }
 
 const LocalWorkspace = z.object({ workspace_id: z.uuid(), engram_id: z.string(), owner_token: z.string() });
-export type LocalWorkspace = z.infer<typeof LocalWorkspace> & { created: boolean };
+/**
+ * The embedded default workspace. When this start created it, also the invite key it was created
+ * with (shown once, in the banner, so teammates can join; it is not stored in the data directory).
+ */
+export type LocalWorkspace = z.infer<typeof LocalWorkspace> & { created: boolean; invite?: { key: string; expiresAt: Date; uses: number } };
+
+/** Who the owner of a new embedded workspace is: `--owner-name`, else the account starting it. */
+export function defaultOwnerName(): string | undefined {
+  try {
+    const name = os.userInfo().username.trim();
+    return name && name !== 'root' ? name.slice(0, 100) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function readLocalWorkspace(file: string): z.infer<typeof LocalWorkspace> | undefined {
   try {
@@ -60,7 +75,12 @@ export function localOwnerToken(dataDir: string): string | undefined {
  * otherwise the first run creates one, and a data directory that lost its token file gets a new
  * owner token for its oldest workspace.
  */
-export async function ensureLocalWorkspace(db: Database, secret: string, dataDir: string): Promise<LocalWorkspace> {
+export async function ensureLocalWorkspace(
+  db: Database,
+  secret: string,
+  dataDir: string,
+  options: { ownerName?: string } = {},
+): Promise<LocalWorkspace> {
   const file = path.join(dataDir, LOCAL_WORKSPACE_FILE);
   const recorded = readLocalWorkspace(file);
   if (recorded) {
@@ -73,11 +93,12 @@ export async function ensureLocalWorkspace(db: Database, secret: string, dataDir
   }
 
   let local: z.infer<typeof LocalWorkspace>;
-  let created = false;
+  let invite: LocalWorkspace['invite'];
   if ((await countWorkspaces(db)) === 0) {
-    const provisioned = await provisionWorkspace(db, secret, { name: 'Local workspace' });
+    const ownerName = options.ownerName ?? defaultOwnerName();
+    const provisioned = await provisionWorkspace(db, secret, { name: 'Local workspace', ...(ownerName ? { owner_display_name: ownerName } : {}) });
     local = { workspace_id: provisioned.workspaceId, engram_id: provisioned.engramId, owner_token: provisioned.ownerToken };
-    created = true;
+    invite = { key: provisioned.inviteKey, expiresAt: provisioned.inviteExpiresAt, uses: DEFAULT_INVITE.maxUses };
   } else {
     const workspace = await findOldestWorkspace(db);
     if (!workspace) throw new Error('no live workspace found');
@@ -88,5 +109,5 @@ export async function ensureLocalWorkspace(db: Database, secret: string, dataDir
     local = { workspace_id: workspace.id, engram_id: workspace.engramId, owner_token: token };
   }
   writePrivate(file, `${JSON.stringify(local, null, 2)}\n`);
-  return { ...local, created };
+  return { ...local, created: invite !== undefined, ...(invite ? { invite } : {}) };
 }

@@ -28,15 +28,16 @@ function displayHost(host: string): string {
 }
 
 /**
- * Opens the database, applies migrations, ensures embedded mode's default workspace, and listens.
+ * Opens the database, applies migrations, ensures embedded mode's default workspace (its owner
+ * named `ownerName` when this start creates it), and listens.
  */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, options: { ownerName?: string } = {}): Promise<RunningServer> {
   const db = await createDb(config.database);
   try {
     const migrations = await migrate(db.db);
     if (migrations.applied > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
     const secret = resolveSecret(config);
-    const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir) : undefined;
+    const local = config.database.kind === 'pglite' ? await ensureLocalWorkspace(db.db, secret, config.dataDir, options) : undefined;
 
     const embedder = createEmbedder(config);
     const audit = new AuditLog(db.db, logger);

@@ -16,7 +16,7 @@
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { claimsOf, disagree, isNumericType, sameSlot, settles, supersedesPlan, type SlotClaim } from './claims.ts';
-import { conflictQuestion, STATEMENT_QUESTION_PREFIX } from './questions.ts';
+import { conflictQuestion, explanationDate, STATEMENT_QUESTION_PREFIX } from './questions.ts';
 
 /** A version claim this much older than the newest disagreeing one is stale rather than merely different. */
 export const STALE_AFTER_MS = 7 * 86_400_000;
@@ -154,7 +154,7 @@ function classify(allInvolved: SlotClaim[], timeline: SlotClaim[]): ConflictReco
 
 function explain(kind: ConflictRecord['kind'], involved: SlotClaim[], earlierSame: SlotClaim | undefined): string {
   const shown = involved.slice(-6);
-  const list = shown.map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${c.fact.committed_at.toISOString().slice(0, 10)})`);
+  const list = shown.map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${explanationDate(c.fact.committed_at)})`);
   if (involved.length > shown.length) list.unshift(`${involved.length - shown.length} earlier`);
   switch (kind) {
     case 'reversal':

@@ -46,6 +46,10 @@ function thing(claim: SlotClaim): string {
   return labelNamesSubject(claim) ? `the ${words(label)}` : `the ${subject} ${words(label)}`;
 }
 
+const DATE = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+/** A fact's day as explanations name it ("Nov 22, 2026"), as people read dates on the dashboard. */
+export const explanationDate = (date: Date) => DATE.format(date);
+
 /** How the question of a conflict over a whole statement begins. */
 export const STATEMENT_QUESTION_PREFIX = 'Which is right now: that ';
 

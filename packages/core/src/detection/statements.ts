@@ -15,7 +15,7 @@
  */
 import type { ConflictRecord, DetectorFact, FactEntity, RetirementRecord } from '@engram/db';
 import { cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
-import { statementQuestion } from './questions.ts';
+import { explanationDate, statementQuestion } from './questions.ts';
 
 interface StatementClaim {
   fact: DetectorFact;
@@ -257,7 +257,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
 }
 
 const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 157)}…` : text);
-const day = (f: DetectorFact) => f.committed_at.toISOString().slice(0, 10);
+const day = (f: DetectorFact) => explanationDate(f.committed_at);
 /** A fact's text as part of a question: no final stop, a leading common word lowercased ("the", "we"), names kept. */
 function sentence(text: string): string {
   const trimmed = clip(text.trim()).replace(/[.;:!\s]+$/, '');
