@@ -9,18 +9,20 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/server/package.json apps/server/
 COPY apps/dashboard/package.json apps/dashboard/
+COPY apps/conflict-app/package.json apps/conflict-app/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/mcp/package.json packages/mcp/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-# --- dashboard: the single-page app, built with the dev tools; only its static files ship -------
+# --- dashboard and the conflict MCP App: built with the dev tools; only its static files ship -------
 FROM node:24-bookworm-slim AS dashboard
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/server/package.json apps/server/
 COPY apps/dashboard/package.json apps/dashboard/
+COPY apps/conflict-app/package.json apps/conflict-app/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
@@ -29,6 +31,9 @@ RUN npm ci --no-audit --no-fund
 COPY infra/dashboard-build.ts infra/
 COPY apps/dashboard apps/dashboard
 RUN node infra/dashboard-build.ts build
+COPY infra/conflict-app-build.ts infra/
+COPY apps/conflict-app apps/conflict-app
+RUN node infra/conflict-app-build.ts build
 
 # --- runtime -----------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
@@ -43,6 +48,7 @@ COPY drizzle ./drizzle
 COPY packages ./packages
 COPY apps ./apps
 COPY --from=dashboard /app/apps/dashboard/dist ./apps/dashboard/dist
+COPY --from=dashboard /app/apps/conflict-app/dist ./apps/conflict-app/dist
 # /data holds the embedded database when DATABASE_URL is not set (mount a volume there).
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -16,7 +16,7 @@ const queriesInDb = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/', 'apps/dashboard/dist/', 'test/artifacts/'] },
+  { ignores: ['node_modules/', 'drizzle/', 'test-results/', '.engram/', 'dist/', 'coverage/', 'apps/dashboard/dist/', 'apps/conflict-app/dist/', 'test/artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -70,6 +70,12 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'error',
       'no-restricted-properties': ['error', { object: 'process', message: 'Browser code has no process: use import.meta.env.' }],
     },
+  },
+  {
+    // The conflict queue MCP App (and the test's host page) run in the browser.
+    files: ['apps/conflict-app/src/**/*.ts', 'apps/conflict-app/host/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-properties': ['error', { object: 'process', message: 'Browser code has no process.' }] },
   },
   {
     files: ['test/**/*.ts', '*.config.ts'],

@@ -142,8 +142,9 @@ describe('MCP resources and prompts', () => {
   /** Everything a member's client sees, the same whichever protocol revision it speaks. */
   async function readsEverything(client: AnyClient) {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(['engram://workspace', 'engram://conflicts', 'engram://changes', `engram://conflicts/${conflict.conflict_id}`, `engram://conflicts/${hiddenConflict.conflict_id}`]);
-    expect(resources.every((r) => r.mimeType === 'application/json')).toBe(true);
+    expect(resources.map((r) => r.uri)).toEqual(['engram://workspace', 'engram://conflicts', 'engram://changes', 'ui://engram/conflicts', `engram://conflicts/${conflict.conflict_id}`, `engram://conflicts/${hiddenConflict.conflict_id}`]);
+    // Every resource is JSON, but the conflict queue MCP App (test/e2e/mcp-app.test.ts).
+    expect(resources.filter((r) => r.mimeType !== 'application/json').map((r) => [r.uri, r.mimeType])).toEqual([['ui://engram/conflicts', 'text/html;profile=mcp-app']]);
     expect(resources.find((r) => r.uri.endsWith(conflict.conflict_id))?.title).toBe(conflict.question);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => [t.name, t.uriTemplate])).toEqual([

@@ -1,6 +1,7 @@
 import { ENGRAM_VERSION, EngramError, type Principal } from '@engram/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { registerConflictApp } from './conflict-app.ts';
 import { ALL_PROMPTS, registerPromptRefusals, registerPrompts, type EngramPrompt } from './prompts.ts';
 import { engramResourceUris, registerResourceRefusals, registerResources } from './resources.ts';
 import { registerRefusals, registerTools, type EngramTool, type ToolContext } from './tool.ts';
@@ -109,7 +110,10 @@ export function createEngramMcpServer(context: McpRequestContext, requested: Req
   registerRefusals(server, ALL_TOOLS.filter((t) => requested.tools.has(t.name) && !available(t)), refusal, context);
   registerPrompts(server, ALL_PROMPTS.filter(available), ctx);
   registerPromptRefusals(server, ALL_PROMPTS.filter((p) => requested.prompts.has(p.name) && !available(p)), refusal, ctx);
-  if (member) registerResources(server, member, ctx);
+  if (member) {
+    registerResources(server, member, ctx);
+    registerConflictApp(server, member, ctx);
+  }
   else registerResourceRefusals(server, refusedReads, (uri) => refusal({ name: uri }), ctx);
   return server;
 }

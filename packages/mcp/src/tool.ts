@@ -44,6 +44,8 @@ export interface ToolContext {
   log: ToolLogger;
   /** Records a finished tool call in the audit log. */
   audit?: (entry: AuditEntry) => void;
+  /** The built conflict queue App (HTML), read by the server at startup; unset when it was not built. */
+  conflictAppHtml?: string;
 }
 
 /** Who may see and call a tool (SPEC §3, access by credential). */
@@ -58,6 +60,8 @@ export interface EngramTool<I extends z.ZodObject = z.ZodObject, O extends z.Zod
   output: O;
   annotations: ToolAnnotations;
   availableTo: ToolAccess;
+  /** Tool metadata for `tools/list`, e.g. the MCP App (`ui.resourceUri`) that shows its result. */
+  meta?: Record<string, unknown>;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
 }
 
@@ -140,6 +144,7 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         inputSchema: portable(tool.input),
         outputSchema: portable(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
+        ...(tool.meta ? { _meta: tool.meta } : {}),
       },
       async (args: unknown): Promise<CallToolResult> => {
         const started = performance.now();

@@ -1,5 +1,7 @@
 import { EngramError, unauthorized } from '@engram/core';
 import { McpEndpoint } from '@engram/mcp';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { challenge, publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
@@ -22,10 +24,25 @@ const SIGN_IN = unauthorized(
     'Other clients send `Authorization: Bearer <member token>` (or the invite key, then call engram_join).',
 );
 
+/** Where `npm run build:app` puts the conflict queue MCP App (one self-contained HTML file). */
+export const DEFAULT_CONFLICT_APP_FILE = fileURLToPath(new URL('../../../conflict-app/dist/conflict-app.html', import.meta.url));
+
+/** The built App, or undefined (the resource then says how to build it) when it is missing. */
+function readConflictApp(app: FastifyInstance, file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    app.log.warn({ file }, 'the conflict queue MCP App is not built (npm run build:app): ui://engram/conflicts says how to build it');
+    return undefined;
+  }
+}
+
 /** `/mcp`: MCP Streamable HTTP (2026-07-28 and the 2025 revisions), stateless; the bearer decides which tools a caller sees. */
 export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const llm = { enabled: Boolean(ctx.config.openai.apiKey), model: ctx.config.openai.detectiveModel };
   const endpoint = new McpEndpoint();
+  // Read once: the App is part of the release, like the code serving it.
+  const conflictAppHtml = readConflictApp(app, DEFAULT_CONFLICT_APP_FILE);
   const signInFirst = ctx.config.oauth && !ctx.config.openSignup;
   app.addHook('onClose', () => endpoint.close());
 
@@ -53,6 +70,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
         mcpUrl: `${publicBaseUrl(ctx.config, request)}/mcp`,
         log: request.log,
         audit: (entry) => ctx.audit.record(entry),
+        conflictAppHtml,
       },
       request.body,
     );

@@ -1,4 +1,5 @@
 import { ConflictsInput, ConflictsOutput, listConflicts } from '@engram/core';
+import { CONFLICT_APP_TOOL_META } from '../conflict-app.ts';
 import { defineTool, forMembers, memberOf } from '../tool.ts';
 
 /** `engram_conflicts`: where the team's memory disagrees. */
@@ -21,5 +22,7 @@ export const conflictsTool = defineTool({
   output: ConflictsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   availableTo: forMembers({ write: false }),
+  // Hosts that render MCP Apps show the conflict queue App; the text result stays for the others.
+  meta: CONFLICT_APP_TOOL_META,
   handler: (args, ctx) => listConflicts(ctx.db, memberOf(ctx), args),
 });
