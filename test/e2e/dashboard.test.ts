@@ -33,12 +33,116 @@ interface PageElement {
 }
 /** The browser globals the page functions below use (this test's own lib has no DOM types). */
 interface PageGlobals {
-  document: { activeElement: PageElement | null; cookie: string; documentElement: { scrollWidth: number } };
+  document: { activeElement: PageElement | null; cookie: string; documentElement: { scrollWidth: number; scrollHeight: number } };
   localStorage: { length: number };
   sessionStorage: { length: number };
   getComputedStyle(element: PageElement): { outlineStyle: string };
 }
+
+/** The slice of the DOM the in-page measurements below use. */
+interface DomRect {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  width: number;
+  height: number;
+}
+interface DomNode {
+  textContent: string | null;
+}
+interface DomElement extends DomNode {
+  scrollWidth: number;
+  clientWidth: number;
+  ownerDocument: {
+    createTreeWalker(root: DomElement, whatToShow: number): { nextNode(): DomNode | null };
+    createRange(): { setStart(node: DomNode, offset: number): void; setEnd(node: DomNode, offset: number): void; getClientRects(): ArrayLike<DomRect> };
+    defaultView: { getComputedStyle(element: DomElement): Record<string, string> } | null;
+    createElement(tag: 'canvas'): { getContext(kind: '2d'): { font: string; measureText(text: string): { width: number } } };
+  };
+  getBoundingClientRect(): DomRect;
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+  getAttribute(name: string): string | null;
+}
+/** One string Chromium drew on a canvas, with its horizontal extent in device pixels. */
+interface CanvasText {
+  text: string;
+  left: number;
+  right: number;
+  canvasWidth: number;
+}
+/** A scope path ("backend/payments"): it may wrap at its separators, never inside a segment. */
+const SCOPE_TEXT = /^[\w.-]+(\/[\w.-]+)+$/;
+
+/**
+ * In the page: each element's text with `⏎` where the browser broke it onto a new line, found from
+ * the line boxes of its characters (a character that starts below the previous one's bottom).
+ */
+const renderedLines = (elements: DomElement[]): string[] =>
+  elements.map((element) => {
+    const doc = element.ownerDocument;
+    const walker = doc.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+    const chars: { c: string; top: number; bottom: number }[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = doc.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect && rect.width > 0) chars.push({ c: text[i]!, top: rect.top, bottom: rect.bottom });
+      }
+    }
+    return chars.map((ch, i) => (i > 0 && ch.top >= chars[i - 1]!.bottom - 1 ? `⏎${ch.c}` : ch.c)).join('');
+  });
+
+/** In the page, before any script: records every string drawn on a canvas (to read the chart's labels). */
+const recordCanvasText = () => {
+  interface Context2D {
+    canvas: { width: number };
+    textAlign: string;
+    measureText(text: string): { width: number };
+    getTransform(): { a: number; e: number };
+    fillText(text: string, x: number, y: number, maxWidth?: number): void;
+  }
+  const g = globalThis as unknown as { __canvasText: CanvasText[]; CanvasRenderingContext2D: { prototype: Context2D } };
+  g.__canvasText = [];
+  const proto = g.CanvasRenderingContext2D.prototype;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the context as `this` below
+  const fillText = proto.fillText;
+  proto.fillText = function (this: Context2D, text: string, x: number, y: number, maxWidth?: number) {
+    const width = this.measureText(String(text)).width;
+    const start = this.textAlign === 'right' || this.textAlign === 'end' ? x - width : this.textAlign === 'center' ? x - width / 2 : x;
+    const m = this.getTransform();
+    g.__canvasText.push({ text: String(text), left: m.a * start + m.e, right: m.a * (start + width) + m.e, canvasWidth: this.canvas.width });
+    if (maxWidth === undefined) fillText.call(this, text, x, y);
+    else fillText.call(this, text, x, y, maxWidth);
+  };
+};
+
+/**
+ * The row labels of the timeline that are not drawn in full and inside the canvas: a label counts
+ * when consecutive strings on the canvas (its lines) spell it exactly.
+ */
+function labelsNotDrawnInFull(labels: string[], drawn: CanvasText[]): string[] {
+  const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+  return labels.filter((label) => {
+    const want = squash(label);
+    for (let i = 0; i < drawn.length; i++) {
+      let text = '';
+      for (let j = i; j < Math.min(drawn.length, i + 4); j++) {
+        text = squash(`${text} ${drawn[j]!.text}`);
+        if (text === want) return !drawn.slice(i, j + 1).every((d) => d.left >= -1 && d.right <= d.canvasWidth + 1);
+        if (!want.startsWith(text)) break;
+      }
+    }
+    return true;
+  });
+}
+
 const engine = isolatedServerEngines().at(-1)!;
+const WIDTHS = { laptop: LAPTOP, phone: PHONE } as const;
+type Width = keyof typeof WIDTHS;
 
 describe(`dashboard in headless Chromium on ${engine.name}`, () => {
   let server: Server;
@@ -53,6 +157,10 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
   const pageProblems: string[] = [];
   const facts = {} as { low: CommitOutput; high: CommitOutput };
   let invite = '';
+  /** The moment of the point-in-time view (datetime-local, browser time): both rate-limit facts were current. */
+  let asOfLocal = '';
+  /** Pages signed in as the owner, one per width (issue 14's checks). */
+  const ownerPages = new Map<Width, Page>();
 
   const shot = async (name: string, target: Page = page) => {
     // From the top: a full-page capture of a scrolled page draws the sticky header mid-page.
@@ -94,6 +202,27 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     target.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) pageProblems.push(message.text());
     });
+  };
+
+  /** A page at this width signed in as the owner (its own browser context, with clipboard access). */
+  const ownerPage = async (width: Width): Promise<Page> => {
+    const existing = ownerPages.get(width);
+    if (existing) return existing;
+    const ownerContext = await browser.newContext({ baseURL: server.baseUrl, viewport: WIDTHS[width], permissions: ['clipboard-read', 'clipboard-write'] });
+    ownerContext.setDefaultTimeout(10_000);
+    const p = await ownerContext.newPage();
+    watch(p);
+    await p.goto('/');
+    await p.getByLabel('Member token').fill(owner.owner_token);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Knowledge base', p).waitFor();
+    ownerPages.set(width, p);
+    return p;
+  };
+  /** Visits a dashboard path and waits for its title. */
+  const open = async (p: Page, pathname: string, title: string) => {
+    await p.goto(pathname);
+    await heading(title, p).waitFor();
   };
 
   beforeAll(async () => {
@@ -239,8 +368,20 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     await page.getByText('Pick a moment').waitFor();
     await page.getByLabel('Show facts as of').fill(local);
     await page.getByRole('button', { name: 'Show', exact: true }).click();
-    await page.locator(`tr[data-fact-id="${facts.low.fact_id}"]`).waitFor();
-    await page.locator(`tr[data-fact-id="${facts.high.fact_id}"]`).waitFor();
+    const lowRow = page.locator(`tr[data-fact-id="${facts.low.fact_id}"]`);
+    const highRow = page.locator(`tr[data-fact-id="${facts.high.fact_id}"]`);
+    await lowRow.waitFor();
+    await highRow.waitFor();
+    asOfLocal = local;
+    // Each fact is labelled with its state at that moment: the losing fact was current then and
+    // closed later (not "Superseded", which it is only now); today's conflict state is not shown.
+    expect(await lowRow.textContent()).toMatch(/Current then.*closed later/);
+    expect(await highRow.textContent()).toContain('Current then');
+    expect(await highRow.textContent()).not.toContain('closed later');
+    for (const row of [lowRow, highRow]) {
+      expect(await row.textContent()).not.toContain('Superseded');
+      expect(await row.getByText('Open conflict').count()).toBe(0);
+    }
     await shot('point-in-time');
   });
 
@@ -416,6 +557,214 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     await phone.waitForTimeout(300);
     await shot('phone-timeline', phone);
     await phone.close();
+  });
+
+  describe('issue 14: what a real browser showed at 1280×800 and 390×844', () => {
+    const payments = [
+      'The payments service retries a failed card capture three times before giving up',
+      'The payments service settles merchant payouts every night at two in the morning',
+    ];
+    const cacheFact = 'The infrastructure cache evicts the least recently used entries when memory runs low';
+
+    it('commits facts in nested scopes whose labels start alike', { timeout: 90_000 }, async () => {
+      await commit(agentA, payments[0]!, 'backend/payments', 'agent-a');
+      await commit(agentB, payments[1]!, 'backend/payments', 'agent-b');
+      await commit(agentA, cacheFact, 'infra/cache', 'agent-a', { ttl_days: 5 });
+      await detectionSettled();
+    });
+
+    for (const width of Object.keys(WIDTHS) as Width[]) {
+      const viewport = WIDTHS[width];
+
+      it(`wraps scope tags only at their "/" separators (${width})`, { timeout: 60_000 }, async () => {
+        const p = await ownerPage(width);
+        const views = [
+          { path: '/', title: 'Knowledge base', file: 'knowledge-base' },
+          { path: '/expiring', title: 'Expiring facts', file: 'expiring' },
+          { path: `/as-of?as_of=${encodeURIComponent(asOfLocal)}`, title: 'Point in time', file: 'point-in-time' },
+        ];
+        const seen = new Set<string>();
+        for (const view of views) {
+          await open(p, view.path, view.title);
+          await p.locator('main table tbody tr').first().waitFor();
+          const tags = (await p.locator('main code').evaluateAll(renderedLines)).filter((t) => SCOPE_TEXT.test(t.replace(/⏎/g, '')));
+          for (const tag of tags) {
+            seen.add(tag.replace(/⏎/g, ''));
+            // Every line but the last ends with a separator: no break inside a word.
+            expect(tag.split('⏎').slice(0, -1).every((line) => line.endsWith('/')), `${view.title}: scope tag broken as "${tag}"`).toBe(true);
+          }
+          await shot(`scope-tags-${view.file}-${width}`, p);
+        }
+        expect([...seen]).toEqual(expect.arrayContaining(['backend/payments', 'infra/cache', 'payments/webhooks']));
+      });
+
+      it(`draws every timeline label in full, so rows can be told apart (${width})`, { timeout: 60_000 }, async () => {
+        const timeline = await rest<{ facts: { lineage_id: string; content: string; valid_from: string }[] }>('/api/v1/timeline');
+        const latest = new Map<string, { content: string; valid_from: string }>();
+        for (const f of timeline.facts) if ((latest.get(f.lineage_id)?.valid_from ?? '') <= f.valid_from) latest.set(f.lineage_id, f);
+        const labels = [...latest.values()].map((f) => f.content);
+        expect(labels).toEqual(expect.arrayContaining(payments));
+
+        const p = await (await ownerPage(width)).context().newPage();
+        watch(p);
+        try {
+          await p.addInitScript(recordCanvasText);
+          await open(p, '/timeline', 'Timeline');
+          await p.locator('.gantt canvas').first().waitFor();
+          const drawn = () => p.evaluate(() => (globalThis as unknown as { __canvasText: CanvasText[] }).__canvasText);
+          await expect.poll(async () => labelsNotDrawnInFull(labels, await drawn()), { timeout: 10_000 }).toEqual([]);
+          // No label is cut short with an ellipsis.
+          expect((await drawn()).filter((d) => d.text.includes('…')).map((d) => d.text)).toEqual([]);
+          await shot(`timeline-labels-${width}`, p);
+        } finally {
+          await p.close();
+        }
+      });
+
+      it(`shows facts on the first screen, in compact cards on a phone (${width})`, { timeout: 60_000 }, async () => {
+        const p = await ownerPage(width);
+        const filters = p.getByRole('button', { name: /^Filters/ });
+        await open(p, '/', 'Knowledge base');
+        const first = p.locator('main tr[data-fact-id]').first();
+        await first.waitFor();
+        const box = (await first.boundingBox())!;
+        // Each fact's height, and how much of it is not the fact's text (its label/value pairs).
+        const cards = await p.locator('main tr[data-fact-id]').evaluateAll((rows: DomElement[]) =>
+          rows.map((r) => {
+            const text = r.querySelectorAll('td')[0]!.getBoundingClientRect().height;
+            return { height: Math.round(r.getBoundingClientRect().height), details: Math.round(r.getBoundingClientRect().height - text) };
+          }),
+        );
+        process.stdout.write(`[dashboard] ${width}: first fact at ${Math.round(box.y)} px; fact rows ${cards.map((c) => `${c.height} (${c.details} besides the text)`).join(', ')} px\n`);
+        // The first fact starts and ends within the first screen.
+        expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+        if (width === 'phone') {
+          // The filters wait behind a disclosure, which says how many are active.
+          expect(await filters.getAttribute('aria-expanded')).toBe('false');
+          expect(await p.getByLabel('Search').isVisible()).toBe(false);
+          await shot(`knowledge-first-screen-${width}`, p);
+          // Compact cards: scope, agent, type, date and confidence take two lines of pairs, not five.
+          expect(Math.max(...cards.map((c) => c.details))).toBeLessThan(120);
+          await open(p, '/?scope=backend&agent_id=agent-a', 'Knowledge base');
+          await p.locator('main tr[data-fact-id]').first().waitFor();
+          expect(await filters.textContent()).toMatch(/Filters.*2 active/);
+          await filters.click();
+          expect(await filters.getAttribute('aria-expanded')).toBe('true');
+          await p.getByLabel('Search').waitFor({ state: 'visible' });
+          expect(await p.getByLabel('Agent').inputValue()).toBe('agent-a');
+          await shot(`knowledge-filters-open-${width}`, p);
+        } else {
+          // Wide screens show the filters as they are, no disclosure.
+          expect(await filters.isVisible()).toBe(false);
+          expect(await p.getByLabel('Search').isVisible()).toBe(true);
+          await shot(`knowledge-first-screen-${width}`, p);
+        }
+      });
+
+      it(`fits the detective's runs table: nothing clipped, compact on a phone (${width})`, { timeout: 60_000 }, async () => {
+        const p = await ownerPage(width);
+        await open(p, '/detective', 'Detective');
+        const runs = p.locator('main table tbody tr');
+        await runs.first().waitFor();
+        const count = await runs.count();
+        const wrap = p.getByRole('region', { name: /Recent detection runs/ });
+        const fit = await wrap.evaluate((el: DomElement) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+        const headers = await p.locator('main table thead th').evaluateAll((ths: DomElement[]) =>
+          ths.filter((th) => th.getBoundingClientRect().width > 1 && th.scrollWidth > th.clientWidth).map((th) => th.textContent),
+        );
+        const rows = await runs.evaluateAll((trs: DomElement[]) => trs.map((tr) => tr.getBoundingClientRect().height));
+        const pageHeight = await p.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollHeight);
+        process.stdout.write(`[dashboard] ${width}: detective ${pageHeight} px tall for ${count} runs (rows ${rows.map(Math.round).join(', ')} px); table ${fit.scroll}/${fit.client} px\n`);
+        await shot(`detective-${width}`, p);
+        expect(fit.scroll, 'the runs table scrolls sideways').toBeLessThanOrEqual(fit.client);
+        expect(headers, 'clipped column headers').toEqual([]);
+        // Full column names stay available where headers are shortened.
+        expect(await p.locator('main table thead abbr[title]').count()).toBeGreaterThan(0);
+        if (width === 'phone') {
+          // Compact cards (they were 419 px a run, the view over 3,000 px for five runs).
+          expect(Math.max(...rows)).toBeLessThan(150);
+          expect(pageHeight).toBeLessThan(1000 + 150 * count);
+        }
+      });
+
+      it(`shows the invite role options in full (${width})`, async () => {
+        const p = await ownerPage(width);
+        await open(p, '/members', 'Members and invites');
+        const select = p.getByLabel('Role', { exact: true });
+        // Each option's text against the room the closed select has for it (its content box less the arrow).
+        const fit = await select.evaluate((el: DomElement) => {
+          const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+          const ctx = el.ownerDocument.createElement('canvas').getContext('2d');
+          ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room = el.clientWidth - parseFloat(style.paddingLeft!) - parseFloat(style.paddingRight!) - 20;
+          return [...(el.querySelectorAll('option') as unknown as DomElement[])].map((o) => ({ text: o.textContent, width: Math.ceil(ctx.measureText(o.textContent ?? '').width), room }));
+        });
+        expect(fit.filter((o) => o.width > o.room), JSON.stringify(fit)).toEqual([]);
+        // Configuration lines on this page wrap inside their box.
+        expect(await p.locator('main pre').evaluateAll((pres: DomElement[]) => pres.filter((pre) => pre.scrollWidth > pre.clientWidth).length)).toBe(0);
+        await shot(`members-role-${width}`, p);
+      });
+
+      it(`labels point-in-time facts with their state at that moment (${width})`, async () => {
+        const p = await ownerPage(width);
+        await open(p, `/as-of?as_of=${encodeURIComponent(asOfLocal)}`, 'Point in time');
+        const lowRow = p.locator(`tr[data-fact-id="${facts.low.fact_id}"]`);
+        await lowRow.waitFor();
+        expect(await lowRow.textContent()).toMatch(/Current then.*closed later/);
+        expect(await lowRow.textContent()).not.toContain('Superseded');
+        expect(await p.locator(`tr[data-fact-id="${facts.high.fact_id}"]`).textContent()).not.toContain('closed later');
+        // The moment stays on screen on a phone; the other filters wait behind the disclosure.
+        expect(await p.getByLabel('Show facts as of').isVisible()).toBe(true);
+        await shot(`point-in-time-${width}`, p);
+      });
+
+      it(`joins with copy buttons for the token and each configuration, nothing cut off (${width})`, { timeout: 60_000 }, async () => {
+        const created = await fetch(`${server.baseUrl}/api/v1/invites`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner.owner_token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ max_uses: 1, expires_in_days: 1 }),
+        });
+        expect(created.status).toBe(201);
+        const { invite_key } = (await created.json()) as { invite_key: string };
+        const joinContext = await browser.newContext({ baseURL: server.baseUrl, viewport, permissions: ['clipboard-read', 'clipboard-write'] });
+        joinContext.setDefaultTimeout(10_000);
+        const p = await joinContext.newPage();
+        watch(p);
+        const clipboard = () => p.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+        try {
+          await p.goto(`/join?key=${encodeURIComponent(invite_key)}`);
+          await p.getByLabel('Your name').fill(`Eve on a ${width}`);
+          await p.getByRole('button', { name: 'Join' }).click();
+          await heading('Welcome to Checkout team', p).waitFor();
+          const token = await p.getByLabel('Your token').inputValue();
+
+          await p.getByRole('button', { name: 'Copy token' }).click();
+          await p.getByRole('status').filter({ hasText: 'Copied' }).first().waitFor();
+          expect(await clipboard()).toBe(token);
+
+          await p.getByText('Connect your coding agent').click();
+          const blocks = p.locator('main figure');
+          await blocks.first().waitFor();
+          expect(await blocks.count()).toBeGreaterThanOrEqual(4);
+          for (let i = 0; i < (await blocks.count()); i++) {
+            const block = blocks.nth(i);
+            const text = await block.locator('pre').textContent();
+            await block.getByRole('button', { name: /^Copy/ }).click();
+            await expect.poll(clipboard).toBe(text);
+            expect(text).toContain(token);
+          }
+          // No configuration line runs out of its box (hidden behind a scroll or the card's edge).
+          const overflowing = await p.locator('main pre').evaluateAll((pres: DomElement[]) =>
+            pres.filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => (pre.textContent ?? '').slice(0, 40)),
+          );
+          await shot(`join-welcome-${width}`, p);
+          expect(overflowing, 'configuration cut off').toEqual([]);
+          expect(await p.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+        } finally {
+          await joinContext.close();
+        }
+      });
+    }
   });
 
   it('works with the keyboard alone, with a visible focus', { timeout: 90_000 }, async () => {

@@ -1,6 +1,7 @@
 /** Display formats (the browser's locale and time zone). */
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const instant = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 const integer = new Intl.NumberFormat();
@@ -9,6 +10,13 @@ export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+/** To the second, for the point-in-time view (whose moments are a second apart). */
+export function formatInstant(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : instant.format(d);
 }
 
 export function formatDate(iso: string | null | undefined): string {

@@ -1,8 +1,8 @@
-/** Facts as a table (stacked into cards on narrow screens). */
-import { formatDateTime, formatPercent, formatRelative } from '../format.ts';
+/** Facts as a table (compact cards on narrow screens). */
+import { formatDateTime, formatInstant, formatPercent, formatRelative } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { Fact } from '../types.ts';
-import { Badge, DataTable } from './ui.tsx';
+import { Badge, DataTable, ScopeTag } from './ui.tsx';
 
 export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry?: boolean }) {
   const expires = showExpiry && fact.expires_at && !fact.valid_until;
@@ -31,9 +31,64 @@ export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry
   );
 }
 
-export function FactTable({ facts, caption, showExpiry = false }: { facts: Fact[]; caption: string; showExpiry?: boolean }) {
+const at = (iso: string | null) => (iso ? new Date(iso).getTime() : undefined);
+
+/** Where a fact stood at an instant, from its validity window and its time to live. */
+export function stateAt(fact: Fact, instant: number): 'not yet committed' | 'current' | 'closed' | 'expired' {
+  if (at(fact.committed_at)! > instant) return 'not yet committed';
+  const until = at(fact.valid_until);
+  const expires = at(fact.expires_at);
+  if (until !== undefined && until <= instant) return expires !== undefined && expires <= until ? 'expired' : 'closed';
+  if (expires !== undefined && expires <= instant) return 'expired';
+  return 'current';
+}
+
+const STATE_THEN = {
+  'not yet committed': { label: 'Not committed yet then', tone: 'neutral' },
+  current: { label: 'Current then', tone: 'success' },
+  closed: { label: 'Superseded then', tone: 'neutral' },
+  expired: { label: 'Expired then', tone: 'neutral' },
+} as const;
+
+/**
+ * A fact's badges as of a past instant: its state then (from its window), what happened to it later,
+ * and only the badges that hold for that instant. Whether a conflict was open then, and how many
+ * agents had corroborated it then, the API does not say (it reports today's), so those are left out.
+ */
+export function FactBadgesAsOf({ fact, asOf }: { fact: Fact; asOf: string }) {
+  const instant = new Date(asOf).getTime();
+  const state = stateAt(fact, instant);
+  const until = at(fact.valid_until);
+  const expires = at(fact.expires_at);
+  // What became of a fact that was current then: its window closed after that instant (the expiry
+  // sweep closes it at the end of its TTL, so an expired fact says so).
+  const endedAt = state === 'current' ? until : undefined;
+  const ended = endedAt === undefined ? null : expires !== undefined && expires <= endedAt ? 'expired later' : 'closed later';
   return (
-    <DataTable caption={caption}>
+    <span className="badges">
+      <Badge tone={STATE_THEN[state].tone} title={`As of ${formatInstant(asOf)}`}>
+        {STATE_THEN[state].label}
+      </Badge>
+      {fact.verified ? <Badge tone="success">Verified</Badge> : null}
+      {fact.durability === 'ephemeral' ? <Badge tone="warning">Ephemeral</Badge> : null}
+      {state === 'current' && expires !== undefined ? (
+        <Badge tone="warning" title={`Expires ${formatDateTime(fact.expires_at)}, counted from ${formatDateTime(asOf)}`}>
+          Expires {formatRelative(fact.expires_at, instant)}
+        </Badge>
+      ) : null}
+      {ended ? (
+        <span className="muted small">
+          {ended}, <time dateTime={new Date(endedAt!).toISOString()}>{formatInstant(new Date(endedAt!).toISOString())}</time>
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/** Facts as a table; with `asOf`, each fact is labelled as it stood at that instant. */
+export function FactTable({ facts, caption, showExpiry = false, asOf }: { facts: Fact[]; caption: string; showExpiry?: boolean; asOf?: string }) {
+  return (
+    <DataTable caption={caption} phoneColumns={3}>
       <thead>
         <tr>
           <th scope="col">Fact</th>
@@ -49,18 +104,18 @@ export function FactTable({ facts, caption, showExpiry = false }: { facts: Fact[
       <tbody>
         {facts.map((fact) => (
           <tr key={fact.id} data-fact-id={fact.id}>
-            <td data-label="Fact" className="fact-content">
+            <td data-label="Fact" className="fact-content phone-wide">
               <span>{fact.content}</span>
-              <FactBadges fact={fact} showExpiry={!showExpiry} />
+              {asOf ? <FactBadgesAsOf fact={fact} asOf={asOf} /> : <FactBadges fact={fact} showExpiry={!showExpiry} />}
             </td>
-            <td data-label="Scope">
-              <code>{fact.scope}</code>
+            <td data-label="Scope" className="scope-cell">
+              <ScopeTag scope={fact.scope} />
             </td>
             <td data-label="Agent" className="nowrap">
               {fact.agent_id}
             </td>
             <td data-label="Type">{fact.fact_type}</td>
-            <td data-label={showExpiry ? 'Expires' : 'Committed'} className="nowrap">
+            <td data-label={showExpiry ? 'Expires' : 'Committed'} className="nowrap phone-span-2">
               {showExpiry ? (
                 <time dateTime={fact.expires_at ?? undefined} title={formatDateTime(fact.expires_at)}>
                   {formatRelative(fact.expires_at)}

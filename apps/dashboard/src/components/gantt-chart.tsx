@@ -3,7 +3,7 @@
  * Only the parts of ECharts the chart uses are bundled, and only the timeline view imports this
  * module, so the library loads with that view and not before.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { CustomChart, type CustomSeriesOption } from 'echarts/charts';
 import { DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
@@ -15,8 +15,20 @@ echarts.use([CustomChart, GridComponent, TooltipComponent, DataZoomComponent, Le
 
 /** Distinct hues that keep 3:1 contrast against white (WCAG non-text contrast). */
 const PALETTE = ['#1d4ed8', '#b45309', '#047857', '#b91c1c', '#6d28d9', '#0e7490', '#be185d', '#4d7c0f', '#9a3412', '#475569'];
-const ROW_HEIGHT = 30;
 const MAX_VISIBLE_ROWS = 30;
+/** Phones (as in styles.css): each row's label gets the chart's full width, on its own lines above the bar. */
+const NARROW = '(max-width: 640px)';
+/** Labels wrap at words onto at most two lines (rows that start alike stay distinguishable). */
+const LABEL_LINE_HEIGHT = 14;
+const LABEL_LINES = 2;
+const LAYOUT = {
+  wide: { rowHeight: 36, grid: { left: 336, right: 24, top: 40, bottom: 64 }, labelWidth: 320 },
+  // A row is two label lines above the band's middle and the bar below it.
+  // The grid is not shrunk to fit axis labels ('none'): the row labels lie inside it by design, and
+  // their width is the grid's.
+  // Margins hold half a time label at either end.
+  narrow: { rowHeight: 60, grid: { left: 24, right: 20, top: 40, bottom: 64, outerBoundsMode: 'none' as const }, labelWidth: 0 },
+};
 
 export interface GanttRow {
   lineage_id: string;
@@ -39,8 +51,22 @@ export function ganttRows(facts: TimelineFact[]): GanttRow[] {
 
 type Datum = [row: number, start: number, end: number, current: 0 | 1, index: number];
 
+/** Whether the screen is phone-sized, following changes (a rotated phone, a resized window). */
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(() => window.matchMedia(NARROW).matches);
+  useEffect(() => {
+    const query = window.matchMedia(NARROW);
+    const changed = () => setNarrow(query.matches);
+    query.addEventListener('change', changed);
+    return () => query.removeEventListener('change', changed);
+  }, []);
+  return narrow;
+}
+
 export function GanttChart({ rows }: { rows: GanttRow[] }) {
   const container = useRef<HTMLDivElement>(null);
+  const narrow = useNarrow();
+  const layout = narrow ? LAYOUT.narrow : LAYOUT.wide;
 
   useEffect(() => {
     const element = container.current;
@@ -58,8 +84,9 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
         windows.push(w);
       }
     });
-    const narrow = element.clientWidth < 640;
-    const labelWidth = narrow ? 110 : 260;
+    const { grid } = narrow ? LAYOUT.narrow : LAYOUT.wide;
+    // Narrow: from the label's start (4 px into the grid) to 6 px short of the chart's right edge.
+    const labelWidth = () => (narrow ? Math.max(120, element.clientWidth - grid.left - 4 - 6) : LAYOUT.wide.labelWidth);
     const excerpt = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
     const series: CustomSeriesOption[] = scopes.map((scope, i) => ({
@@ -72,10 +99,13 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
         const row = api.value(0);
         const start = api.coord([api.value(1), row]);
         const end = api.coord([api.value(2), row]);
-        const height = (api.size?.([0, 1]) as number[])[1]! * 0.6;
+        const band = (api.size?.([0, 1]) as number[])[1]!;
+        // Wide: the bar in the middle of its row. Narrow: below the middle, under the label.
+        const height = narrow ? band * 0.28 : band * 0.6;
+        const top = narrow ? start[1]! + 3 : start[1]! - height / 2;
         const coordSys = params.coordSys as unknown as { x: number; y: number; width: number; height: number };
         const shape = echarts.graphic.clipRectByRect(
-          { x: start[0]!, y: start[1]! - height / 2, width: Math.max(end[0]! - start[0]!, 3), height },
+          { x: start[0]!, y: top, width: Math.max(end[0]! - start[0]!, 3), height },
           { x: coordSys.x, y: coordSys.y, width: coordSys.width, height: coordSys.height },
         );
         if (!shape) return null;
@@ -105,7 +135,7 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
       animation: false,
       textStyle: { fontFamily: 'system-ui, sans-serif', color: '#1e293b' },
       legend: { type: 'scroll', top: 0, textStyle: { color: '#1e293b' } },
-      grid: { left: labelWidth + 16, right: 24, top: 40, bottom: 64 },
+      grid,
       tooltip: {
         renderMode: 'richText',
         formatter: (p: unknown) => {
@@ -118,13 +148,28 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
           ].join('\n');
         },
       },
-      xAxis: { type: 'time', axisLabel: { color: '#334155', hideOverlap: true }, splitLine: { show: true, lineStyle: { color: '#e2e8f0' } } },
+      xAxis: {
+        type: 'time',
+        // The first and last times stay within the chart (the narrow grid has no margin for them).
+        axisLabel: { color: '#334155', hideOverlap: true, alignMinLabel: 'left', alignMaxLabel: 'right' },
+        splitLine: { show: true, lineStyle: { color: '#e2e8f0' } },
+      },
       yAxis: {
         type: 'category',
         inverse: true,
         data: rows.map((r) => r.label),
         axisTick: { show: false },
-        axisLabel: { width: labelWidth, overflow: 'truncate', color: '#1e293b' },
+        axisLabel: {
+          color: '#1e293b',
+          // Every row's label, in full up to two lines (wrapped at words).
+          interval: 0,
+          width: labelWidth(),
+          overflow: 'break',
+          lineHeight: LABEL_LINE_HEIGHT,
+          height: LABEL_LINE_HEIGHT * LABEL_LINES,
+          lineOverflow: 'truncate',
+          ...(narrow ? { inside: true, margin: 4, align: 'left', verticalAlign: 'bottom' } : {}),
+        },
       },
       dataZoom: [
         { type: 'slider', xAxisIndex: 0, filterMode: 'weakFilter', bottom: 12, height: 22, labelFormatter: '' },
@@ -135,13 +180,16 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
       ],
       series,
     });
-    const observer = new ResizeObserver(() => chart.resize());
+    const observer = new ResizeObserver(() => {
+      chart.resize();
+      if (narrow) chart.setOption({ yAxis: { axisLabel: { width: labelWidth() } } });
+    });
     observer.observe(element);
     return () => {
       observer.disconnect();
       chart.dispose();
     };
-  }, [rows]);
+  }, [rows, narrow]);
 
   const visibleRows = Math.min(rows.length, MAX_VISIBLE_ROWS);
   const windowCount = rows.reduce((n, r) => n + r.windows.length, 0);
@@ -151,7 +199,7 @@ export function GanttChart({ rows }: { rows: GanttRow[] }) {
       className="gantt"
       role="img"
       aria-label={`Gantt chart: ${windowCount} validity windows of ${rows.length} facts across ${new Set(rows.map((r) => r.scope)).size} scopes. The same data is listed in the table below.`}
-      style={{ height: `${visibleRows * ROW_HEIGHT + 120}px` }}
+      style={{ height: `${visibleRows * layout.rowHeight + 120}px` }}
     />
   );
 }

@@ -1,5 +1,5 @@
-/** Building blocks shared by the views: headings, loading, errors, empty states, badges. */
-import { useEffect, useRef, type ReactNode } from 'react';
+/** Building blocks shared by the views: headings, loading, errors, empty states, badges, tables, copying. */
+import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ApiError } from '../api.ts';
 
 /** False until the first view has shown: a fresh page load leaves focus at the top (skip link first). */
@@ -106,17 +106,86 @@ export function RateBar({ rate, tone = 'info' }: { rate: number; tone?: 'info' |
 }
 
 /**
- * A data table in a wrapper that scrolls it sideways on narrow screens: a region labelled by the
- * table's caption, which keyboard users can focus and scroll (WCAG 2.1.1; axe
- * `scrollable-region-focusable`). Children are the table's head and body.
+ * A data table in a wrapper that scrolls it sideways if it must: a region labelled by the table's
+ * caption, which keyboard users can focus and scroll (WCAG 2.1.1; axe `scrollable-region-focusable`).
+ * On phones each row becomes a compact card, its cells label/value pairs in `phoneColumns` columns
+ * (cells with the class `phone-wide` take a whole line). Children are the table's head and body.
  */
-export function DataTable({ caption, children }: { caption: string; children: ReactNode }) {
+export function DataTable({ caption, children, phoneColumns = 2 }: { caption: string; children: ReactNode; phoneColumns?: 2 | 3 }) {
   return (
     <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
-      <table className="data-table stack-on-phone">
+      <table className={`data-table stack-on-phone phone-cols-${phoneColumns}`}>
         <caption className="visually-hidden">{caption}</caption>
         {children}
       </table>
     </div>
+  );
+}
+
+/**
+ * A scope path as a tag. It may wrap after a `/` separator and nowhere else: each segment is kept
+ * whole (a long path breaks as "backend/" + "payments", never "infra/ca" + "che").
+ */
+export function ScopeTag({ scope }: { scope: string }) {
+  const segments = scope.split('/');
+  return (
+    <code className="scope-tag">
+      {segments.map((segment, i) => (
+        <Fragment key={i}>
+          {i > 0 ? <wbr /> : null}
+          <span className="scope-segment">{i < segments.length - 1 ? `${segment}/` : segment}</span>
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
+const COPIED = 'Copied to the clipboard.';
+
+/**
+ * Copies text to the clipboard and says how it went. Where the Clipboard API is unavailable (plain
+ * HTTP, a refused permission) it selects `fallback`'s text instead, for Ctrl+C.
+ */
+export async function copyText(text: string, fallback?: HTMLElement | null): Promise<string> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return COPIED;
+  } catch {
+    if (fallback instanceof HTMLInputElement || fallback instanceof HTMLTextAreaElement) {
+      fallback.focus();
+      fallback.select();
+    } else if (fallback) {
+      window.getSelection()?.selectAllChildren(fallback);
+    }
+    return 'Your browser blocked clipboard access: the text is selected, press Ctrl+C (⌘C) to copy it.';
+  }
+}
+
+/**
+ * A "Copy" button for one piece of text (`what`, read by screen readers after "Copy": "Copy token").
+ * It reads "Copied" for a few seconds after it worked, and a polite live region says so; when the
+ * browser refused, the live region shows how to copy instead.
+ */
+export function CopyButton({ text, what, fallback }: { text: string; what: string; fallback?: () => HTMLElement | null }) {
+  const [status, setStatus] = useState<string | null>(null);
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  const copy = async () => {
+    const outcome = await copyText(text, fallback?.());
+    setStatus(outcome);
+    window.clearTimeout(timer.current);
+    if (outcome === COPIED) timer.current = window.setTimeout(() => setStatus(null), 4000);
+  };
+  const copied = status === COPIED;
+  return (
+    <span className="copy">
+      <span role="status" className={status && !copied ? 'copy-status small' : 'visually-hidden'}>
+        {copied ? 'Copied' : status}
+      </span>
+      <button type="button" className="button button-secondary button-small" onClick={() => void copy()}>
+        {copied ? 'Copied' : 'Copy'}
+        <span className="visually-hidden"> {what}</span>
+      </button>
+    </span>
   );
 }

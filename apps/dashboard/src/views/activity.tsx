@@ -61,7 +61,7 @@ export function ActivityView() {
             <tbody>
               {agents.map((a) => (
                 <tr key={a.agent_id}>
-                  <th scope="row" data-label="Agent">
+                  <th scope="row" data-label="Agent" className="phone-wide">
                     {a.agent_id}
                   </th>
                   <td data-label="Commits" className="numeric">

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, queryString, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone } from '../components/ui.tsx';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, ScopeTag, StatusMessage, type BadgeTone } from '../components/ui.tsx';
 import { DETECTOR_LABELS, formatDateTime, formatRelative, KIND_LABELS } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
@@ -110,7 +110,7 @@ export function ConflictsView() {
           data.groups.map((group) => (
             <section key={group.scope} className="conflict-group" aria-labelledby={`scope-${group.scope}`}>
               <h2 id={`scope-${group.scope}`} className="group-heading">
-                <span className="muted">Scope</span> <code>{group.scope}</code>{' '}
+                <span className="muted">Scope</span> <ScopeTag scope={group.scope} />{' '}
                 <span className="count">
                   {group.conflicts.length} {group.conflicts.length === 1 ? 'conflict' : 'conflicts'}
                 </span>
@@ -173,7 +173,7 @@ function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved
                 <div>
                   <dt>Scope</dt>
                   <dd>
-                    <code>{fact.scope}</code>
+                    <ScopeTag scope={fact.scope} />
                   </dd>
                 </div>
               </dl>

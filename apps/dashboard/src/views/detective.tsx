@@ -85,7 +85,7 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
         {status.recent_runs.length === 0 ? (
           <EmptyState title="No detection runs yet">A run starts shortly after agents commit facts.</EmptyState>
         ) : (
-          <DataTable caption="Recent detection runs, newest first">
+          <DataTable caption="Recent detection runs, newest first" phoneColumns={3}>
             <thead>
               <tr>
                 <th scope="col">Started</th>
@@ -96,12 +96,8 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
                 <th scope="col" className="numeric">
                   Facts read
                 </th>
-                <th scope="col" className="numeric">
-                  Conflicts raised
-                </th>
-                <th scope="col" className="numeric">
-                  Facts settled
-                </th>
+                <ShortHeader short="Conflicts" full="Conflicts raised" />
+                <ShortHeader short="Settled" full="Facts settled" />
                 <th scope="col">Narrative</th>
                 <th scope="col" className="numeric">
                   Tokens
@@ -117,6 +113,15 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
         )}
       </section>
     </>
+  );
+}
+
+/** A numeric column's header, shortened so the table fits: the full name is its title and accessible name. */
+function ShortHeader({ short, full }: { short: string; full: string }) {
+  return (
+    <th scope="col" className="numeric" aria-label={full}>
+      <abbr title={full}>{short}</abbr>
+    </th>
   );
 }
 
@@ -138,7 +143,7 @@ function RunRow({ run }: { run: DetectionRun }) {
   const narrative = narrativeSummary(run);
   return (
     <tr>
-      <td data-label="Started" className="nowrap">
+      <td data-label="Started" className="nowrap phone-span-2">
         <time dateTime={run.started_at ?? undefined}>{formatDateTime(run.started_at)}</time>
       </td>
       <td data-label="Status">

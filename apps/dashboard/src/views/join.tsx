@@ -2,13 +2,51 @@
  * Join with an invite key (`POST /api/v1/join`): creates a member with its own token, shows the
  * token once with the agent configuration, and offers to sign in with it.
  */
-import { useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api.ts';
-import { ErrorNotice } from '../components/ui.tsx';
+import { CopyButton, ErrorNotice } from '../components/ui.tsx';
 import { formText } from '../forms.ts';
 import { Link, navigate } from '../router.tsx';
 import { useSessionApi } from '../session.tsx';
 import type { Joined } from '../types.ts';
+
+/** One agent's configuration in the server's setup text: a title line ending in ":" and the lines under it. */
+interface SetupBlock {
+  title: string | null;
+  body: string;
+}
+
+/** Splits the setup text into its blocks (separated by blank lines), each without its common indent. */
+export function setupBlocks(text: string): SetupBlock[] {
+  return text
+    .split(/\n[ \t]*\n/)
+    .map((chunk) => chunk.replace(/^\n+|\s+$/g, ''))
+    .filter(Boolean)
+    .map((chunk) => {
+      const lines = chunk.split('\n');
+      const title = lines.length > 1 && lines[0]!.trimEnd().endsWith(':') ? lines.shift()!.trim().replace(/:$/, '') : null;
+      const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length));
+      return { title, body: lines.map((l) => l.slice(indent)).join('\n') };
+    });
+}
+
+/** A configuration block with its title and a button that copies exactly the block. */
+function SetupBlockView({ block }: { block: SetupBlock }) {
+  const id = useId();
+  const pre = useRef<HTMLPreElement>(null);
+  const name = block.title?.replace(/\s*\(.*\)$/, '') ?? 'configuration';
+  return (
+    <figure className="config-block" aria-labelledby={block.title ? id : undefined} aria-label={block.title ? undefined : 'Configuration'}>
+      <div className="config-head">
+        {block.title ? <span id={id}>{block.title}</span> : <span />}
+        <CopyButton text={block.body} what={`the ${name} configuration`} fallback={() => pre.current} />
+      </div>
+      <pre ref={pre} className="code-block">
+        {block.body}
+      </pre>
+    </figure>
+  );
+}
 
 export function JoinView() {
   const { state, signIn } = useSessionApi();
@@ -60,12 +98,17 @@ export function JoinView() {
         </p>
         <div className="field">
           <label htmlFor="new-token">Your token</label>
-          <input id="new-token" readOnly value={joined.token} className="mono" onFocus={(e) => e.currentTarget.select()} />
+          <div className="copy-field">
+            <input id="new-token" readOnly value={joined.token} className="mono" onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={joined.token} what="token" fallback={() => document.getElementById('new-token')} />
+          </div>
         </div>
         {joined.client_setup ? (
           <details className="card">
             <summary>Connect your coding agent</summary>
-            <pre className="code-block">{joined.client_setup}</pre>
+            {setupBlocks(joined.client_setup).map((block, i) => (
+              <SetupBlockView key={i} block={block} />
+            ))}
           </details>
         ) : null}
         {error ? <ErrorNotice error={error} title="Could not sign in" /> : null}

@@ -6,7 +6,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone, DataTable } from '../components/ui.tsx';
+import { Badge, copyText, CopyButton, DataTable, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone } from '../components/ui.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { useSession } from '../session.tsx';
 import type { CreatedInvite, Invite, Member, Token, Workspace } from '../types.ts';
@@ -34,18 +34,6 @@ export function joinInstructions(workspace: { name: string; engram_id?: string }
   ].join('\n');
 }
 
-/** Copies text; falls back to selecting it where the Clipboard API is unavailable (plain HTTP). */
-async function copyText(text: string, fallback: HTMLTextAreaElement | null): Promise<string> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return 'Copied to the clipboard.';
-  } catch {
-    fallback?.focus();
-    fallback?.select();
-    return 'Your browser blocked clipboard access: the text is selected, press Ctrl+C (⌘C) to copy it.';
-  }
-}
-
 export function MembersView() {
   const session = useSession();
   const owner = session.member.role === 'owner';
@@ -56,6 +44,7 @@ export function MembersView() {
   const [message, setMessage] = useState<string | null>(null);
   const names = new Map((membersList.data?.members ?? []).map((m) => [m.member_id, m.display_name ?? 'Unnamed member']));
   const liveOwners = (membersList.data?.members ?? []).filter((m) => m.role === 'owner' && !m.removed_at).length;
+  const claudeCommand = `claude mcp add --transport http engram ${mcpUrl()} --header "Authorization: Bearer <your token>"`;
   const afterRemoval = () => {
     membersList.reload();
     tokens.reload();
@@ -82,7 +71,13 @@ export function MembersView() {
         <p>
           MCP endpoint: <code>{mcpUrl()}</code>
         </p>
-        <pre className="code-block">{`claude mcp add --transport http engram ${mcpUrl()} --header "Authorization: Bearer <your token>"`}</pre>
+        <figure className="config-block" aria-labelledby="claude-code-heading">
+          <div className="config-head">
+            <span id="claude-code-heading">Claude Code (run in a terminal)</span>
+            <CopyButton text={claudeCommand} what="the Claude Code command" />
+          </div>
+          <pre className="code-block">{claudeCommand}</pre>
+        </figure>
       </section>
 
       <section aria-labelledby="members-heading">
@@ -109,7 +104,7 @@ export function MembersView() {
             <tbody>
               {membersList.data.members.map((m) => (
                 <tr key={m.member_id} data-member-id={m.member_id}>
-                  <th scope="row" data-label="Name">
+                  <th scope="row" data-label="Name" className="phone-wide">
                     {m.display_name ?? <span className="muted">Unnamed member</span>} {m.you ? <Badge tone="info">You</Badge> : null}
                     {m.removed_at ? <Badge>Removed</Badge> : null}
                   </th>
@@ -118,7 +113,7 @@ export function MembersView() {
                   <td data-label="Active tokens" className="numeric">
                     {m.active_tokens}
                   </td>
-                  <td data-label="Actions">
+                  <td data-label="Actions" className="phone-wide">
                     {/* Owners remove anyone, anyone may leave; a workspace always keeps one owner. */}
                     {!m.removed_at && (owner || m.you) && !(m.role === 'owner' && liveOwners <= 1) ? (
                       <RemoveMember member={m} name={names.get(m.member_id) ?? 'Unnamed member'} onRemoved={afterRemoval} onMessage={setMessage} />
@@ -226,9 +221,9 @@ function InvitesSection({
         </h3>
         <div className="field">
           <label htmlFor="i-role">Role</label>
-          <select id="i-role" name="role" defaultValue="member">
-            <option value="member">Member (read and write)</option>
-            <option value="reader">Reader (read only)</option>
+          <select id="i-role" name="role" defaultValue="member" aria-describedby="i-role-hint">
+            <option value="member">Member</option>
+            <option value="reader">Reader</option>
           </select>
         </div>
         <div className="field">
@@ -244,6 +239,9 @@ function InvitesSection({
             {busy ? 'Creating…' : 'Create invite'}
           </button>
         </div>
+        <p id="i-role-hint" className="hint full-row">
+          A member reads and writes facts; a reader only reads them.
+        </p>
         {error ? (
           <div className="full-row">
             <ErrorNotice error={error} title="The invite was not created" />
@@ -403,7 +401,7 @@ function InviteRow({ invite, onChanged, onMessage }: { invite: Invite; onChanged
       <td data-label="Status">
         <Badge tone={INVITE_TONE[invite.status] ?? 'neutral'}>{INVITE_LABEL[invite.status] ?? invite.status}</Badge>
       </td>
-      <td data-label="Actions">
+      <td data-label="Actions" className="phone-wide">
         {invite.status === 'active' ? (
           <ConfirmAction
             label={`Revoke invite created ${formatDateTime(invite.created_at)}`}
@@ -430,7 +428,7 @@ function TokenRow({ token, memberName, onChanged, onMessage }: { token: Token; m
       <td data-label="Created">{formatDate(token.created_at)}</td>
       <td data-label="Last used">{token.last_used_at ? formatRelative(token.last_used_at) : 'never'}</td>
       <td data-label="Status">{token.revoked_at ? <Badge>Revoked {formatDate(token.revoked_at)}</Badge> : <Badge tone="success">Active</Badge>}</td>
-      <td data-label="Actions">
+      <td data-label="Actions" className="phone-wide">
         {token.revoked_at ? null : (
           <ConfirmAction
             label={`Revoke token of ${memberName}${token.label ? ` (${token.label})` : ''}`}

@@ -5,7 +5,7 @@
 import { useMemo, type FormEvent } from 'react';
 import { queryString, useApi } from '../api.ts';
 import { GanttChart, ganttRows } from '../components/gantt-chart.tsx';
-import { EmptyState, ErrorNotice, Loading, PageHeader, DataTable } from '../components/ui.tsx';
+import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, ScopeTag } from '../components/ui.tsx';
 import { formText } from '../forms.ts';
 import { endOfDayIso, formatDateTime, startOfDayIso } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
@@ -90,9 +90,11 @@ export default function TimelineView() {
                     row.windows.map((w) => (
                       <tr key={w.id}>
                         <td data-label="Scope">
-                          <code>{w.scope}</code>
+                          <ScopeTag scope={w.scope} />
                         </td>
-                        <td data-label="Fact">{w.content}</td>
+                        <td data-label="Fact" className="phone-wide">
+                          {w.content}
+                        </td>
                         <td data-label="Agent">{w.agent_id}</td>
                         <td data-label="Valid from">{formatDateTime(w.valid_from)}</td>
                         <td data-label="Valid until">{w.valid_until ? formatDateTime(w.valid_until) : 'still current'}</td>
