@@ -570,11 +570,24 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
       await commit(agentA, payments[0]!, 'backend/payments', 'agent-a');
       await commit(agentB, payments[1]!, 'backend/payments', 'agent-b');
       await commit(agentA, cacheFact, 'infra/cache', 'agent-a', { ttl_days: 5 });
+      // Two agents disagree: an open conflict whose explanation names the facts' days.
+      await commit(agentA, 'The checkout request timeout is 30 seconds', 'checkout/api', 'agent-a');
+      await commit(agentB, 'The checkout request timeout is 45 seconds', 'checkout/api', 'agent-b');
       await detectionSettled();
     });
 
     for (const width of Object.keys(WIDTHS) as Width[]) {
       const viewport = WIDTHS[width];
+
+      it(`dates conflict explanations as the cards date facts, not in ISO form (${width})`, { timeout: 60_000 }, async () => {
+        const p = await ownerPage(width);
+        await open(p, '/conflicts', 'Conflicts');
+        await p.locator('.conflict-explanation').first().waitFor();
+        const explanations = await p.locator('.conflict-explanation').allTextContents();
+        for (const text of explanations) expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+        expect(explanations.join(' ')).toMatch(/[A-Z][a-z]{2} \d{1,2}, \d{4}/);
+        await shot(`conflict-explanations-${width}`, p);
+      });
 
       it(`wraps scope tags only at their "/" separators (${width})`, { timeout: 60_000 }, async () => {
         const p = await ownerPage(width);
