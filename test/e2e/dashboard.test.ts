@@ -383,6 +383,18 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
       expect(await row.getByText('Open conflict').count()).toBe(0);
     }
     await shot('point-in-time');
+
+    // Whether a conflict was open is answered for that moment too: open between its detection and
+    // its resolution, not before, not after (and the page says "Conflict open then").
+    const conflict = resolved.groups[0]!.conflicts[0]! as unknown as { detected_at: string };
+    const openAt = async (instant: number) => {
+      const listed = await rest<{ facts: { id: string; has_open_conflict: boolean }[] }>(`/api/v1/facts?as_of=${encodeURIComponent(new Date(instant).toISOString())}`);
+      return listed.facts.filter((f) => f.id === facts.low.fact_id || f.id === facts.high.fact_id).map((f) => f.has_open_conflict);
+    };
+    const detectedAt = new Date(conflict.detected_at).getTime();
+    expect(await openAt(detectedAt + 1)).toEqual([true, true]);
+    expect(await openAt(closedAt - 1)).toEqual([true, true]);
+    expect(await openAt(new Date(facts.high.committed_at!).getTime())).not.toContain(true);
   });
 
   it('merges a conflict into a fact the human types', { timeout: 90_000 }, async () => {

@@ -53,11 +53,17 @@ export interface FactListRow {
   has_open_conflict: boolean;
 }
 
-const LIST_COLUMNS = sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, f.fact_type, f.confidence, f.provenance,
+/**
+ * The listed columns. `has_open_conflict` is as of `asOf` when given (a conflict detected by then
+ * and not yet settled then, whatever it became later), else now.
+ */
+const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, f.fact_type, f.confidence, f.provenance,
   f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents,
   exists (
     select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
-    where cf.workspace_id = f.workspace_id and cf.fact_id = f.id and c.status = 'open'
+    where cf.workspace_id = f.workspace_id and cf.fact_id = f.id and ${
+      asOf ? sql`c.detected_at <= ${ts(asOf)} and (c.resolved_at is null or c.resolved_at > ${ts(asOf)})` : sql`c.status = 'open'`
+    }
   ) as has_open_conflict`;
 
 function listRow(r: Record<string, unknown>): FactListRow {
@@ -118,7 +124,7 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   if (params.readable) filters.push(params.readable);
   const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    tenant.read<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${where}
+    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f where ${where}
           order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
     ),
     tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
@@ -140,7 +146,7 @@ export async function listExpiringFacts(
   ];
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select ${LIST_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
+  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f where ${sql.join(filters, sql` and `)}
         order by f.expires_at, f.id limit ${params.limit}`,
   );
   return rows.map(listRow);

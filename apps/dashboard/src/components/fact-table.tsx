@@ -51,9 +51,10 @@ const STATE_THEN = {
 } as const;
 
 /**
- * A fact's badges as of a past instant: its state then (from its window), what happened to it later,
- * and only the badges that hold for that instant. Whether a conflict was open then, and how many
- * agents had corroborated it then, the API does not say (it reports today's), so those are left out.
+ * A fact's badges as of a past instant: its state then (from its window), whether a conflict over
+ * it was open then (the API evaluates that at `as_of`), what happened to it later, and only the
+ * badges that hold for that instant. How many agents had corroborated it then is not recorded
+ * (the count is today's), so that badge is left out.
  */
 export function FactBadgesAsOf({ fact, asOf }: { fact: Fact; asOf: string }) {
   const instant = new Date(asOf).getTime();
@@ -69,6 +70,11 @@ export function FactBadgesAsOf({ fact, asOf }: { fact: Fact; asOf: string }) {
       <Badge tone={STATE_THEN[state].tone} title={`As of ${formatInstant(asOf)}`}>
         {STATE_THEN[state].label}
       </Badge>
+      {fact.has_open_conflict ? (
+        <Badge tone="danger" title={`A conflict over this fact was open on ${formatDateTime(asOf)}`}>
+          Conflict open then
+        </Badge>
+      ) : null}
       {fact.verified ? <Badge tone="success">Verified</Badge> : null}
       {fact.durability === 'ephemeral' ? <Badge tone="warning">Ephemeral</Badge> : null}
       {state === 'current' && expires !== undefined ? (
