@@ -32,9 +32,13 @@ describe('embedded mode state', () => {
   it('creates the default workspace on first run and reuses its token after', async () => {
     const first = await ensureLocalWorkspace(handle.db, 'local-secret-0123456789-abcdefghijklmnop', dataDir);
     expect(first.created).toBe(true);
+    // The invite the new workspace was created with is handed back once (for the banner), never stored.
+    expect(first.invite).toMatchObject({ key: expect.stringMatching(/^ek_/), uses: 10 });
     expect(fs.statSync(path.join(dataDir, 'local-workspace.json')).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(path.join(dataDir, 'local-workspace.json'), 'utf8')).not.toContain(first.invite!.key);
     const second = await ensureLocalWorkspace(handle.db, 'local-secret-0123456789-abcdefghijklmnop', dataDir);
-    expect(second).toEqual({ ...first, created: false });
+    const { invite: _invite, ...recorded } = first;
+    expect(second).toEqual({ ...recorded, created: false });
     expect(await countWorkspaces(handle.db)).toBe(1);
     expect((await authenticateToken(handle.db, second.owner_token)).engramId).toBe(first.engram_id);
   });
