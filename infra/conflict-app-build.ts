@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { staleSince } from './build-freshness.ts';
 import type { PluginBuild } from 'esbuild';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -21,21 +22,9 @@ export const CONFLICT_APP_ROOT = path.join(repo, 'apps/conflict-app');
 export const CONFLICT_APP_FILE = path.join(CONFLICT_APP_ROOT, 'dist/conflict-app.html');
 const SOURCES = ['package.json', 'src'].map((p) => path.join(CONFLICT_APP_ROOT, p));
 
-function newestMtime(target: string): number {
-  const stat = fs.statSync(target, { throwIfNoEntry: false });
-  if (!stat) return 0;
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of fs.readdirSync(target)) newest = Math.max(newest, newestMtime(path.join(target, entry)));
-  return newest;
-}
-
 /** Why the build is out of date, or null when it matches the sources. */
 export function conflictAppStaleReason(): string | null {
-  const built = fs.statSync(CONFLICT_APP_FILE, { throwIfNoEntry: false });
-  if (!built) return 'not built yet';
-  const changed = [...SOURCES, path.join(repo, 'package-lock.json'), fileURLToPath(import.meta.url)].find((s) => newestMtime(s) > built.mtimeMs);
-  return changed ? `${path.relative(repo, changed)} changed since the last build` : null;
+  return staleSince(CONFLICT_APP_FILE, [...SOURCES, fileURLToPath(import.meta.url)]);
 }
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

@@ -14,27 +14,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { staleSince } from './build-freshness.ts';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 export const DASHBOARD_ROOT = path.join(repo, 'apps/dashboard');
 export const DASHBOARD_DIST = path.join(DASHBOARD_ROOT, 'dist');
 const SOURCES = ['index.html', 'vite.config.ts', 'package.json', 'src', 'public'].map((p) => path.join(DASHBOARD_ROOT, p));
 
-function newestMtime(target: string): number {
-  const stat = fs.statSync(target, { throwIfNoEntry: false });
-  if (!stat) return 0;
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of fs.readdirSync(target)) newest = Math.max(newest, newestMtime(path.join(target, entry)));
-  return newest;
-}
-
 /** Why the build is out of date, or null when dist matches the sources. */
 export function staleReason(): string | null {
-  const built = fs.statSync(path.join(DASHBOARD_DIST, 'index.html'), { throwIfNoEntry: false });
-  if (!built) return 'not built yet';
-  const changed = [...SOURCES, path.join(repo, 'package-lock.json')].find((s) => newestMtime(s) > built.mtimeMs);
-  return changed ? `${path.relative(repo, changed)} changed since the last build` : null;
+  return staleSince(path.join(DASHBOARD_DIST, 'index.html'), SOURCES);
 }
 
 /** Runs the production build (Vite) in this process (a CLI run of this script). */
