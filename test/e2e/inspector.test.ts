@@ -3,14 +3,13 @@
  * server: with a member token it lists and calls the tools, lists and reads the resources, lists
  * and gets the prompts, and its tool-schema portability lint finds nothing to report.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/cli.ts';
+import { REPO_ROOT, runScript, type Finished } from '../support/cli.ts';
 import { startTestServer } from '../support/server.ts';
 
 const PACKAGE = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector');
@@ -18,12 +17,6 @@ const PACKAGE = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspect
 const INSPECTOR = path.join(PACKAGE, (JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['mcp-inspector']!);
 /** What a session needs: an owner token sees these (and engram_promote, engram_join). */
 const TOOLS = ['engram_status', 'engram_query', 'engram_commit', 'engram_conflicts', 'engram_resolve'];
-
-interface Inspection {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The `--format json` envelope on stdout; `schemaFindings` is there only with `--strict` and findings. */
 interface Envelope {
@@ -52,26 +45,14 @@ interface Envelope {
 const SCHEMA_WARNING = /Schema portability|(Warning|Error): tool "|warn/i;
 
 /** Runs `mcp-inspector --cli <args>` to completion, with JSON output and a home of its own. */
-function inspect(home: string, args: string[]): Promise<Inspection> {
-  return new Promise((resolve, reject) => {
-    // Without `--stored-auth-only` a refused token would start an interactive OAuth login.
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...args, '--format', 'json', '--stored-auth-only'], {
-      cwd: REPO_ROOT,
-      // It keeps a catalog and client storage under ~/.mcp-inspector, and reads MCP_* and proxy
-      // variables: nothing from the developer's shell or home leaks in or out.
-      env: { PATH: process.env.PATH ?? '', HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function inspect(home: string, args: string[]): Promise<Finished> {
+  // Without `--stored-auth-only` a refused token would start an interactive OAuth login. It keeps a
+  // catalog and client storage under ~/.mcp-inspector, and reads MCP_* and proxy variables: nothing
+  // from the developer's shell or home leaks in or out.
+  return runScript(INSPECTOR, ['--cli', ...args, '--format', 'json', '--stored-auth-only'], { PATH: process.env.PATH ?? '', HOME: home });
 }
 
-function envelope(run: Inspection): Envelope {
+function envelope(run: Finished): Envelope {
   expect(run.code, `exit code; stderr: ${run.stderr}\nstdout: ${run.stdout.slice(0, 4000)}`).toBe(0);
   return JSON.parse(run.stdout) as Envelope;
 }

@@ -9,10 +9,22 @@ export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...extra };
 }
 
+/** What a finished process printed, and how it exited. */
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /** Runs `engram <args>` to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  return runScript(CLI, args, env);
+}
+
+/** Runs a Node script with this Node, from the repository root, to completion (no stdin). */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: REPO_ROOT });
+    const child = spawn(process.execPath, [script, ...args], { env, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
