@@ -14,6 +14,8 @@ COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/mcp/package.json packages/mcp/
+# patches/ fixes known defects in dependencies (applied by patch-package at install).
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- dashboard and the conflict MCP App: built with the dev tools; only its static files ship -------
@@ -27,6 +29,7 @@ COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/mcp/package.json packages/mcp/
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY infra/dashboard-build.ts infra/
 COPY apps/dashboard apps/dashboard
@@ -37,7 +40,11 @@ RUN node infra/conflict-app-build.ts build
 
 # --- runtime -----------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
+# The V8 heap is capped at half of the machine's (or the container's) memory: the rest is for the
+# embedded database's WebAssembly memory, buffers and the runtime. V8 otherwise sizes the heap for
+# the host, and a 512 MB machine runs out of memory before it collects.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-old-space-size-percentage=50 \
     HOST=0.0.0.0 \
     PORT=8080 \
     ENGRAM_DATA_DIR=/data

@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { CommitOutput, QueryOutput } from '@engram/core';
+import { detectionJobs } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { eq } from 'drizzle-orm';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, firstLoadSize, staleReason } from '../../infra/dashboard-build.ts';
@@ -859,6 +861,29 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members', exact: true }).click();
     await heading('Sign in to Engram').waitFor();
     await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
+  });
+
+  it('shows failed detection work on the detective view, and lets the owner requeue it (issue 19)', { timeout: 90_000 }, async () => {
+    const p = await ownerPage('laptop');
+    const fact = await commit(agentA, 'The checkout service times out after 30 seconds', 'checkout', 'agent-a');
+    await detectionSettled();
+    // What an outage longer than every retry left behind before retries outlasted outages.
+    await server.db.db
+      .update(detectionJobs)
+      .set({ status: 'failed', attempts: 5, lastError: 'database fault (timeout): The database is too slow to answer right now.' })
+      .where(eq(detectionJobs.triggerFactId, fact.fact_id!));
+    await open(p, '/detective', 'Detective');
+    const attention = p.getByRole('region', { name: 'Detection needs attention' });
+    await attention.getByText(/1 detection job failed after every retry/).waitFor();
+    await attention.getByText(`engram detection requeue --workspace ${owner.engram_id}`).waitFor();
+    await shot('detective-failed-jobs', p);
+
+    await attention.getByRole('button', { name: 'Requeue failed jobs' }).click();
+    await p.getByRole('status').filter({ hasText: 'Requeued 1 detection job' }).waitFor();
+    await detectionSettled();
+    expect(await rest<{ failed_jobs: number; stuck_jobs: number }>('/api/v1/detection/status')).toMatchObject({ failed_jobs: 0, stuck_jobs: 0 });
+    await p.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => attention.count()).toBe(0);
   });
 
   it('reported no script errors and no Content-Security-Policy violations', () => {

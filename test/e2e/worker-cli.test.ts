@@ -70,7 +70,7 @@ describe('engram worker', () => {
       for (let s = await status(); s.pending_jobs > 0 || s.running_jobs > 0 || s.runs_total === 0; s = await status()) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(out).toMatch(/Detection workers running: worker-\w+, worker-\w+/);
+      expect(out).toMatch(/Detection workers running: worker-[\w.]+@\S+, worker-[\w.]+@\S+/);
       const conflicts = await mustCall<{ total: number }>(client, 'engram_conflicts', {});
       expect(conflicts.total).toBe(1);
       worker.kill('SIGTERM');

@@ -30,7 +30,7 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
     expect(health.statusCode).toBe(200);
     expect(health.json()).toMatchObject({ status: 'ok' });
     const ready = await app.inject({ url: '/readyz' });
-    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', writes: 'ok', migrations: 'ok' } });
   });
 
   it('answers unknown routes with a JSON 404', async () => {
@@ -232,7 +232,7 @@ describe('readiness before migrations', () => {
     try {
       const res = await app.inject({ url: '/readyz' });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', migrations: `${MIGRATION_COUNT} pending` } });
+      expect(res.json()).toEqual({ status: 'not_ready', checks: { database: 'ok', writes: 'ok', migrations: `${MIGRATION_COUNT} pending` } });
     } finally {
       await app.close();
       await handle.close();

@@ -107,7 +107,7 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
     const other = await provisionWorkspace(handle.db, TEST_SECRET, {});
     const otherPrincipal = await authenticateToken(handle.db, other.ownerToken);
     const otherStatus = await getStatus(handle.db, otherPrincipal, { llm: { enabled: false, model: 'x' }, tools: [] });
-    expect(otherStatus.memory.current_facts).toBe(0);
+    expect(otherStatus.memory?.current_facts).toBe(0);
     await tenant.delete(facts, eq(facts.scope, 'auth'));
   });
 });

@@ -153,6 +153,16 @@ export interface DetectionStatus {
   pending_jobs: number;
   running_jobs: number;
   failed_jobs: number;
+  /** Due over a minute ago with no worker taking them, or held by a run whose lease lapsed (newer servers). */
+  stuck_jobs?: number;
+  /** Pending again after a failed run, waiting out their backoff. */
+  retrying_jobs?: number;
+  stuck_since?: string | null;
+  stalled_runs?: number;
+  /** The newest error of a failed or retrying job. */
+  last_error?: string | null;
+  /** What to do about failed or stuck work; null when nothing is wrong. */
+  note?: string | null;
   last_run_at: string | null;
   runs_total: number;
   tokens: { prompt: number; completion: number };

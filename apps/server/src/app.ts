@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
 import { registerAuditHook } from './plugins/audit.ts';
-import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './plugins/errors.ts';
+import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling, registerRequestDeadline } from './plugins/errors.ts';
 import { registerInputGuard, registerRequestGuard } from './plugins/request-guard.ts';
 import { registerCors } from './plugins/cors.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -50,7 +50,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
     void reply.header('x-request-id', request.id);
   });
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, ctx.db.health);
+  registerRequestDeadline(app, ctx.config.databaseLimits.requestDeadlineMs);
   registerRequestGuard(app, ctx.config);
   registerCors(app, ctx.config);
   registerInputGuard(app);

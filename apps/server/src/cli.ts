@@ -12,6 +12,7 @@ import { createDb, migrate } from '@engram/db';
 import { startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
+import { detectionCommand } from './commands/detection.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { memberCommand } from './commands/members.ts';
 import { reembedCommand } from './commands/reembed.ts';
@@ -53,6 +54,12 @@ Commands:
   worker                    Run detection workers as their own process (needs DATABASE_URL;
                             start the service with ENGRAM_IN_PROCESS_WORKER=false)
       --concurrency <n>       Workers in this process (default 1)
+  detection status          Detection jobs per workspace: pending, running, failed, stuck
+      --workspace <ENG-id>    One workspace (default: all)
+      --json                  Print JSON
+  detection requeue         Requeue failed detection jobs: due now, attempts reset (audited)
+      --workspace <ENG-id>    One workspace
+      --all                   Every workspace
   reembed                   Recompute embeddings with the configured embedder
   help                      Show this message
 
@@ -97,7 +104,7 @@ async function start(config: Config, args: string[]): Promise<void> {
 }
 
 async function runMigrate(config: Config): Promise<void> {
-  const db = await createDb(config.database);
+  const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     const result = await migrate(db.db);
     process.stdout.write(`Migrations: ${result.applied} applied, ${result.total} in total; the database is up to date.\n`);
@@ -117,7 +124,7 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
     },
   });
-  const db = await createDb(config.database);
+  const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     await migrate(db.db);
     const created = await provisionWorkspace(db.db, resolveSecret(config), {
@@ -185,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'worker':
       return workerCommand(config, rest);
+    case 'detection':
+      return detectionCommand(config, rest);
     case 'reembed':
       await reembedCommand(config);
       return 0;

@@ -1,6 +1,7 @@
 import type { Config } from '@engram/config';
 import { AuditLog, createDetective, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, type DetectionWorker } from '@engram/core';
-import { createDb, migrate, type DbHandle } from '@engram/db';
+import { migrate, type DbHandle } from '@engram/db';
+import { openDatabase } from './database.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
@@ -32,7 +33,7 @@ function displayHost(host: string): string {
  * named `ownerName` when this start creates it), and listens.
  */
 export async function startServer(config: Config, logger: Logger, options: { ownerName?: string } = {}): Promise<RunningServer> {
-  const db = await createDb(config.database);
+  const db = await openDatabase(config, logger);
   try {
     const migrations = await migrate(db.db);
     if (migrations.applied > 0) logger.info({ applied: migrations.applied }, 'migrations applied');
@@ -41,11 +42,17 @@ export async function startServer(config: Config, logger: Logger, options: { own
 
     const embedder = createEmbedder(config);
     const audit = new AuditLog(db.db, logger);
-    const limits = new RateLimiter(db.db, { log: logger });
+    const limits = new RateLimiter(db.control, { log: logger });
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
-    const maintenance = startMaintenance({ db: db.db, embedder, log: logger });
-    const worker = config.inProcessWorker ? startDetectionWorker({ db: db.db, log: logger, detective: createDetective(config) }) : undefined;
+    const maintenance = startMaintenance({ db: db.background, embedder, log: logger });
+    // Embedded: this process owns the data directory, so runs a crash left "running" are released at once.
+    const worker = config.inProcessWorker
+      ? startDetectionWorker(
+          { db: db.background, log: logger, detective: createDetective(config) },
+          { leaseMs: config.detectionLeaseMs, exclusive: db.kind === 'pglite' },
+        )
+      : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;

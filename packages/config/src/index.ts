@@ -14,6 +14,8 @@ export interface Config {
   database:
     | { kind: 'postgres'; url: string }
     | { kind: 'pglite'; dataDir: string };
+  /** Pool size and bounded waits for the database (see README, "Reliability"). */
+  databaseLimits: DatabaseLimits;
   /** Directory for local state: the embedded database, the generated secret, the local owner token. */
   dataDir: string;
   /** Server secret that encrypts invite keys. Absent only in embedded mode, where one is generated into `dataDir`. */
@@ -32,6 +34,8 @@ export interface Config {
   trustProxy: boolean;
   /** Run a detection worker inside the service process (off when `engram worker` processes do it). */
   inProcessWorker: boolean;
+  /** A detection run's lease, renewed every third of it: how soon a dead worker's run is taken over. */
+  detectionLeaseMs: number;
   /** How long a dashboard sign-in lasts (it never outlives its member token). */
   sessionTtlMs: number;
   /** Limits for callers without a member token, counted per client address. */
@@ -48,6 +52,28 @@ export interface Config {
   /** Which embedder computes fact vectors: OpenAI(-compatible) when a key is set, else local. */
   embeddings: { provider: 'local' | 'openai'; model: string };
   logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** How long anything may wait on the database, and how many connections a process opens. */
+export interface DatabaseLimits {
+  /** Connections of the request pool (Postgres); auth/status and background work have small pools of their own. */
+  poolSize: number;
+  /** Most seconds a new Postgres connection may take. */
+  connectTimeoutSeconds: number;
+  /** statement_timeout of read-only work (queries, lists, the dashboard). */
+  readTimeoutMs: number;
+  /** statement_timeout of writes (commits, resolutions, management). */
+  writeTimeoutMs: number;
+  /** statement_timeout of detection runs and maintenance. */
+  detectionTimeoutMs: number;
+  /** lock_timeout of every request (migrations wait longer). */
+  lockTimeoutMs: number;
+  /** Most milliseconds a request may take before it is answered with a retryable error. */
+  requestDeadlineMs: number;
+  /** How long `engram start` waits for the database to accept connections before giving up. */
+  startupWaitSeconds: number;
+  /** Embedded database: writes are refused while the disk under the data directory has less free space. */
+  minFreeDiskMb: number;
 }
 
 /** Raised when the environment does not describe a valid configuration; the message lists every problem. */
@@ -154,6 +180,16 @@ export const EnvSchema = z
     ENGRAM_OAUTH: optional(booleanFlag('ENGRAM_OAUTH')),
     ENGRAM_TRUST_PROXY: optional(booleanFlag('ENGRAM_TRUST_PROXY')),
     ENGRAM_IN_PROCESS_WORKER: optional(booleanFlag('ENGRAM_IN_PROCESS_WORKER')),
+    ENGRAM_DETECTION_LEASE_SECONDS: positiveInt('ENGRAM_DETECTION_LEASE_SECONDS', 15),
+    ENGRAM_DB_POOL_SIZE: positiveInt('ENGRAM_DB_POOL_SIZE', 10),
+    ENGRAM_DB_CONNECT_TIMEOUT_SECONDS: positiveInt('ENGRAM_DB_CONNECT_TIMEOUT_SECONDS', 5),
+    ENGRAM_DB_READ_TIMEOUT_MS: positiveInt('ENGRAM_DB_READ_TIMEOUT_MS', 5_000),
+    ENGRAM_DB_WRITE_TIMEOUT_MS: positiveInt('ENGRAM_DB_WRITE_TIMEOUT_MS', 10_000),
+    ENGRAM_DB_DETECTION_TIMEOUT_MS: positiveInt('ENGRAM_DB_DETECTION_TIMEOUT_MS', 60_000),
+    ENGRAM_DB_LOCK_TIMEOUT_MS: positiveInt('ENGRAM_DB_LOCK_TIMEOUT_MS', 2_000),
+    ENGRAM_REQUEST_DEADLINE_MS: positiveInt('ENGRAM_REQUEST_DEADLINE_MS', 15_000),
+    ENGRAM_DB_STARTUP_WAIT_SECONDS: positiveInt('ENGRAM_DB_STARTUP_WAIT_SECONDS', 60),
+    ENGRAM_MIN_FREE_DISK_MB: positiveInt('ENGRAM_MIN_FREE_DISK_MB', 64),
     ENGRAM_SESSION_HOURS: positiveInt('ENGRAM_SESSION_HOURS', 12),
     ENGRAM_ANON_REQUESTS_PER_MINUTE: positiveInt('ENGRAM_ANON_REQUESTS_PER_MINUTE', 60),
     ENGRAM_SIGNUPS_PER_HOUR: positiveInt('ENGRAM_SIGNUPS_PER_HOUR', 5),
@@ -226,6 +262,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }
       : { kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') },
+    databaseLimits: {
+      poolSize: e.ENGRAM_DB_POOL_SIZE,
+      connectTimeoutSeconds: e.ENGRAM_DB_CONNECT_TIMEOUT_SECONDS,
+      readTimeoutMs: e.ENGRAM_DB_READ_TIMEOUT_MS,
+      writeTimeoutMs: e.ENGRAM_DB_WRITE_TIMEOUT_MS,
+      detectionTimeoutMs: e.ENGRAM_DB_DETECTION_TIMEOUT_MS,
+      lockTimeoutMs: e.ENGRAM_DB_LOCK_TIMEOUT_MS,
+      requestDeadlineMs: e.ENGRAM_REQUEST_DEADLINE_MS,
+      startupWaitSeconds: e.ENGRAM_DB_STARTUP_WAIT_SECONDS,
+      minFreeDiskMb: e.ENGRAM_MIN_FREE_DISK_MB,
+    },
     dataDir,
     secret: e.ENGRAM_SECRET,
     adminToken: e.ENGRAM_ADMIN_TOKEN,
@@ -235,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauth: e.ENGRAM_OAUTH ?? true,
     trustProxy: e.ENGRAM_TRUST_PROXY ?? false,
     inProcessWorker: e.ENGRAM_IN_PROCESS_WORKER ?? true,
+    detectionLeaseMs: e.ENGRAM_DETECTION_LEASE_SECONDS * 1_000,
     sessionTtlMs: e.ENGRAM_SESSION_HOURS * 3_600_000,
     anonymousLimits: { requestsPerMinute: e.ENGRAM_ANON_REQUESTS_PER_MINUTE, signupsPerHour: e.ENGRAM_SIGNUPS_PER_HOUR },
     openai: {
@@ -252,6 +300,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
   };
 }
+
+/** The database limits when nothing is configured (tests and tools that open a database directly). */
+export const defaultDatabaseLimits = (): DatabaseLimits => loadConfig({}).databaseLimits;
 
 /**
  * A configuration for tests and tools: defaults, with the given fields replaced.

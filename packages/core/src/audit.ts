@@ -6,7 +6,7 @@
  * a request; the buffer is flushed at least every `flushMs`, before an owner reads the log, and on
  * shutdown.
  */
-import { forWorkspace, insertAuditEntries, listAuditRows, type Database } from '@engram/db';
+import { forWorkspace, healthOf, insertAuditEntries, listAuditRows, type Database } from '@engram/db';
 import { assertOwner } from './access.ts';
 import type { MemberPrincipal, Principal } from './auth.ts';
 import type { Logger } from './logger.ts';
@@ -133,7 +133,8 @@ export class AuditLog {
         if (!isBadEntry(error)) {
           // The database is away: keep the entries for the next attempt, in order.
           this.buffer = [...batch, ...this.buffer];
-          this.log.error({ err: error, entries: batch.length }, 'audit log write failed; will retry');
+          // An outage is logged once by the database's health tracker; anything else each time.
+          if (!healthOf(this.db)?.report(error)) this.log.error({ err: error, entries: batch.length }, 'audit log write failed; will retry');
           return;
         }
         // Some entry is at fault: write them one by one and drop only what the database refuses.

@@ -3,6 +3,7 @@
  * the HTTP status it maps to, and a message that tells the caller what to change. The web layer
  * maps them in one place; MCP tools turn them into `isError` results.
  */
+import { databaseFault } from '@engram/db';
 
 /** Stable error codes and the HTTP status each maps to. */
 export const ERROR_STATUS = {
@@ -88,4 +89,19 @@ export function problemsFromZod(issues: readonly { path: PropertyKey[]; message:
     field: issue.path.map(String).join('.'),
     message: issue.message,
   }));
+}
+
+/**
+ * `error` as an error the caller can act on: a domain error as it is, a database fault (down, out
+ * of connections or disk, too slow, locked) as `unavailable` with the seconds to wait; undefined
+ * for anything else, which is an internal error.
+ */
+export function callerErrorOf(error: unknown): EngramError | undefined {
+  if (error instanceof EngramError) return error;
+  const fault = databaseFault(error);
+  if (!fault) return undefined;
+  return new EngramError('unavailable', `${fault.message} Try again in ${fault.retryAfterSeconds} s.`, {
+    retry_after_seconds: fault.retryAfterSeconds,
+    reason: fault.kind,
+  });
 }

@@ -9,7 +9,7 @@
  * the hit is counted in the database before the request proceeds, so limits hold exactly where it
  * matters; far below them, other instances' hits are known within a second.
  */
-import { countHit, type Database } from '@engram/db';
+import { countHit, databaseFault, healthOf, withinDeadline, type Database } from '@engram/db';
 import type { Principal } from './auth.ts';
 import { EngramError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -52,6 +52,13 @@ function limited(what: string, retryAfterSeconds: number): EngramError {
   });
 }
 
+/**
+ * Longest a request waits for the shared counter before this instance decides on its own count:
+ * long enough that a merely busy database (a detection run ahead of it on the embedded one) is
+ * waited for, short enough to leave most of the request deadline to the request itself.
+ */
+const SHARED_COUNT_WAIT_MS = 5_000;
+
 /** Shared fixed-window counters with local admission far below the limits. */
 export class RateLimiter {
   private readonly counters = new Map<string, Counter>();
@@ -93,13 +100,22 @@ export class RateLimiter {
     }
     const weight = counter.pending + hits;
     counter.pending = 0;
-    const window = await countHit(this.db, {
-      key: rule.key,
-      windowSeconds: rule.windowSeconds,
-      workspaceId: rule.workspaceId,
-      now: new Date(now),
-      weight,
-    });
+    let window: Awaited<ReturnType<typeof countHit>>;
+    try {
+      window = await withinDeadline(
+        countHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, workspaceId: rule.workspaceId, now: new Date(now), weight }),
+        SHARED_COUNT_WAIT_MS,
+        'the shared rate-limit counter',
+      );
+    } catch (error) {
+      // The database is away or slow: the request is not held for the counter. This instance
+      // admits up to the limit on its own count (and syncs the hits later); other instances'
+      // hits are missed until then.
+      if (!healthOf(this.db)?.report(error) && !databaseFault(error)) throw error;
+      counter.pending += weight;
+      if (counter.synced + counter.pending > rule.limit) throw limited(rule.what, Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)));
+      return;
+    }
     counter.synced = window.count;
     counter.syncedAt = now;
     if (window.count > rule.limit) {
@@ -131,7 +147,7 @@ export class RateLimiter {
           counter.syncedAt = now;
         } catch (error) {
           counter.pending += weight;
-          this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
+          if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
           return;
         }
       }

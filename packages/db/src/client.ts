@@ -1,91 +1,114 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
-import type { Config } from '@engram/config';
+import { defaultDatabaseLimits, type Config, type DatabaseLimits } from '@engram/config';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { openEmbedded } from './embedded.ts';
+import { DatabaseHealth, databaseFault, type HealthLogger } from './faults.ts';
 import * as schema from './schema.ts';
 
 /** A drizzle database over either driver; query functions accept this or a transaction of it. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
-/** An open database: the drizzle handle, which engine is behind it, and how to close it. */
+/** An open database: the drizzle handles, which engine is behind them, its health, and how to close it. */
 export interface DbHandle {
+  /** For requests. */
   db: Database;
+  /**
+   * For authentication, `engram_status` and health checks: on Postgres a small pool of its own with
+   * short timeouts, so these answer while request work waits on a lock or a slow statement.
+   */
+  control: Database;
+  /** For detection runs and maintenance: on Postgres a small pool of its own with the detection timeout. */
+  background: Database;
   kind: 'postgres' | 'pglite';
+  /** Faults seen and outages in progress (each logged once). */
+  health: DatabaseHealth;
+  /** Why a write would fail now (the embedded database's disk is nearly full), or undefined. */
+  writeProblem(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
 export interface CreateDbOptions {
-  /** Pool size for postgres.js (default 10). */
+  /** Request pool size for postgres.js (default: limits.poolSize). */
   maxConnections?: number;
+  /** Pool sizes and bounded waits (default: the documented defaults). */
+  limits?: DatabaseLimits;
+  /** Where outages are logged (once each). */
+  log?: HealthLogger;
 }
 
-/** Thrown when the embedded database directory is already open in another process. */
-export class DatabaseLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
-    super(
-      `The embedded database at ${dataDir} is in use by another Engram process (pid ${pid}). ` +
-        'Stop that process, or point ENGRAM_DATA_DIR at another directory.',
-    );
-    this.name = 'DatabaseLockedError';
-  }
-}
+/** The health of each database opened by createDb, by any of its handles. */
+const healths = new WeakMap<object, DatabaseHealth>();
+/** The health tracker of the database behind `db` (undefined for a handle not opened by createDb). */
+export const healthOf = (db: Database): DatabaseHealth | undefined => healths.get(db);
+
+/** The control handle of the database behind `db`: itself, unless createDb gave it a pool of its own. */
+const controls = new WeakMap<object, Database>();
+export const controlOf = (db: Database): Database => controls.get(db) ?? db;
 
 /**
  * Opens the configured database: postgres.js for `DATABASE_URL`, otherwise PGlite (a real
  * Postgres engine in-process, with pgvector) in the data directory. `memory://` keeps PGlite in
  * memory, for tests.
  */
-export async function createDb(
-  database: Config['database'],
-  options: CreateDbOptions = {},
-): Promise<DbHandle> {
-  if (database.kind === 'postgres') {
-    const client = postgres(database.url, {
-      max: options.maxConnections ?? 10,
+export async function createDb(database: Config['database'], options: CreateDbOptions = {}): Promise<DbHandle> {
+  const limits = options.limits ?? defaultDatabaseLimits();
+  const health = new DatabaseHealth(options.log);
+  const handle = database.kind === 'postgres' ? openPostgres(database.url, limits, options, health) : await openEmbedded(database.dataDir, limits, health);
+  for (const db of [handle.db, handle.control, handle.background]) {
+    healths.set(db, health);
+    controls.set(db, handle.control);
+  }
+  return handle;
+}
+
+/**
+ * Three pools, so one kind of work cannot take every connection: requests (`limits.poolSize`),
+ * control (3: auth, rate limits, status, health) and background (2: detection, maintenance). Each connection
+ * carries its class's statement and lock timeouts; read-only request transactions lower the
+ * statement timeout to the read timeout (see the confiner).
+ */
+function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOptions, health: DatabaseHealth): DbHandle {
+  const pool = (max: number, statementTimeoutMs: number, lockTimeoutMs: number, name: string) =>
+    postgres(url, {
+      max,
+      connect_timeout: limits.connectTimeoutSeconds,
       onnotice: () => {},
-      // Filtered vector searches (one workspace, one scope) keep scanning the HNSW index until
-      // they have enough rows, instead of returning too few (pgvector >= 0.8).
       connection: {
-        application_name: 'engram',
+        application_name: name,
+        // Filtered vector searches (one workspace, one scope) keep scanning the HNSW index until
+        // they have enough rows, instead of returning too few (pgvector >= 0.8).
         'hnsw.iterative_scan': 'relaxed_order',
         // Engram's queries are short; starting parallel workers costs more (~8 ms) than it saves.
         max_parallel_workers_per_gather: '0',
+        statement_timeout: statementTimeoutMs,
+        lock_timeout: lockTimeoutMs,
       },
     });
+  const requests = pool(options.maxConnections ?? limits.poolSize, limits.writeTimeoutMs, limits.lockTimeoutMs, 'engram');
+  const control = pool(3, Math.min(limits.readTimeoutMs, 2_000), Math.min(limits.lockTimeoutMs, 500), 'engram-control');
+  const background = pool(2, limits.detectionTimeoutMs, Math.max(limits.lockTimeoutMs, 10_000), 'engram-background');
+  const drizzleOf = (client: postgres.Sql, readTimeoutMs: number) => {
     const db = drizzlePostgres({ client: preparedByDefault(client), schema }) as unknown as Database;
-    confiners.set(db, pipelinedConfiner(client));
-    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
-  }
-
-  const inMemory = database.dataDir.startsWith('memory://');
-  const release = inMemory ? () => {} : lockDataDir(database.dataDir);
-  try {
-    const client = await PGlite.create(database.dataDir, {
-      extensions: { vector },
-    });
-    await client.exec(`set hnsw.iterative_scan = 'relaxed_order'`);
-    const db = drizzlePglite({ client, schema }) as unknown as Database;
-    return {
-      db,
-      kind: 'pglite',
-      close: async () => {
-        try {
-          await client.close();
-        } finally {
-          release();
-        }
-      },
-    };
-  } catch (error) {
-    release();
-    throw error;
-  }
+    confiners.set(db, pipelinedConfiner(client, readTimeoutMs));
+    return db;
+  };
+  const controlDb = drizzleOf(control, Math.min(limits.readTimeoutMs, 2_000));
+  return {
+    db: drizzleOf(requests, limits.readTimeoutMs),
+    control: controlDb,
+    background: drizzleOf(background, limits.detectionTimeoutMs),
+    kind: 'postgres',
+    health,
+    writeProblem: async () => {
+      const [row] = await queryRows<{ standby: boolean }>(controlDb, sql`select pg_is_in_recovery() as standby`);
+      return row?.standby ? 'the database is a read-only standby (in recovery); point DATABASE_URL at the primary' : undefined;
+    },
+    close: async () => {
+      await Promise.all([requests, control, background].map((client) => client.end({ timeout: 5 })));
+    },
+  };
 }
 
 /**
@@ -111,33 +134,61 @@ export const isReservedHandle = (db: Database) => reservedHandles.has(db);
  * statement's result is not safe: postgres.js may send it first, and the statement would then run
  * outside the transaction, as the owner.)
  */
-function pipelinedConfiner(client: postgres.Sql): Confiner {
+function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confiner {
   // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool.
   const drizzleOver = (reserved: postgres.ReservedSql) =>
     drizzlePostgres({
       client: preparedByDefault(new Proxy(reserved, { get: (target, property) => (property === 'options' ? client.options : (Reflect.get(target, property) as unknown)) }) as unknown as postgres.Sql),
     }) as unknown as Database;
-  const confiner: Confiner = async <R>(setup: string, fn: (db: Database) => Promise<R>, options: { readOnly?: boolean } = {}): Promise<R> => {
+  const attempt = async <R>(setup: string, fn: (db: Database) => Promise<R>, options: { readOnly?: boolean }, stage: { committing: boolean }): Promise<R> => {
     const reserved = await client.reserve();
     let prefix: Promise<unknown> | undefined;
     try {
-      prefix = reserved.unsafe(`begin${options.readOnly ? ' read only' : ''}; ${setup}`).execute();
+      const begin = options.readOnly ? `begin read only; set local statement_timeout = ${readTimeoutMs}` : 'begin';
+      prefix = reserved.unsafe(`${begin}; ${setup}`).execute();
       const db = drizzleOver(reserved);
       reservedHandles.add(db);
       const result = await fn(db);
       await prefix;
+      stage.committing = true;
       await reserved.unsafe('commit');
       return result;
     } catch (error) {
       // Whatever failed, the connection goes back to the pool outside any transaction, as its owner.
       await prefix?.catch(() => {});
-      await reserved.unsafe('rollback').catch(() => {});
+      // A lost connection has no transaction left to roll back, and postgres.js must not be asked
+      // to write to it (it would throw from a timer, outside any promise).
+      if (databaseFault(error)?.kind !== 'unavailable') await reserved.unsafe('rollback').catch(() => {});
       throw error;
     } finally {
       reserved.release();
     }
   };
+  /**
+   * A pooled connection the server dropped (a restart, a failover, a proxy) is only noticed when
+   * used. A transaction that lost its connection before COMMIT was sent was rolled back by the
+   * server, so it is run once more on a fresh connection: the first request after the database
+   * returns succeeds. One whose COMMIT was sent is never repeated (it may have committed).
+   */
+  const confiner: Confiner = async <R>(setup: string, fn: (db: Database) => Promise<R>, options: { readOnly?: boolean } = {}): Promise<R> => {
+    const stage = { committing: false };
+    try {
+      return await attempt(setup, fn, options, stage);
+    } catch (error) {
+      if (stage.committing || !droppedConnection(error)) throw error;
+      return attempt(setup, fn, options, { committing: false });
+    }
+  };
   return confiner;
+}
+
+/** The connection was gone before the statement reached the server (postgres.js's CONNECTION_CLOSED on write). */
+function droppedConnection(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+    const { code } = current as { code?: unknown };
+    if (code === 'CONNECTION_CLOSED' || code === 'CONNECTION_DESTROYED' || code === 'ECONNRESET' || code === 'EPIPE') return true;
+  }
+  return false;
 }
 
 /**
@@ -167,39 +218,6 @@ function preparedByDefault(client: postgres.Sql): postgres.Sql {
 }
 
 /**
- * PGlite is single-process: two processes on one data directory corrupt it. A pid file next to
- * the directory makes the second process fail with a clear message instead; a stale file left by a
- * crashed process is taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
-  const lockPath = `${dataDir}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new DatabaseLockedError(dataDir, holder);
-      }
-      fs.rmSync(lockPath, { force: true });
-    }
-  }
-  throw new Error(`Could not lock the embedded database at ${dataDir} (${lockPath})`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
  * Runs a hand-written query and returns its rows, whichever driver is behind `db`
  * (postgres.js answers with an array, PGlite with `{ rows }`).
  */
@@ -207,6 +225,11 @@ export async function queryRows<T extends Record<string, unknown>>(db: Database,
   const result: unknown = await db.execute(query);
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []);
+}
+
+/** Runs a trivial query; throws what the driver threw when the database cannot answer it. */
+export async function probe(db: Database): Promise<void> {
+  await db.execute(sql`select 1`);
 }
 
 /** True when the database answers a trivial query. */

@@ -1,4 +1,6 @@
 export * from './client.ts';
+export * from './faults.ts';
+export { DatabaseLockedError, diskProblem } from './embedded.ts';
 export * from './migrate.ts';
 export * from './schema.ts';
 export * from './system.ts';

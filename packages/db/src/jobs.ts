@@ -3,9 +3,13 @@
  * worker claims all due jobs of one workspace at once (after a short debounce, so a burst of
  * commits becomes one run) under a lease — a `running` detection_runs row, at most one per
  * workspace — and finishes, retries or gives them up. A worker that dies leaves a lapsed lease;
- * the next claim fails that run and takes its jobs over, so no job is ever lost.
+ * the next claim fails that run and takes its jobs over, so no job is ever lost. Where a holder is
+ * known to be gone (the embedded database at start; a dead process on this host), its runs are
+ * released at once ({@link releaseInterruptedRuns}); a run the database failed gives its attempt
+ * back and is retried with backoff for as long as the outage lasts; jobs given up as `failed` can
+ * be requeued ({@link requeueFailedJobs}).
  */
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
 import { toDate, uuidArrayLiteral } from './values.ts';
 
@@ -129,15 +133,23 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
   return null;
 }
 
-/** Extends a run's lease (long runs call this so no other worker takes them over). */
+/**
+ * Extends a run's lease and its jobs' locks (the holder's heartbeat), in one statement. False when
+ * the run is no longer running: another worker took it over after its lease lapsed, or it was
+ * released as interrupted.
+ */
 export async function renewLease(db: Database, runId: string, leaseMs: number, now = new Date()): Promise<boolean> {
   const until = iso(new Date(now.getTime() + leaseMs));
-  const rows = await queryRows<{ id: string }>(
+  const [row] = await queryRows<{ renewed: number }>(
     db,
-    sql`update detection_runs set lease_until = ${until}::timestamptz where id = ${runId} and status = 'running' returning id`,
+    sql`with run as (
+          update detection_runs set lease_until = ${until}::timestamptz where id = ${runId} and status = 'running' returning id
+        ), jobs as (
+          update detection_jobs set locked_until = ${until}::timestamptz where run_id in (select id from run) and status = 'running'
+        )
+        select count(*)::int as renewed from run`,
   );
-  await db.execute(sql`update detection_jobs set locked_until = ${until}::timestamptz where run_id = ${runId} and status = 'running'`);
-  return rows.length > 0;
+  return Number(row?.renewed ?? 0) > 0;
 }
 
 /** What a run did, recorded on its detection_runs row. */
@@ -161,66 +173,324 @@ const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
   sql`narrative = ${stats?.narrative ?? null}, story_facts = ${stats?.storyFacts ?? 0}, batches = ${stats?.batches ?? 0},
       failed_batches = ${stats?.failedBatches ?? 0}, seed = ${stats?.seed ?? null}`;
 
-/** Marks a run and its jobs done. */
-export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<void> {
-  await db.transaction(async (tx) => {
+/**
+ * Marks a run and its jobs done. False when the run was no longer ours to finish (taken over after
+ * its lease lapsed, or released as interrupted): its jobs belong to another run then, and the row
+ * keeps saying why it ended.
+ */
+export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<boolean> {
+  return db.transaction(async (tx) => {
     const t = tx as unknown as Database;
     await t.execute(
       sql`update detection_jobs set status = 'done', finished_at = ${iso(now)}::timestamptz, locked_until = null, last_error = null
           where run_id = ${runId} and status = 'running'`,
     );
-    await t.execute(
+    const updated = await queryRows<{ id: string }>(
+      t,
       sql`update detection_runs set status = 'succeeded', finished_at = ${iso(now)}::timestamptz,
             duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
             facts_read = ${stats.factsRead}, conflicts_raised = ${stats.conflictsRaised}, facts_retired = ${stats.factsRetired},
             llm_calls = ${stats.llmCalls ?? 0}, prompt_tokens = ${stats.promptTokens ?? 0},
             completion_tokens = ${stats.completionTokens ?? 0}, ${narrativeColumns(stats)}, lease_until = null
-          where id = ${runId}`,
+          where id = ${runId} and status = 'running'
+          returning id`,
     );
+    return updated.length > 0;
   });
+}
+
+/** The first retry after a run the database failed; each further failure in a row doubles it... */
+export const OUTAGE_RETRY_BASE_MS = 1_000;
+/** ...up to this: a job waits at most three minutes once the database is back. */
+export const OUTAGE_RETRY_CAP_MS = 180_000;
+
+export interface FailRunOptions {
+  /** Attempts after which a job is given up as `failed` (runs that failed for their own reasons). */
+  maxAttempts: number;
+  now?: Date;
+  stats?: Partial<RunStats>;
+  /**
+   * The database failed the run (unreachable, out of connections, too slow, locked, disk full),
+   * not the run itself: the jobs get their attempt back and are retried after a backoff that grows
+   * with the workspace's failed runs in a row ({@link OUTAGE_RETRY_BASE_MS} doubling up to
+   * {@link OUTAGE_RETRY_CAP_MS}), for as long as the outage lasts.
+   */
+  databaseFault?: boolean;
 }
 
 /**
  * Records a failed run. Its jobs are retried with exponential backoff (1 s, 2 s, 4 s, ... up to a
- * minute) until `maxAttempts`, then kept as `failed` for an operator to see.
+ * minute) until `maxAttempts`, then kept as `failed` for an operator to see and requeue; a run the
+ * database failed uses up no attempt (see {@link FailRunOptions.databaseFault}). Returns the
+ * outage backoff used, or null for a run that failed for its own reasons.
  */
-export async function failRun(
-  db: Database,
-  runId: string,
-  error: string,
-  options: { maxAttempts: number; now?: Date; stats?: Partial<RunStats> },
-): Promise<void> {
+export async function failRun(db: Database, runId: string, error: string, options: FailRunOptions): Promise<{ retryInMs: number | null }> {
   const now = options.now ?? new Date();
   const message = error.slice(0, 2000);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const t = tx as unknown as Database;
-    await t.execute(
-      sql`update detection_jobs set
-            status = case when attempts >= ${options.maxAttempts} then 'failed' else 'pending' end,
-            run_after = ${iso(now)}::timestamptz + least(60, power(2, greatest(attempts - 1, 0)))::int * interval '1 second',
-            locked_until = null, last_error = ${message},
-            finished_at = case when attempts >= ${options.maxAttempts} then ${iso(now)}::timestamptz else null end
-          where run_id = ${runId} and status = 'running'`,
-    );
+    let retryInMs: number | null = null;
+    if (options.databaseFault) {
+      retryInMs = outageRetryMs(await failedRunsInARow(t, runId));
+      await t.execute(
+        sql`update detection_jobs set status = 'pending', attempts = greatest(attempts - 1, 0),
+              run_after = ${iso(new Date(now.getTime() + retryInMs))}::timestamptz,
+              locked_until = null, last_error = ${message}, finished_at = null
+            where run_id = ${runId} and status = 'running'`,
+      );
+    } else {
+      await t.execute(
+        sql`update detection_jobs set
+              status = case when attempts >= ${options.maxAttempts} then 'failed' else 'pending' end,
+              run_after = ${iso(now)}::timestamptz + least(60, power(2, greatest(attempts - 1, 0)))::int * interval '1 second',
+              locked_until = null, last_error = ${message},
+              finished_at = case when attempts >= ${options.maxAttempts} then ${iso(now)}::timestamptz else null end
+            where run_id = ${runId} and status = 'running'`,
+      );
+    }
     await t.execute(
       sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${message},
             duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
             llm_calls = ${options.stats?.llmCalls ?? 0}, prompt_tokens = ${options.stats?.promptTokens ?? 0},
             completion_tokens = ${options.stats?.completionTokens ?? 0}, ${narrativeColumns(options.stats)}, lease_until = null
-          where id = ${runId}`,
+          where id = ${runId} and status = 'running'`,
     );
+    return { retryInMs };
   });
 }
 
-/** Queue and run figures of a workspace, for `/api/v1/detection/status`. */
-export async function detectionQueueStatus(db: Database, workspaceId: string) {
-  const [counts] = await queryRows<{ pending: number; running: number; failed: number }>(
+/** The outage backoff after `failuresBefore` failed runs in a row. */
+export const outageRetryMs = (failuresBefore: number) =>
+  Math.min(OUTAGE_RETRY_CAP_MS, OUTAGE_RETRY_BASE_MS * 2 ** Math.min(failuresBefore, 20));
+
+/**
+ * Failed runs of the run's workspace since its last successful one (counted up to 10: enough to
+ * reach the cap). The runs table is the record of how long an outage has lasted, so the backoff
+ * needs no state of its own and survives restarts.
+ */
+async function failedRunsInARow(db: Database, runId: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*) filter (where status = 'pending')::int as pending,
-               count(*) filter (where status = 'running')::int as running,
-               count(*) filter (where status = 'failed')::int as failed
-        from detection_jobs where workspace_id = ${workspaceId} and status <> 'done'`,
+    sql`select count(*)::int as n from (
+          select 1 from detection_runs f
+          where f.workspace_id = (select workspace_id from detection_runs where id = ${runId})
+            and f.status = 'failed'
+            and f.started_at > coalesce(
+              (select max(s.started_at) from detection_runs s where s.workspace_id = f.workspace_id and s.status = 'succeeded'),
+              '-infinity'::timestamptz)
+          limit 10
+        ) streak`,
   );
+  return Number(row?.n ?? 0);
+}
+
+/** What {@link releaseInterruptedRuns} released. */
+export interface ReleasedRuns {
+  runs: number;
+  jobs: number;
+}
+
+/**
+ * Fails the running runs whose holder is known to be gone and makes their jobs due at once, without
+ * waiting for their leases to lapse. `goneBecause` says why a holder is gone (recorded on the run and
+ * its jobs) or returns undefined for a holder that may be alive. A job's first interruption in a
+ * row gives its attempt back (a restart is not the job's fault); a second one in a row keeps it,
+ * so a job that brings its worker down every time is still given up after `maxAttempts`.
+ */
+export async function releaseInterruptedRuns(
+  db: Database,
+  goneBecause: (workerId: string | null) => string | undefined,
+  now = new Date(),
+): Promise<ReleasedRuns> {
+  const running = await queryRows<{ id: string; worker_id: string | null }>(db, sql`select id, worker_id from detection_runs where status = 'running'`);
+  const gone = running.flatMap((r) => {
+    const reason = goneBecause(r.worker_id);
+    return reason ? [{ id: r.id, message: `interrupted: ${reason}`.slice(0, 2000) }] : [];
+  });
+  if (gone.length === 0) return { runs: 0, jobs: 0 };
+  return db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    const released = { runs: 0, jobs: 0 };
+    for (const run of gone) {
+      const failed = await queryRows<{ id: string }>(
+        t,
+        sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${run.message}, lease_until = null,
+              duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int
+            where id = ${run.id} and status = 'running'
+            returning id`,
+      );
+      if (failed.length === 0) continue; // it finished in the meantime
+      const jobs = await queryRows<{ id: number | string }>(
+        t,
+        sql`update detection_jobs set status = 'pending', run_after = ${iso(now)}::timestamptz, locked_until = null, locked_by = null,
+              attempts = case when last_error like 'interrupted:%' then attempts else greatest(attempts - 1, 0) end,
+              last_error = ${run.message}
+            where run_id = ${run.id} and status = 'running'
+            returning id`,
+      );
+      released.runs++;
+      released.jobs += jobs.length;
+    }
+    return released;
+  });
+}
+
+/** Jobs requeued in one workspace. */
+export interface RequeuedJobs {
+  workspaceId: string;
+  engramId: string;
+  jobs: number;
+}
+
+/**
+ * Makes jobs given up as `failed` pending again, due now, with their attempts reset: the operator's
+ * (or an owner's) answer to work that failed for longer than its retries lasted. One workspace's,
+ * or every live workspace's. Returns the count per workspace that had any.
+ */
+export async function requeueFailedJobs(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<RequeuedJobs[]> {
+  const now = iso(options.now ?? new Date());
+  const rows = await queryRows<{ workspace_id: string; engram_id: string; jobs: number }>(
+    db,
+    sql`with requeued as (
+          update detection_jobs set status = 'pending', attempts = 0, run_after = ${now}::timestamptz, finished_at = null,
+            locked_until = null, locked_by = null, last_error = null
+          where status = 'failed'
+            ${options.workspaceId ? sql`and workspace_id = ${options.workspaceId}` : sql``}
+            and workspace_id in (select id from workspaces where deleted_at is null)
+          returning workspace_id
+        )
+        select r.workspace_id, w.engram_id, count(*)::int as jobs
+        from requeued r join workspaces w on w.id = r.workspace_id
+        group by r.workspace_id, w.engram_id
+        order by w.engram_id`,
+  );
+  return rows.map((r) => ({ workspaceId: r.workspace_id, engramId: r.engram_id, jobs: Number(r.jobs) }));
+}
+
+/** How long a due job may wait, with no live run holding its workspace, before it counts as stuck. */
+export const STUCK_AFTER_MS = 60_000;
+
+/** A workspace's detection work that is not done, by state. */
+export interface DetectionBacklog {
+  workspaceId: string;
+  engramId: string;
+  name: string;
+  pending: number;
+  running: number;
+  /** Given up after their last attempt: they wait for a requeue. */
+  failed: number;
+  /** Pending again after a failed run, waiting out their backoff. */
+  retrying: number;
+  /**
+   * Work nobody is doing: pending jobs due over a minute ago while no live run holds the workspace
+   * (no worker is polling, or every claim fails), and jobs of a run whose lease lapsed.
+   */
+  stuck: number;
+  /** When the oldest stuck job became due (or its run's lease lapsed). */
+  stuckSince: Date | null;
+  /** Runs still marked running whose lease lapsed: their worker stopped renewing it. */
+  stalledRuns: number;
+  /** The newest error of a failed or retrying job, and when it failed. */
+  lastError: { message: string; at: Date | null } | null;
+}
+
+/**
+ * Whether the workspace has detection work not done yet (jobs pending, running or failed): one
+ * cheap probe, so callers describe the backlog ({@link detectionBacklog}) only when there is one.
+ */
+export async function hasDetectionBacklog(db: Database, workspaceId: string): Promise<boolean> {
+  const [row] = await queryRows<{ found: boolean }>(
+    db,
+    sql`select exists (select 1 from detection_jobs where workspace_id = ${workspaceId} and status in ('pending', 'running', 'failed')) as found`,
+  );
+  return Boolean(row?.found);
+}
+
+/**
+ * Detection work that is not done, per workspace (one workspace's, or every live workspace with
+ * any): for `/api/v1/detection/status`, `engram_status` and `engram detection status`.
+ */
+export async function detectionBacklog(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<DetectionBacklog[]> {
+  const now = iso(options.now ?? new Date());
+  const stuckBefore = iso(new Date((options.now ?? new Date()).getTime() - STUCK_AFTER_MS));
+  const only = (column: SQL) => (options.workspaceId ? sql`and ${column} = ${options.workspaceId}` : sql``);
+  const stuck = sql`(
+    (j.status = 'pending' and j.run_after < ${stuckBefore}::timestamptz and not exists (
+      select 1 from detection_runs r where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${now}::timestamptz))
+    or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
+  const rows = await queryRows<{
+    workspace_id: string;
+    engram_id: string;
+    name: string;
+    pending: number;
+    running: number;
+    failed: number;
+    retrying: number;
+    stuck: number;
+    stuck_since: unknown;
+  }>(
+    db,
+    sql`select j.workspace_id, w.engram_id, w.name,
+               count(*) filter (where j.status = 'pending')::int as pending,
+               count(*) filter (where j.status = 'running')::int as running,
+               count(*) filter (where j.status = 'failed')::int as failed,
+               count(*) filter (where j.status = 'pending' and j.last_error is not null)::int as retrying,
+               count(*) filter (where ${stuck})::int as stuck,
+               min(case when j.status = 'running' then j.locked_until else j.run_after end) filter (where ${stuck}) as stuck_since
+        from detection_jobs j join workspaces w on w.id = j.workspace_id and w.deleted_at is null
+        where j.status in ('pending', 'running', 'failed') ${only(sql`j.workspace_id`)}
+        group by j.workspace_id, w.engram_id, w.name
+        order by w.engram_id`,
+  );
+  if (rows.length === 0) return [];
+  const stalled = await queryRows<{ workspace_id: string; n: number }>(
+    db,
+    sql`select workspace_id, count(*)::int as n from detection_runs
+        where status = 'running' and lease_until < ${now}::timestamptz ${only(sql`workspace_id`)}
+        group by workspace_id`,
+  );
+  const errors = await queryRows<{ workspace_id: string; last_error: string; at: unknown }>(
+    db,
+    sql`select distinct on (workspace_id) workspace_id, last_error, coalesce(finished_at, run_after) as at
+        from detection_jobs
+        where status in ('failed', 'pending') and last_error is not null ${only(sql`workspace_id`)}
+        order by workspace_id, coalesce(finished_at, run_after) desc`,
+  );
+  const stalledBy = new Map(stalled.map((r) => [r.workspace_id, Number(r.n)]));
+  const errorBy = new Map(errors.map((r) => [r.workspace_id, { message: r.last_error, at: toDate(r.at) }]));
+  return rows.map((r) => ({
+    workspaceId: r.workspace_id,
+    engramId: r.engram_id,
+    name: r.name,
+    pending: Number(r.pending),
+    running: Number(r.running),
+    failed: Number(r.failed),
+    retrying: Number(r.retrying),
+    stuck: Number(r.stuck),
+    stuckSince: toDate(r.stuck_since),
+    stalledRuns: stalledBy.get(r.workspace_id) ?? 0,
+    lastError: errorBy.get(r.workspace_id) ?? null,
+  }));
+}
+
+/** An empty backlog of `workspaceId` (nothing pending, running or failed). */
+const emptyBacklog = (workspaceId: string): Omit<DetectionBacklog, 'engramId' | 'name'> => ({
+  workspaceId,
+  pending: 0,
+  running: 0,
+  failed: 0,
+  retrying: 0,
+  stuck: 0,
+  stuckSince: null,
+  stalledRuns: 0,
+  lastError: null,
+});
+
+/** Queue and run figures of a workspace, for `/api/v1/detection/status`. */
+export async function detectionQueueStatus(db: Database, workspaceId: string, now = new Date()) {
+  const [found] = await detectionBacklog(db, { workspaceId, now });
+  const backlog = found ?? emptyBacklog(workspaceId);
+  const counts = { pending: backlog.pending, running: backlog.running, failed: backlog.failed };
   const runs = await queryRows<{
     id: string;
     status: string;
@@ -253,7 +523,7 @@ export async function detectionQueueStatus(db: Database, workspaceId: string) {
                max(coalesce(finished_at, started_at)) as last_run_at
         from detection_runs where workspace_id = ${workspaceId}`,
   );
-  return { counts: counts ?? { pending: 0, running: 0, failed: 0 }, runs, totals };
+  return { counts, backlog, runs, totals };
 }
 
 /** What a run recorded to replay its story: its workspace, seed, start and trigger facts. */

@@ -22,6 +22,9 @@ function pending(all: MigrationMeta[], lastAppliedMillis: number | undefined): M
   return all.filter((m) => lastAppliedMillis === undefined || m.folderMillis > lastAppliedMillis);
 }
 
+/** Longest a migration waits for a lock before it fails (and the start with it, saying why). */
+const MIGRATION_LOCK_TIMEOUT = '60s';
+
 /**
  * Applies the migrations not yet applied, in one transaction, under an advisory lock. Safe to call
  * at every start and from several instances at once.
@@ -29,6 +32,10 @@ function pending(all: MigrationMeta[], lastAppliedMillis: number | undefined): M
 export async function migrate(db: Database, folder = MIGRATIONS_FOLDER): Promise<MigrationResult> {
   const migrations = readMigrationFiles({ migrationsFolder: folder });
   const applied = await db.transaction(async (tx) => {
+    // Migrations may rewrite large tables: no statement timeout, but never an unbounded wait for a
+    // lock (another instance's migration, or a session holding a table).
+    await tx.execute(sql.raw('set local statement_timeout = 0'));
+    await tx.execute(sql.raw(`set local lock_timeout = '${MIGRATION_LOCK_TIMEOUT}'`));
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
     await tx.execute(sql`create schema if not exists "drizzle"`);
     await tx.execute(

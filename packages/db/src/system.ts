@@ -3,7 +3,7 @@
  * through a {@link TenantDb}.
  */
 import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import { queryRows, type Database } from './client.ts';
 import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
 
 /** A member's scope permission row, as access checks read it. */
@@ -171,4 +171,33 @@ export async function findWorkspaceByEngramId(db: Database, engramId: string) {
 export async function workspaceSettings(db: Database, workspaceId: string): Promise<WorkspaceSettings> {
   const [row] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
   return row?.settings ?? {};
+}
+
+/** The refresh in progress per database, so concurrent callers share one. */
+const refreshing = new WeakMap<object, Promise<string[]>>();
+
+/**
+ * ANALYZEs the tables whose planner statistics are missing (never analyzed) or stale (the table
+ * grew by more than a fifth since), and returns their names. Plans must not depend on autovacuum
+ * having run: it may be off or lagging after a large import, and the embedded database has none.
+ * Growth is read from the table's file size against the pages recorded by the last ANALYZE, which
+ * both engines keep exactly (the statistics views' counters lag on the embedded one).
+ */
+export function refreshStatistics(db: Database): Promise<string[]> {
+  const running = refreshing.get(db);
+  if (running) return running;
+  const work = (async () => {
+    const stale = await queryRows<{ name: string }>(
+      db,
+      sql`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = 'public' and c.relkind = 'r'
+            and pg_relation_size(c.oid) > 0
+            and (c.reltuples < 0 or pg_relation_size(c.oid) / current_setting('block_size')::int > c.relpages * 1.2 + 8)
+          order by c.relname`,
+    );
+    for (const { name } of stale) await db.execute(sql.raw(`analyze "${name.replaceAll('"', '""')}"`));
+    return stale.map((row) => row.name);
+  })().finally(() => refreshing.delete(db));
+  refreshing.set(db, work);
+  return work;
 }

@@ -1,4 +1,4 @@
-import { EngramError, InvalidInputError } from '@engram/core';
+import { callerErrorOf, EngramError, InvalidInputError } from '@engram/core';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { ToolLogger } from './tool.ts';
@@ -9,8 +9,9 @@ import type { ToolLogger } from './tool.ts';
  * change) under the nearest JSON-RPC code; anything else is logged and reported without internals
  * (the SDK would otherwise send a thrown error's message as is).
  */
-export function protocolErrorFor(error: unknown, subject: { uri: string } | { prompt: string }, log: ToolLogger): Error {
-  if (error instanceof ProtocolError) return error;
+export function protocolErrorFor(thrown: unknown, subject: { uri: string } | { prompt: string }, log: ToolLogger): Error {
+  if (thrown instanceof ProtocolError) return thrown;
+  const error = callerErrorOf(thrown) ?? thrown;
   if (error instanceof EngramError) {
     if (error.code === 'not_found' && 'uri' in subject) return new ResourceNotFoundError(subject.uri, error.message);
     const code = error.code === 'invalid_input' || error.code === 'not_found' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InvalidRequest;

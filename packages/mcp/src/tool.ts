@@ -1,4 +1,5 @@
 import {
+  callerErrorOf,
   EngramError,
   InvalidInputError,
   unstorableTextProblems,
@@ -12,7 +13,7 @@ import {
   type Principal,
 } from '@engram/core';
 import { auditIdentity } from '@engram/core';
-import type { Database } from '@engram/db';
+import { healthOf, withinDeadline, type Database } from '@engram/db';
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { portable } from './portable-schema.ts';
@@ -42,6 +43,8 @@ export interface ToolContext {
   /** Names of the tools this caller can use (for prompts that point at them). */
   tools: readonly string[];
   log: ToolLogger;
+  /** Most milliseconds a tool call may take before it answers with a retryable error (default: none). */
+  deadlineMs?: number;
   /** Records a finished tool call in the audit log. */
   audit?: (entry: AuditEntry) => void;
   /** The built conflict queue App (HTML), read by the server at startup; unset when it was not built. */
@@ -99,7 +102,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: E
  * A domain error becomes a tool result with `isError: true` (the model can read and act on it,
  * including `retry_after_seconds`); anything else is logged and reported without internals.
  */
-export function toolError(error: unknown, tool: string, log: ToolLogger): CallToolResult {
+export function toolError(thrown: unknown, tool: string, log: ToolLogger): CallToolResult {
+  const error = callerErrorOf(thrown) ?? thrown;
   if (error instanceof EngramError) {
     // No structuredContent on errors: clients validate it against the tool's output schema.
     const retry = error.details?.retry_after_seconds;
@@ -153,11 +157,14 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         try {
           const unstorable = unstorableTextProblems(args);
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
-          const output = await tool.handler(args as z.output<typeof tool.input>, ctx);
+          const work = tool.handler(args as z.output<typeof tool.input>, ctx);
+          const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
           const structured = tool.output.parse(output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
         } catch (error) {
-          errorCode = error instanceof EngramError ? error.code : 'internal';
+          // A database fault is logged once per outage by the health tracker, not once per call.
+          healthOf(ctx.db)?.report(error);
+          errorCode = callerErrorOf(error)?.code ?? 'internal';
           result = toolError(error, tool.name, ctx.log);
         }
         ctx.audit?.({

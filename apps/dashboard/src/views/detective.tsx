@@ -1,7 +1,12 @@
-/** The detective: whether the narrative (LLM) detective is on, the queue, recent runs, tokens spent. */
-import { useApi } from '../api.ts';
-import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, type BadgeTone, DataTable } from '../components/ui.tsx';
+/**
+ * The detective: whether the narrative (LLM) detective is on, the queue, recent runs, tokens spent,
+ * and work that failed or is stuck, with what to do about it (owners requeue failed jobs here).
+ */
+import { useState } from 'react';
+import { api, ApiError, useApi } from '../api.ts';
+import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, Stat, StatusMessage, type BadgeTone, DataTable } from '../components/ui.tsx';
 import { formatDateTime, formatDuration, formatNumber, formatPercent, formatRelative } from '../format.ts';
+import { useSession } from '../session.tsx';
 import type { DetectionRun, DetectionStatus } from '../types.ts';
 
 const STATE: Record<string, { label: string; tone: BadgeTone }> = {
@@ -30,13 +35,13 @@ export function DetectiveView() {
       ) : !data ? (
         <Loading label="Loading the detection status…" />
       ) : (
-        <DetectiveStatus status={data} />
+        <DetectiveStatus status={data} onChanged={reload} />
       )}
     </>
   );
 }
 
-function DetectiveStatus({ status }: { status: DetectionStatus }) {
+function DetectiveStatus({ status, onChanged }: { status: DetectionStatus; onChanged: () => void }) {
   const state = status.narrative_state ?? (status.llm_enabled ? 'on' : 'off');
   const badge = STATE[state] ?? { label: state, tone: 'neutral' as const };
   const budget = status.daily_token_budget;
@@ -45,6 +50,7 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
 
   return (
     <>
+      <Attention status={status} onChanged={onChanged} />
       <section className="card" aria-labelledby="narrative-heading">
         <h2 id="narrative-heading" className="card-heading">
           Narrative detective <Badge tone={badge.tone}>{badge.label}</Badge>
@@ -63,7 +69,18 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
         </h2>
         <dl className="stats">
           <Stat label="Pending jobs" value={formatNumber(status.pending_jobs)} hint={status.running_jobs ? `${status.running_jobs} running` : undefined} />
-          <Stat label="Failed jobs" value={formatNumber(status.failed_jobs)} />
+          <Stat
+            label="Failed jobs"
+            value={formatNumber(status.failed_jobs)}
+            hint={status.retrying_jobs ? `${formatNumber(status.retrying_jobs)} retrying after a failed run` : undefined}
+          />
+          {status.stuck_jobs !== undefined ? (
+            <Stat
+              label="Stuck jobs"
+              value={formatNumber(status.stuck_jobs)}
+              hint={status.stuck_since ? `waiting since ${formatRelative(status.stuck_since)}` : undefined}
+            />
+          ) : null}
           <Stat label="Runs" value={formatNumber(status.runs_total)} hint={status.last_run_at ? `last ${formatRelative(status.last_run_at)}` : 'none yet'} />
           {today !== undefined ? (
             <Stat
@@ -112,6 +129,80 @@ function DetectiveStatus({ status }: { status: DetectionStatus }) {
           </DataTable>
         )}
       </section>
+    </>
+  );
+}
+
+const jobs = (n: number) => `${formatNumber(n)} detection ${n === 1 ? 'job' : 'jobs'}`;
+
+/**
+ * Failed and stuck work, and what to do: failed jobs are facts never checked for conflicts (owners
+ * requeue them here; operators with `engram detection requeue`); stuck ones mean no worker is taking
+ * the queue. Nothing is shown while all is well.
+ */
+function Attention({ status, onChanged }: { status: DetectionStatus; onChanged: () => void }) {
+  const session = useSession();
+  const owner = session.member.role === 'owner';
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const failed = status.failed_jobs;
+  const stuck = status.stuck_jobs ?? 0;
+  const engramId = session.workspace.engram_id ?? 'ENG-XXXX-XXXX';
+
+  const requeue = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { requeued } = await api<{ requeued: number }>('POST', '/detection/requeue', {});
+      setMessage(
+        requeued === 0 ? 'No failed jobs were left to requeue.' : `Requeued ${jobs(requeued)}: the detective picks them up within seconds.`,
+      );
+      onChanged();
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <StatusMessage message={message} />
+      {error ? <ErrorNotice error={error} title="Could not requeue the failed jobs" /> : null}
+      {failed > 0 || stuck > 0 ? (
+        <section className="notice notice-warning" aria-labelledby="attention-heading">
+          <h2 id="attention-heading" className="notice-title card-heading">
+            Detection needs attention
+          </h2>
+          {failed > 0 ? (
+            <>
+              <p>
+                {jobs(failed)} failed after every retry, so the {failed === 1 ? 'fact behind it has' : 'facts behind them have'} not been checked for
+                conflicts.{' '}
+                {owner ? `Requeue ${failed === 1 ? 'it' : 'them'} to try again.` : `An owner can requeue ${failed === 1 ? 'it' : 'them'} on this page.`} Operators can
+                also run{' '}
+                <code>engram detection requeue --workspace {engramId}</code>.
+              </p>
+              {status.last_error ? <p className="small">Last error: {status.last_error}</p> : null}
+              {owner ? (
+                <button type="button" className="button" onClick={() => void requeue()} disabled={busy}>
+                  {busy ? 'Requeuing…' : 'Requeue failed jobs'}
+                </button>
+              ) : null}
+            </>
+          ) : null}
+          {stuck > 0 ? (
+            <p>
+              {jobs(stuck)} {stuck === 1 ? 'has' : 'have'} waited{status.stuck_since ? ` since ${formatRelative(status.stuck_since)}` : ' over a minute'} with
+              no worker taking {stuck === 1 ? 'it' : 'them'}
+              {status.stalled_runs ? ` (${status.stalled_runs === 1 ? 'a run' : `${status.stalled_runs} runs`} stopped renewing ${status.stalled_runs === 1 ? 'its' : 'their'} lease)` : ''}.
+              Check that the server runs a detection worker (the in-process one, or <code>engram worker</code>) and that its database is
+              reachable: nothing is lost, and detection resumes by itself once a worker can take the queue.
+            </p>
+          ) : null}
+        </section>
+      ) : null}
     </>
   );
 }

@@ -23,7 +23,7 @@ export async function memberCommand(config: Config, args: string[]): Promise<voi
   // `engram member remove ID` reads like `engram token revoke ID`; both spellings work.
   const memberId = values.member ?? positionals[0];
   if (!values.workspace || (action !== 'list' && action !== 'remove') || (action === 'remove' && !memberId)) throw new Error(USAGE);
-  const db = await createDb(config.database);
+  const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     await migrate(db.db);
     const workspace = await findWorkspaceByEngramId(db.db, values.workspace);

@@ -9,7 +9,7 @@ import { createDb, migrate } from '@engram/db';
  */
 export async function reembedCommand(config: Config): Promise<void> {
   const embedder = createEmbedder(config);
-  const db = await createDb(config.database);
+  const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     await migrate(db.db);
     const done = await reembedFacts(db.db, embedder, {

@@ -19,7 +19,7 @@ export async function tokenCommand(config: Config, args: string[]): Promise<void
       'Usage: engram token create --workspace ENG-XXXX-XXXX [--member MEMBER_ID] [--label TEXT]\n       engram token revoke TOKEN_ID --workspace ENG-XXXX-XXXX',
     );
   }
-  const db = await createDb(config.database);
+  const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     await migrate(db.db);
     const workspace = await findWorkspaceByEngramId(db.db, values.workspace);

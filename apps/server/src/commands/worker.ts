@@ -1,6 +1,7 @@
 import type { Config } from '@engram/config';
 import { createDetective, startDetectionWorker } from '@engram/core';
-import { createDb, migrate } from '@engram/db';
+import { migrate } from '@engram/db';
+import { openDatabase } from '../database.ts';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../logger.ts';
 
@@ -10,8 +11,8 @@ const STOP_TIMEOUT_MS = 30_000;
  * `engram worker`: detection workers as a process of their own, next to services started with
  * ENGRAM_IN_PROCESS_WORKER=false (which then only enqueue). Any number of these may run against
  * one database; a job is only ever run by one of them. Runs until SIGINT/SIGTERM, then finishes
- * the runs in progress (an interrupted run is not lost either way: its lease lapses and another
- * worker takes it over).
+ * the runs in progress (an interrupted run is not lost either way: its lease lapses within
+ * ENGRAM_DETECTION_LEASE_SECONDS and another worker takes it over, at once if it runs on this host).
  */
 export async function workerCommand(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { concurrency: { type: 'string', default: '1' } } });
@@ -28,10 +29,12 @@ export async function workerCommand(config: Config, args: string[]): Promise<num
     return 2;
   }
   const logger = createLogger(config);
-  const db = await createDb(config.database);
+  const db = await openDatabase(config, logger);
   await migrate(db.db);
   const detective = createDetective(config);
-  const workers = Array.from({ length: concurrency }, () => startDetectionWorker({ db: db.db, log: logger, detective }));
+  const workers = Array.from({ length: concurrency }, () =>
+    startDetectionWorker({ db: db.background, log: logger, detective }, { leaseMs: config.detectionLeaseMs }),
+  );
   logger.info({ workers: workers.map((w) => w.workerId), narrative: detective ? config.openai.detectiveModel : 'off' }, 'detection workers started');
   process.stdout.write(`Detection workers running: ${workers.map((w) => w.workerId).join(', ')}. Stop with Ctrl-C.\n`);
 

@@ -57,7 +57,7 @@ export function challenge(reply: FastifyReply, config: Config, request: FastifyR
 export async function resolvePrincipal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, calls = 1): Promise<Principal> {
   let principal: Principal;
   try {
-    principal = await resolveBearer(ctx.db.db, ctx.secret, bearerToken(request), { address: request.ip, cache: ctx.tokens });
+    principal = await resolveBearer(ctx.db.control, ctx.secret, bearerToken(request), { address: request.ip, cache: ctx.tokens });
   } catch (error) {
     if (error instanceof EngramError && error.status === 401) challenge(reply, ctx.config, request, error);
     throw error;
@@ -90,7 +90,7 @@ export function clearSessionCookie(reply: FastifyReply, config: Config, request:
  * made the page, a header only by the dashboard's own script.
  */
 async function requireSessionMember(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<MemberPrincipal> {
-  const session = await authenticateDashboardSession(ctx.db.db, cookie);
+  const session = await authenticateDashboardSession(ctx.db.control, cookie);
   if (!session) {
     clearSessionCookie(reply, ctx.config, request);
     const error = await endedSessionError(

@@ -1,4 +1,5 @@
-import { EngramError, InvalidInputError, problemsFromZod, type FieldProblem } from '@engram/core';
+import { callerErrorOf, EngramError, InvalidInputError, problemsFromZod, type FieldProblem } from '@engram/core';
+import { DatabaseUnavailableError, type DatabaseHealth } from '@engram/db';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -64,9 +65,12 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: E
  * One error handler for the whole app: domain errors keep their code and message, validation
  * failures name each field, and any 5xx is logged and answered without internals.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, health?: DatabaseHealth): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof EngramError) return sendError(reply, request, error);
+    // A database fault is the caller's to retry (503), and logged once per outage, not per request.
+    health?.report(error);
+    const callerError = callerErrorOf(error);
+    if (callerError) return sendError(reply, request, callerError);
     if (hasZodFastifySchemaValidationErrors(error)) {
       const problems: FieldProblem[] = problemsFromZod(
         error.validation.map((v) => ({
@@ -89,4 +93,36 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, request, new EngramError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`)),
   );
+}
+
+/**
+ * Every REST request is answered within `deadlineMs`: past it, the caller gets the retryable 503
+ * (`unavailable`, reason `timeout`) even if the work is still waiting somewhere (a pool, a stalled
+ * network); the late result is dropped. An MCP tool call gets what is left of it, less a margin,
+ * inside the tool wrapper, where running out becomes a tool error (see routes/mcp.ts).
+ */
+export function registerRequestDeadline(app: FastifyInstance, deadlineMs: number): void {
+  app.decorateRequest('deadlineAt', 0);
+  app.addHook('onRequest', (request, reply, done) => {
+    // A route doing long work by design (imports) sets its own in `config.requestDeadlineMs`.
+    const { requestDeadlineMs } = request.routeOptions.config as { requestDeadlineMs?: number };
+    const ms = requestDeadlineMs ?? deadlineMs;
+    request.deadlineAt = Date.now() + ms;
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      request.log.warn({ deadline_ms: ms }, 'request deadline passed: answered 503');
+      const fault = new DatabaseUnavailableError('timeout', `no answer within the request deadline of ${ms} ms`);
+      void sendError(reply, request, callerErrorOf(fault)!);
+    }, ms);
+    timer.unref();
+    reply.raw.once('close', () => clearTimeout(timer));
+    done();
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** When this request must be answered by (epoch ms; see registerRequestDeadline). */
+    deadlineAt: number;
+  }
 }

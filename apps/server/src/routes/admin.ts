@@ -5,12 +5,22 @@ import {
   provisionWorkspace,
   toProvisionedWorkspaceBody,
 } from '@engram/core';
-import { softDeleteWorkspace } from '@engram/db';
+import { findWorkspaceByEngramId, requeueFailedJobs, softDeleteWorkspace } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { publicBaseUrl, requireOperator } from '../plugins/auth.ts';
+
+const RequeueInput = z
+  .object({
+    engram_id: z
+      .string()
+      .regex(/^ENG-[A-Z0-9]{4}-[A-Z0-9]{4}$/i, { error: 'must be a workspace id like ENG-X7K2-P9M4' })
+      .optional()
+      .describe('Only this workspace; every workspace when absent.'),
+  })
+  .strict();
 
 /** Operator API: provisions workspaces without a browser (`Authorization: Bearer $ENGRAM_ADMIN_TOKEN`). */
 export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -31,6 +41,54 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
       request.auditWorkspaceId = created.workspaceId;
       request.log.info({ workspace_id: created.workspaceId, engram_id: created.engramId }, 'workspace provisioned');
       return reply.code(201).send(toProvisionedWorkspaceBody(created, `${publicBaseUrl(ctx.config, request)}/mcp`));
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/api/v1/admin/detection/requeue',
+    {
+      schema: {
+        summary: 'Requeue failed detection jobs (one workspace, or all): due now, attempts reset, like `engram detection requeue`',
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        body: z.preprocess((body) => body ?? {}, RequeueInput),
+        response: {
+          200: z.object({
+            requeued: z.number().int(),
+            workspaces: z.array(z.object({ engram_id: z.string(), requeued: z.number().int() })),
+          }),
+        },
+      },
+      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+    },
+    async (request) => {
+      const engramId = request.body.engram_id;
+      const workspace = engramId ? await findWorkspaceByEngramId(ctx.db.db, engramId) : undefined;
+      if (engramId && !workspace) throw notFound(`Workspace ${engramId}`);
+      const started = performance.now();
+      const requeued = await requeueFailedJobs(ctx.db.db, workspace ? { workspaceId: workspace.id } : {});
+      if (workspace) request.auditWorkspaceId = workspace.id;
+      // Across workspaces, each one's audit log says so too (the request's own entry has no workspace).
+      else {
+        for (const r of requeued) {
+          ctx.audit.record({
+            workspaceId: r.workspaceId,
+            memberId: null,
+            tokenId: null,
+            actor: 'operator',
+            action: 'POST /api/v1/admin/detection/requeue',
+            summary: { requeued: r.jobs, all_workspaces: true },
+            outcome: 'ok',
+            errorCode: null,
+            durationMs: performance.now() - started,
+          });
+        }
+      }
+      request.log.info({ requeued: requeued.reduce((n, r) => n + r.jobs, 0), workspaces: requeued.length }, 'failed detection jobs requeued');
+      return {
+        requeued: requeued.reduce((n, r) => n + r.jobs, 0),
+        workspaces: requeued.map((r) => ({ engram_id: r.engramId, requeued: r.jobs })),
+      };
     },
   );
 

@@ -1,4 +1,4 @@
-import { ConflictsInput, detectionStatus, EngramError, listConflicts, notFound, canRead, assertCanWrite } from '@engram/core';
+import { ConflictsInput, detectionStatus, EngramError, listConflicts, notFound, canRead, assertCanWrite, requeueFailedDetection } from '@engram/core';
 import { forWorkspace, getFact, restoreRetiredFact } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -15,6 +15,19 @@ export async function detectionRoutes(app: FastifyInstance, ctx: AppContext): Pr
     '/api/v1/detection/status',
     { schema: { summary: 'Detection queue, recent runs and whether the narrative detective is on', tags: ['detection'], security: [{ memberToken: [] }] } },
     async (request, reply) => detectionStatus(ctx.db.db, await requireMember(ctx, request, reply), llm),
+  );
+
+  typed.post(
+    '/api/v1/detection/requeue',
+    {
+      schema: {
+        summary: 'Requeue the workspace\'s failed detection jobs: due now, attempts reset (owners)',
+        tags: ['detection'],
+        security: [{ memberToken: [] }],
+        response: { 200: z.object({ requeued: z.number().int() }) },
+      },
+    },
+    async (request, reply) => requeueFailedDetection(ctx.db.db, await requireMember(ctx, request, reply)),
   );
 
   typed.get(

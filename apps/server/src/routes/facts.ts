@@ -3,6 +3,7 @@ import { EngramError, ImportInput, Instant, ImportOutput, importFacts, readJourn
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { refreshStatistics } from '@engram/db';
 import { factServicesOf, type AppContext } from '../context.ts';
 import { requireMember } from '../plugins/auth.ts';
 
@@ -14,6 +15,9 @@ const SinceQuery = z
   })
   .strict();
 
+/** Most milliseconds an import of up to 1,000 facts may take before its caller is told to retry. */
+const IMPORT_DEADLINE_MS = 180_000;
+
 /** The facts journal (SPEC §8): import with original timestamps, export as NDJSON after a watermark. */
 export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
@@ -23,6 +27,8 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
     {
       // 1,000 facts of up to 4,000 characters each, with room for JSON.
       bodyLimit: 8 * 1024 * 1024,
+      // Embedding and checking 1,000 facts is long work, not a stuck wait (it is idempotent if retried).
+      config: { requestDeadlineMs: IMPORT_DEADLINE_MS },
       schema: {
         summary: 'Import facts with their original committed_at, agent_id and scope (idempotent)',
         tags: ['facts'],
@@ -36,7 +42,10 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
       if (principal.role === 'reader') {
         throw new EngramError('forbidden', 'Your token is read-only (reader role): it cannot import facts.');
       }
-      return importFacts(factServicesOf(ctx, request.log), principal, request.body);
+      const imported = await importFacts(factServicesOf(ctx, request.log), principal, request.body);
+      // A large import can outgrow the planner's statistics before the next upkeep sweep.
+      void refreshStatistics(ctx.db.background).catch((error: unknown) => request.log.warn({ err: error }, 'planner statistics refresh failed'));
+      return imported;
     },
   );
 

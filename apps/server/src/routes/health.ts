@@ -1,22 +1,54 @@
 import { ENGRAM_VERSION } from '@engram/core';
-import { pendingMigrations, ping } from '@engram/db';
+import { CONNECTIONS_QUIET_MS, databaseFault, pendingMigrations, probe, withinDeadline } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 
-/** `/healthz` (the process is up) and `/readyz` (database reachable, migrations applied). */
+/** /readyz answers within this long whatever the database does. */
+export const READINESS_BUDGET_MS = 900;
+
+/**
+ * `/healthz` is liveness: the process and its event loop answer (it touches nothing else, so an
+ * orchestrator never restarts a process because its database is away). `/readyz` is readiness: the
+ * database answers, accepts writes, and has every migration; it answers within a second, 503 when
+ * any of that is not so, and says which check failed.
+ */
 export async function healthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok', version: ENGRAM_VERSION }));
 
+  let migrationsApplied = false;
+  const check = async (): Promise<Record<string, string>> => {
+    try {
+      await probe(ctx.db.control);
+    } catch (error) {
+      const fault = ctx.db.health.report(error) ?? databaseFault(error);
+      return { database: `unreachable: ${fault?.detail ?? (error as Error).message}`, writes: 'unknown', migrations: 'unknown' };
+    }
+    const writeProblem = (await ctx.db.writeProblem()) ?? connectionProblem(ctx);
+    if (!writeProblem) ctx.db.health.recovered();
+    let migrations = 'ok';
+    if (!migrationsApplied) {
+      const pending = await pendingMigrations(ctx.db.control);
+      migrationsApplied = pending === 0;
+      if (pending > 0) migrations = `${pending} pending`;
+    }
+    return { database: 'ok', writes: writeProblem ? `refused: ${writeProblem}` : 'ok', migrations };
+  };
+
   app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
-    const database = await ping(ctx.db.db);
-    const pending = database ? await pendingMigrations(ctx.db.db) : null;
-    const ready = database && pending === 0;
-    return reply.code(ready ? 200 : 503).send({
-      status: ready ? 'ready' : 'not_ready',
-      checks: {
-        database: database ? 'ok' : 'unreachable',
-        migrations: pending === null ? 'unknown' : pending === 0 ? 'ok' : `${pending} pending`,
-      },
-    });
+    const checks = await withinDeadline(check(), READINESS_BUDGET_MS, 'the readiness check').catch(() => ({
+      database: `not answering within ${READINESS_BUDGET_MS} ms`,
+      writes: 'unknown',
+      migrations: 'unknown',
+    }));
+    const ready = Object.values(checks).every((value) => value === 'ok');
+    if (!ready) void reply.header('retry-after', '5');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
   });
+}
+
+/** Requests of this process cannot get a database connection (the server has no slots left). */
+function connectionProblem(ctx: AppContext): string | undefined {
+  const outage = ctx.db.health.outage();
+  if (outage?.fault.kind !== 'too_many_connections' || Date.now() - outage.last.getTime() >= CONNECTIONS_QUIET_MS) return undefined;
+  return `requests cannot get a database connection (${outage.fault.detail}); the server has no free connection slots`;
 }

@@ -24,6 +24,9 @@ const SIGN_IN = unauthorized(
     'Other clients send `Authorization: Bearer <member token>` (or the invite key, then call engram_join).',
 );
 
+/** How much sooner than the request's deadline a tool call gives up (room to answer it). */
+const TOOL_DEADLINE_MARGIN_MS = 500;
+
 /** Where `npm run build:app` puts the conflict queue MCP App (one self-contained HTML file). */
 export const DEFAULT_CONFLICT_APP_FILE = fileURLToPath(new URL('../../../conflict-app/dist/conflict-app.html', import.meta.url));
 
@@ -69,6 +72,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
         limits: ctx.limits,
         mcpUrl: `${publicBaseUrl(ctx.config, request)}/mcp`,
         log: request.log,
+        // What is left of the request's deadline, less a margin, so a slow tool answers as a tool error.
+        deadlineMs: Math.max(100, request.deadlineAt - Date.now() - TOOL_DEADLINE_MARGIN_MS),
         audit: (entry) => ctx.audit.record(entry),
         conflictAppHtml,
       },

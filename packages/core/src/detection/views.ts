@@ -8,6 +8,7 @@ import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError } from '../errors.ts';
 import { Scope } from '../facts/schemas.ts';
+import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
 export const ConflictsInput = z
@@ -118,7 +119,7 @@ export async function readConflict(db: Database, principal: MemberPrincipal, con
 
 /** `GET /api/v1/detection/status`. */
 export async function detectionStatus(db: Database, principal: MemberPrincipal, llm: { enabled: boolean; model: string }) {
-  const { counts, runs, totals } = await detectionQueueStatus(db, principal.workspaceId);
+  const { counts, backlog, runs, totals } = await detectionQueueStatus(db, principal.workspaceId);
   const budget = await detectiveBudget(db, forWorkspace(db, principal.workspaceId));
   const iso = (v: unknown) => toDate(v)?.toISOString() ?? null;
   const state = !llm.enabled ? 'off' : budget.paused ? 'paused' : 'on';
@@ -136,7 +137,9 @@ export async function detectionStatus(db: Database, principal: MemberPrincipal, 
     daily_token_budget: budget.limit,
     pending_jobs: counts.pending,
     running_jobs: counts.running,
-    failed_jobs: counts.failed,
+    // failed_jobs, stuck and retrying work, and what to do about it; stalled runs hold a lapsed lease.
+    ...describeBacklog(backlog, principal.engramId),
+    stalled_runs: backlog.stalledRuns,
     last_run_at: iso(totals?.last_run_at),
     runs_total: totals?.runs ?? 0,
     tokens: { prompt: totals?.prompt_tokens ?? 0, completion: totals?.completion_tokens ?? 0 },

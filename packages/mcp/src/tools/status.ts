@@ -18,6 +18,17 @@ const StatusOutput = z.object({
     .object({ narrative: z.enum(['on', 'off', 'paused']), model: z.string().nullable(), note: z.string() })
     .optional()
     .describe('Whether the LLM narrative detective is running on this server (paused: this workspace spent its daily token budget).'),
+  detection: z
+    .object({
+      pending_jobs: z.number().int(),
+      failed_jobs: z.number().int(),
+      stuck_jobs: z.number().int(),
+      note: z.string().nullable(),
+    })
+    .optional()
+    .describe(
+      'Conflict checks not done yet: failed jobs (given up after their retries; an owner or operator can requeue them) and stuck ones (no worker is taking them). note says what to do, or is null when nothing is wrong.',
+    ),
   next_prompt: z.string().describe('What to tell the user next, in your own words.'),
 });
 

@@ -1,0 +1,57 @@
+/**
+ * Planner statistics are the service's own job: a table never analyzed, or grown by more than a
+ * fifth since, is analyzed by the upkeep sweep and after imports, on both engines (the embedded
+ * one has no autovacuum, and Postgres may run with it off or lagging).
+ */
+import { provisionWorkspace } from '@engram/core';
+import { queryRows, refreshStatistics, type DbHandle } from '@engram/db';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { TEST_SECRET, testApp } from '../support/app.ts';
+import { isolatedTestDatabases } from '../support/databases.ts';
+
+const estimatedRows = async (handle: DbHandle, table: string) => {
+  const [row] = await queryRows<{ reltuples: number }>(handle.db, sql`select reltuples::float8 as reltuples from pg_class where relname = ${table}`);
+  return Number(row?.reltuples ?? -1);
+};
+
+describe.each(isolatedTestDatabases())('planner statistics on $name', (engine) => {
+  it('analyzes tables never analyzed or grown by a fifth, after imports and in the sweep, and leaves fresh ones alone', async () => {
+    const handle = await engine.open();
+    const app = await testApp(handle);
+    try {
+      const owner = await provisionWorkspace(handle.db, TEST_SECRET, {});
+      const importFacts = (count: number, offset: number) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/facts/import',
+          headers: { host: 'localhost:8080', authorization: `Bearer ${owner.ownerToken}` },
+          payload: {
+            facts: Array.from({ length: count }, (_, i) => ({
+              content: `Service number ${offset + i} listens on port ${10_000 + offset + i} in the staging cluster.`,
+              scope: `services/s${offset + i}`,
+              agent_id: 'statistics-test',
+              committed_at: new Date(Date.now() - (offset + i + 1) * 60_000).toISOString(),
+            })),
+          },
+        });
+
+      expect(await estimatedRows(handle, 'facts')).toBeLessThan(0); // never analyzed
+      const first = await importFacts(300, 0);
+      expect(first.statusCode, first.body).toBe(200);
+      // The import refreshes statistics once it has answered.
+      await expect.poll(() => estimatedRows(handle, 'facts'), { timeout: 30_000 }).toBeGreaterThanOrEqual(300);
+
+      // Fresh now: the sweep leaves facts alone (the first call joins any refresh still running).
+      await refreshStatistics(handle.db);
+      expect(await refreshStatistics(handle.db)).not.toContain('facts');
+
+      // Grown by far more than a fifth: analyzed again.
+      expect((await importFacts(300, 300)).statusCode).toBe(200);
+      await expect.poll(() => estimatedRows(handle, 'facts'), { timeout: 30_000 }).toBeGreaterThanOrEqual(600);
+    } finally {
+      await app.close();
+      await handle.close();
+    }
+  }, 120_000);
+});
