@@ -1,5 +1,5 @@
 import { callerErrorOf } from '@engram/core';
-import { DatabaseHealth, DatabaseUnavailableError, databaseFault, withinDeadline } from '@engram/db';
+import { DatabaseHealth, DatabaseUnavailableError, databaseFault, droppedConnection, withinDeadline } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 
 /** An error shaped like the drivers' (postgres.js and PGlite carry `code`; drizzle wraps them in `cause`). */
@@ -28,6 +28,13 @@ describe('databaseFault', () => {
   it('tells a statement timeout from a lock timeout (both are 57014 or 55P03)', () => {
     expect(databaseFault(driverError('57014', 'canceling statement due to statement timeout'))?.kind).toBe('timeout');
     expect(databaseFault(driverError('57014', 'canceling statement due to lock timeout'))?.kind).toBe('locked');
+  });
+
+  it('knows a connection dropped before the statement reached the server (safe to run again) from other faults', () => {
+    expect(droppedConnection(wrapped(driverError('CONNECTION_CLOSED')))).toBe(true);
+    expect(droppedConnection(driverError('ECONNRESET'))).toBe(true);
+    expect(droppedConnection(driverError('ECONNREFUSED'))).toBe(false);
+    expect(droppedConnection(driverError('57014'))).toBe(false);
   });
 
   it('leaves the caller\'s own errors alone: constraints, syntax, bugs', () => {

@@ -4,7 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { openEmbedded } from './embedded.ts';
-import { DatabaseHealth, databaseFault, type HealthLogger } from './faults.ts';
+import { DatabaseHealth, databaseFault, droppedConnection, type HealthLogger } from './faults.ts';
 import * as schema from './schema.ts';
 
 /** A drizzle database over either driver; query functions accept this or a transaction of it. */
@@ -180,15 +180,6 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
     }
   };
   return confiner;
-}
-
-/** The connection was gone before the statement reached the server (postgres.js's CONNECTION_CLOSED on write). */
-function droppedConnection(error: unknown): boolean {
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
-    const { code } = current as { code?: unknown };
-    if (code === 'CONNECTION_CLOSED' || code === 'CONNECTION_DESTROYED' || code === 'ECONNRESET' || code === 'EPIPE') return true;
-  }
-  return false;
 }
 
 /**

@@ -58,9 +58,8 @@ const DRIVER_CONNECTION_CODES = new Set(['CONNECT_TIMEOUT', 'CONNECTION_CLOSED',
 
 /** The fault behind `error`, or undefined when it is not the database's (a bug, a constraint). */
 export function databaseFault(error: unknown): DatabaseUnavailableError | undefined {
-  for (let current = error, depth = 0; current && depth < 6; current = (current as { cause?: unknown }).cause, depth++) {
+  for (const current of causes(error)) {
     if (current instanceof DatabaseUnavailableError) return current;
-    if (typeof current !== 'object') return undefined;
     const { code, message } = current as { code?: unknown; message?: unknown };
     const text = typeof message === 'string' ? message : '';
     if (typeof code !== 'string') continue;
@@ -68,6 +67,21 @@ export function databaseFault(error: unknown): DatabaseUnavailableError | undefi
     if (kind) return new DatabaseUnavailableError(kind, `${code}: ${text}`.slice(0, 200), { cause: error });
   }
   return undefined;
+}
+
+/** Codes that say a connection was gone before a statement reached the server (postgres.js, Node). */
+const DROPPED_CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'ECONNRESET', 'EPIPE']);
+
+/** The connection was gone before the statement reached the server (so the server did not run it). */
+export function droppedConnection(error: unknown): boolean {
+  return causes(error).some((current) => DROPPED_CONNECTION_CODES.has((current as { code?: unknown }).code as string));
+}
+
+/** `error` and its causes (drivers' errors arrive wrapped by drizzle), outermost first. */
+function causes(error: unknown): object[] {
+  const chain: object[] = [];
+  for (let current = error; current && typeof current === 'object' && chain.length < 6; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
 }
 
 function faultKindOf(code: string, message: string): DatabaseFaultKind | undefined {
