@@ -59,6 +59,13 @@ function limited(what: string, retryAfterSeconds: number): EngramError {
  */
 const SHARED_COUNT_WAIT_MS = 5_000;
 
+/**
+ * Limits below this are counted exactly: every hit goes to the shared counter. Local admission lets
+ * each instance admit up to `localFraction` of the limit before its hits reach the shared count, so
+ * with a small limit two instances together could pass it (a limit of 4 admitted a fifth request).
+ */
+const LOCAL_ADMISSION_MIN_LIMIT = 20;
+
 /** Shared fixed-window counters with local admission far below the limits. */
 export class RateLimiter {
   private readonly counters = new Map<string, Counter>();
@@ -94,7 +101,7 @@ export class RateLimiter {
     }
     const hits = rule.weight ?? 1;
     const estimate = counter.synced + counter.pending + hits;
-    if (estimate <= rule.limit * this.localFraction && now - counter.syncedAt < this.freshMs) {
+    if (rule.limit >= LOCAL_ADMISSION_MIN_LIMIT && estimate <= rule.limit * this.localFraction && now - counter.syncedAt < this.freshMs) {
       counter.pending += hits;
       return;
     }
