@@ -23,7 +23,7 @@ import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { factText, seed } from './seed.ts';
+import { BULK_LIMITS, factText, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -175,7 +175,7 @@ try {
   let seeded = 0;
   for (const size of SIZES) {
     process.stderr.write(`\n== ${size} facts\n`);
-    const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
+    const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1, limits: BULK_LIMITS });
     const [counted] = await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts`);
     const n = counted?.n ?? 0;
     await handle.close();

@@ -23,7 +23,7 @@ import {
 } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
-import { seed } from './seed.ts';
+import { BULK_LIMITS, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({ options: { size: { type: 'string', default: '100000' }, runs: { type: 'string', default: '50' } } });
@@ -43,7 +43,7 @@ const TRIGGERS = [
 ];
 
 const url = await createScratchDatabase(ADMIN_URL, 'engram_bench_detect');
-const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 4 });
+const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 4, limits: BULK_LIMITS });
 try {
   await migrate(handle.db);
   const created = await provisionWorkspace(handle.db, SECRET, { name: 'detection bench' });

@@ -44,7 +44,7 @@ import { createDb, forWorkspace, migrate, narrativeCandidates, queryRows, storyF
 import { sql } from 'drizzle-orm';
 import { chatReply, countTokens, startFakeOpenAI } from '../support/fake-openai.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
-import { factText, seed } from './seed.ts';
+import { BULK_LIMITS, factText, seed } from './seed.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,7 +69,7 @@ const rows: string[][] = [];
 
 for (const size of SIZES) {
   const url = await createScratchDatabase(ADMIN_URL, 'engram_bench_detective');
-  const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 8 });
+  const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 8, limits: BULK_LIMITS });
   try {
     await migrate(handle.db);
     const created = await provisionWorkspace(handle.db, SECRET, { name: 'detective cost bench' });

@@ -2,6 +2,7 @@
  * A synthetic but varied codebase story for the benchmarks, and bulk seeding of it into a
  * workspace (as a migration of existing facts would load them: the HNSW index built once after).
  */
+import { defaultDatabaseLimits, type DatabaseLimits } from '@engram/config';
 import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, matchKeysOf, uuidv7 } from '@engram/core';
 import { createDb, facts, forWorkspace } from '@engram/db';
 import { sql } from 'drizzle-orm';
@@ -27,8 +28,14 @@ export function factText(n: number): { content: string; scope: string } {
   const template = TEMPLATES[Math.floor(n / 7) % TEMPLATES.length]!;
   return { content: `${template(subject, n)} (note ${n})`, scope: scopeOf(n) };
 }
+/**
+ * Limits for the benchmarks' own connections: bulk loading and index builds run far longer than any
+ * request may (the service's statement timeouts would cancel them).
+ */
+export const BULK_LIMITS: DatabaseLimits = { ...defaultDatabaseLimits(), readTimeoutMs: 3_600_000, writeTimeoutMs: 3_600_000, detectionTimeoutMs: 3_600_000, lockTimeoutMs: 60_000 };
+
 export async function seed(databaseUrl: string, workspaceId: string, from: number, to: number): Promise<void> {
-  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 4 });
+  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 4, limits: BULK_LIMITS });
   const tenant = forWorkspace(handle.db, workspaceId);
   const started = performance.now();
   // Bulk load without the HNSW index, then build it once: how a real migration of 100k facts runs.
