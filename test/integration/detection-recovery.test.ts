@@ -83,6 +83,15 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
 
   const jobsOf = (workspaceId: string) => handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId)).orderBy(detectionJobs.id);
   const runsOf = (workspaceId: string) => handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId)).orderBy(detectionRuns.startedAt);
+  /** Runs `worker` until every job of `workspaceId` is done, then stops it. */
+  const drain = async (worker: DetectionWorker, workspaceId: string) => {
+    worker.start();
+    try {
+      await eventually(async () => (await jobsOf(workspaceId)).every((j) => j.status === 'done'));
+    } finally {
+      await worker.stop();
+    }
+  };
   /** A worker that only serves `workspaceId` (other tests' jobs share the database). */
   const workerFor = (workspaceId: string, options: Partial<ConstructorParameters<typeof DetectionWorker>[0]> = {}) =>
     new DetectionWorker({
@@ -107,12 +116,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
 
     // On a database no other process can use, the worker knows that holder is gone.
     const worker = workerFor(ws.id, { exclusive: true });
-    worker.start();
-    try {
-      await eventually(async () => (await jobsOf(ws.id)).every((j) => j.status === 'done'));
-    } finally {
-      await worker.stop();
-    }
+    await drain(worker, ws.id);
     const runs = await runsOf(ws.id);
     expect(runs.find((r) => r.id === cutOff!.runId)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^interrupted: the process that ran it stopped/) });
     const finished = runs.find((r) => r.status === 'succeeded')!;
@@ -177,12 +181,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
         return runDeterministicPass({ db: handle.db, log: silentLogger }, claimed);
       },
     });
-    worker.start();
-    try {
-      await eventually(async () => (await jobsOf(ws.id)).every((j) => j.status === 'done'), 30_000);
-    } finally {
-      await worker.stop();
-    }
+    await drain(worker, ws.id);
     expect(outcomes).toEqual(['timeout', 'timeout', 'ok']);
     const runs = await runsOf(ws.id);
     expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'succeeded']);
@@ -324,12 +323,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     expect(killed).toMatchObject({ status: 'running', workerId: expect.stringMatching(new RegExp(`^worker-.*:${child.pid}:`)) });
 
     const worker = workerFor(ws.id); // not exclusive: other processes may hold runs on Postgres
-    worker.start();
-    try {
-      await eventually(async () => (await jobsOf(ws.id)).every((j) => j.status === 'done'));
-    } finally {
-      await worker.stop();
-    }
+    await drain(worker, ws.id);
     const runs = await runsOf(ws.id);
     expect(runs.find((r) => r.id === killedRunId)).toMatchObject({ status: 'failed', error: expect.stringMatching(/is gone; its jobs were requeued at once/) });
     const finished = runs.find((r) => r.status === 'succeeded')!;
