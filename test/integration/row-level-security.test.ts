@@ -92,6 +92,35 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     expect(after?.role).not.toBe(TENANT_ROLE);
   });
 
+  it('runs a read confined and read-only, and a failed read leaves its connection clean', async () => {
+    const tenant = forWorkspace(handle.db, a);
+    // Unfiltered, and parameterized (its first run on a connection is described before it runs).
+    const marker = `m${Math.random()}`;
+    const unfiltered = await tenant.read<{ workspace_id: string; marker: string }>(sql`select workspace_id, ${marker}::text as marker from facts`);
+    expect(unfiltered.length).toBeGreaterThan(0);
+    expect(unfiltered.every((r) => r.workspace_id === a && r.marker === marker)).toBe(true);
+    const failed = (query: ReturnType<typeof sql>) =>
+      tenant.read(query).then(
+        () => 'no error',
+        (error: Error & { cause?: Error }) => error.cause?.message ?? error.message,
+      );
+    expect(await failed(sql`update facts set scope = 'changed by a read' returning id`)).toMatch(/read-only transaction/);
+    expect(await failed(sql`select 1 / (count(*) - count(*)) from facts`)).toMatch(/division by zero/);
+    const [unchanged] = await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts where scope = 'changed by a read'`);
+    expect(Number(unchanged?.n)).toBe(0);
+    // Every connection of the pool, used at once, is back as the owner, and none is left inside a
+    // transaction.
+    const pool = await Promise.all(Array.from({ length: 8 }, () => queryRows<{ role: string }>(handle.db, sql`select current_user as role`)));
+    expect(pool.every(([row]) => row?.role !== TENANT_ROLE)).toBe(true);
+    if (engine.name === 'postgres') {
+      const [idle] = await queryRows<{ n: number }>(
+        handle.db,
+        sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+      );
+      expect(Number(idle?.n)).toBe(0);
+    }
+  });
+
   it("keeps the owner-run full-text candidates to the transaction's workspace", async () => {
     const found = await forWorkspace(handle.db, a).read<{ id: string }>(
       sql`select c.id from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40) c`,

@@ -1,6 +1,6 @@
 import { defaultDatabaseLimits, type Config, type DatabaseLimits } from '@engram/config';
 import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { openEmbedded } from './embedded.ts';
@@ -116,7 +116,14 @@ function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOpti
  * prepares, on a driver that can do it in fewer round trips than drizzle's BEGIN, setup, query,
  * COMMIT. The tenant layer uses it to switch to its role (see tenant.ts).
  */
-export type Confiner = <R>(setup: string, fn: (db: Database) => Promise<R>, options?: { readOnly?: boolean }) => Promise<R>;
+export interface Confiner {
+  <R>(setup: string, fn: (db: Database) => Promise<R>, options?: { readOnly?: boolean }): Promise<R>;
+  /**
+   * One read-only statement in a transaction `setup` prepares, in one round trip where the driver
+   * can: BEGIN and the setup, the statement, and COMMIT sent together.
+   */
+  read?: <T extends Record<string, unknown>>(setup: string, query: SQL) => Promise<T[]>;
+}
 
 const confiners = new WeakMap<object, Confiner>();
 
@@ -179,8 +186,42 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
       return attempt(setup, fn, options, { committing: false });
     }
   };
+  /**
+   * A single read: the three messages are handed to postgres.js in one synchronous run, and a
+   * reserved connection sends its queries in the order they were handed over, so the statement
+   * cannot run outside the transaction (unlike a drizzle builder, which goes through promises of
+   * its own before it sends). If the statement fails, COMMIT of the aborted transaction rolls it
+   * back. A read changes nothing, so one that lost its connection is simply run again.
+   */
+  const readOnce = async <T extends Record<string, unknown>>(setup: string, text: string, params: unknown[]): Promise<T[]> => {
+    const reserved = await client.reserve();
+    try {
+      const sent = [
+        reserved.unsafe(`begin read only; set local statement_timeout = ${readTimeoutMs}; ${setup}`).execute(),
+        reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
+        reserved.unsafe('commit').execute(),
+      ];
+      const [prefix, statement, commit] = await Promise.allSettled(sent);
+      for (const outcome of [prefix, statement, commit]) if (outcome!.status === 'rejected') throw outcome!.reason;
+      return (statement as PromiseFulfilledResult<unknown>).value as T[];
+    } finally {
+      reserved.release();
+    }
+  };
+  confiner.read = async <T extends Record<string, unknown>>(setup: string, query: SQL): Promise<T[]> => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    try {
+      return await readOnce<T>(setup, text, params);
+    } catch (error) {
+      if (!droppedConnection(error)) throw error;
+      return readOnce<T>(setup, text, params);
+    }
+  };
   return confiner;
 }
+
+/** Renders drizzle's SQL to text and parameters, as drizzle's own session does before sending. */
+const dialect = new PgDialect();
 
 /**
  * Drizzle sends every query through `sql.unsafe(text, params, { prepare: false })`, which costs

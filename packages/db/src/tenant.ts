@@ -90,6 +90,8 @@ export class TenantDb {
    */
   read<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
     if (this.#confined) return queryRows<T>(this.#db, query);
+    const read = confinerOf(this.#db)?.read;
+    if (read) return read<T>(this.#setup(), query);
     return this.#confinedTransaction((db) => queryRows<T>(db, query), { readOnly: true });
   }
 
@@ -139,6 +141,8 @@ export class TenantDb {
     if (confiner) return confiner(this.#setup(), fn, options);
     const nested = this.#db instanceof PgTransaction;
     return this.#db.transaction(async (tx) => {
+      // Inside a caller's transaction (a savepoint) the access mode is the caller's to set.
+      if (options.readOnly && !nested) await tx.execute(sql`set transaction read only`);
       await tx.execute(sql`select set_config('role', ${TENANT_ROLE}, true), set_config(${WORKSPACE_SETTING}, ${this.workspaceId}, true)`);
       const result = await fn(tx);
       if (nested) await tx.execute(sql`select set_config('role', 'none', true), set_config(${WORKSPACE_SETTING}, '', true)`);
