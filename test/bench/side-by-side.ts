@@ -1,0 +1,141 @@
+/**
+ * Two builds of Engram, side by side, on one database: the fair way to say whether a change made
+ * requests slower on a noisy machine. Each round starts one build's server on the same database,
+ * sends the same sequential calls with the SDK's MCP client, stops it, then does the same with the
+ * other build; the table gives the median over rounds of each run's p50 and p90, and the server
+ * process's CPU time per call (read from /proc).
+ *
+ *   git worktree add /tmp/engram-base <rev> && (cd /tmp/engram-base && npm ci)
+ *   node test/bench/commit-query.ts --sizes 100000 --keep   # prints "bench database <name>"
+ *   node test/bench/side-by-side.ts --base /tmp/engram-base --database postgres://postgres@127.0.0.1:5432/<name> \
+ *     [--head .] [--modes query,commit] [--rounds 5] [--calls 800] [--worker]
+ *
+ * The database must be one `npm run bench -- --keep` left (its workspace is named "bench"), at a
+ * schema both builds can run on (the newer build migrates it first). Without `--worker` the
+ * servers run no in-process detection, so the figures are the request path's alone; with it, each
+ * run starts with no detection backlog. Needs Linux (/proc) and the ENGRAM_SECRET the bench used.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import postgres from 'postgres';
+import { cliEnv, runScript, startCli } from '../support/cli.ts';
+import { median, percentile } from './stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    head: { type: 'string', default: '.' },
+    database: { type: 'string' },
+    modes: { type: 'string', default: 'query,commit' },
+    rounds: { type: 'string', default: '5' },
+    calls: { type: 'string', default: '800' },
+    worker: { type: 'boolean', default: false },
+  },
+});
+if (!args.base || !args.database) {
+  process.stderr.write('Usage: node test/bench/side-by-side.ts --base <checkout> --database <url of a kept bench database> [--head .]\n');
+  process.exit(2);
+}
+const MODES = args.modes.split(',') as ('query' | 'commit' | 'status' | 'list')[];
+const ROUNDS = Number(args.rounds);
+const CALLS = Number(args.calls);
+const WARM_UP = 100;
+const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+const builds = [
+  { name: 'base', dir: path.resolve(args.base) },
+  { name: 'head', dir: path.resolve(args.head) },
+];
+const TOPICS = [
+  'What is the auth service rate limit?',
+  'how long until payments requests time out',
+  'search worker pool size',
+  'which cache does billing use and what is the ttl',
+  'orders database connection limit',
+];
+
+const sql = postgres(args.database, { max: 1, onnotice: () => {} });
+const [bench] = await sql<{ engram_id: string }[]>`select engram_id from workspaces where name = 'bench' limit 1`;
+if (!bench) throw new Error('No workspace named "bench" on this database: point --database at one `npm run bench -- --keep` left.');
+const env = (extra: Record<string, string> = {}) =>
+  cliEnv({ DATABASE_URL: args.database!, ENGRAM_SECRET: SECRET, PORT: '0', LOG_LEVEL: 'warn', ENGRAM_DATA_DIR: fs.mkdtempSync('/tmp/engram-sbs-'), ...extra });
+const minted = await runScript(path.join(builds[1]!.dir, 'apps/server/src/cli.ts'), ['token', 'create', '--workspace', bench.engram_id, '--label', 'side-by-side'], env());
+const token = /egm_\S+/.exec(minted.stdout)?.[0];
+if (!token) throw new Error(`could not mint a token: ${minted.stderr}`);
+
+/** CPU seconds (user + system) a process has used so far. */
+const cpuSeconds = (pid: number) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+};
+
+let serial = Date.now() % 1_000_000;
+async function call(client: Client, mode: (typeof MODES)[number], i: number): Promise<void> {
+  if (mode === 'list') {
+    await client.listTools();
+    return;
+  }
+  const n = serial++;
+  const request =
+    mode === 'query'
+      ? { name: 'engram_query', arguments: { topic: TOPICS[i % TOPICS.length]!, limit: 10 } }
+      : mode === 'status'
+        ? { name: 'engram_status', arguments: {} }
+        : { name: 'engram_commit', arguments: { content: `The service-${n % 5000} worker pool has ${n % 97} threads in region r${n % 7}`, scope: 'bench/side-by-side', confidence: 0.9, agent_id: `sbs-${n % 5}` } };
+  const result = await client.callTool(request);
+  if (result.isError) throw new Error(`${request.name}: ${JSON.stringify(result.content)}`);
+}
+
+interface Run {
+  p50: number;
+  p90: number;
+  cpuMsPerCall: number;
+}
+async function runOnce(dir: string, mode: (typeof MODES)[number]): Promise<Run> {
+  if (args.worker) await sql`update detection_jobs set status = 'done', finished_at = now() where status <> 'done'`;
+  const server = await startCli(env(args.worker ? {} : { ENGRAM_IN_PROCESS_WORKER: 'false' }), 120_000, [process.execPath, path.join(dir, 'apps/server/src/cli.ts'), 'start']);
+  try {
+    const client = new Client({ name: 'side-by-side', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    for (let i = 0; i < WARM_UP; i++) await call(client, mode, i);
+    const cpu0 = cpuSeconds(server.child.pid!);
+    const times: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const t0 = performance.now();
+      await call(client, mode, i);
+      times.push(performance.now() - t0);
+    }
+    const cpuMsPerCall = ((cpuSeconds(server.child.pid!) - cpu0) * 1000) / CALLS;
+    await client.close();
+    return { p50: median(times), p90: percentile(times, 90), cpuMsPerCall };
+  } finally {
+    await server.stop();
+  }
+}
+
+const results = new Map<string, Run[]>();
+for (const mode of MODES) {
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const build of round % 2 ? builds : [...builds].reverse()) {
+      const run = await runOnce(build.dir, mode);
+      const key = `${mode} ${build.name}`;
+      results.set(key, [...(results.get(key) ?? []), run]);
+      process.stderr.write(`  ${key} round ${round}: p50 ${run.p50.toFixed(2)} ms, p90 ${run.p90.toFixed(2)} ms, server CPU ${run.cpuMsPerCall.toFixed(2)} ms/call\n`);
+    }
+  }
+}
+await sql.end();
+
+const m = (runs: Run[], field: keyof Run) => median(runs.map((r) => r[field]));
+process.stdout.write(`\n${ROUNDS} rounds of ${CALLS} sequential calls each${args.worker ? ' (in-process detection on)' : ' (no in-process detection)'}; medians over rounds\n\n`);
+process.stdout.write('| call | base p50 | head p50 | change | base p90 | head p90 | base CPU/call | head CPU/call |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
+for (const mode of MODES) {
+  const base = results.get(`${mode} base`)!;
+  const head = results.get(`${mode} head`)!;
+  const change = (m(head, 'p50') / m(base, 'p50') - 1) * 100;
+  process.stdout.write(
+    `| ${mode} | ${m(base, 'p50').toFixed(2)} ms | ${m(head, 'p50').toFixed(2)} ms | ${change >= 0 ? '+' : ''}${change.toFixed(1)}% | ${m(base, 'p90').toFixed(2)} ms | ${m(head, 'p90').toFixed(2)} ms | ${m(base, 'cpuMsPerCall').toFixed(2)} ms | ${m(head, 'cpuMsPerCall').toFixed(2)} ms |\n`,
+  );
+}
