@@ -44,15 +44,12 @@ export interface FactRow {
   embedding_model: string | null;
 }
 
-const FACT_COLUMNS = sql.raw(
-  [
-    'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance', 'entities',
-    'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
-    'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model',
-  ]
-    .map((c) => `f.${c}`)
-    .join(', '),
-);
+const CANDIDATE_COLUMNS = [
+  'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
+  'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
+  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model',
+].map((c) => `f.${c}`);
+const FACT_COLUMNS = sql.raw([...CANDIDATE_COLUMNS, 'f.entities'].join(', '));
 
 const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at'] as const;
 
@@ -266,7 +263,12 @@ export async function addCorroboration(tenant: TenantDb, factId: string): Promis
 }
 
 /** A retrieval candidate with its fused rank and the signals the scoring formula needs. */
-export interface Candidate extends FactRow {
+/**
+ * A retrieved fact, for ranking: its entities are only counted (an entities document is ten
+ * times the size of its fact, and a query reads up to twice its depth of candidates).
+ */
+export interface Candidate extends Omit<FactRow, 'entities'> {
+  entity_count: number;
   rrf: number;
   vector_rank: number | null;
   text_rank: number | null;
@@ -371,7 +373,7 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
         from (select id, r, 'v' as src from vec union all select id, r, 't' as src from txt) ranked
         group by id
       )
-      select ${FACT_COLUMNS}, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
+      select ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
              exists (
                select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id

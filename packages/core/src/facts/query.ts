@@ -39,7 +39,7 @@ export function scoreCandidate(c: Candidate, reference: Date): number {
     0.1 * FACT_TYPE_WEIGHT[c.fact_type] +
     0.1 * (c.provenance ? 1 : 0) +
     0.1 * Math.log(1 + c.corroborating_agents) +
-    0.05 * Math.min(1, c.entities.length / 5);
+    0.05 * Math.min(1, c.entity_count / 5);
   return c.durability === 'ephemeral' ? score * EPHEMERAL_WEIGHT : score;
 }
 
