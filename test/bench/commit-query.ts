@@ -4,6 +4,7 @@
  *   npm run bench                       # sizes 10000,100000
  *   npm run bench -- --sizes 10000 --commits 300 --queries 200
  *   npm run bench -- --sizes 10000 --no-worker    # without the in-process detection worker
+ *   npm run bench -- --concurrency ...            # 1 to 200 concurrent clients: test/bench/concurrency.ts
  *
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The server runs as its own
@@ -25,6 +26,11 @@ import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-
 import { raiseLimits } from './limits.ts';
 import { BULK_LIMITS, factText, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
+
+if (process.argv.includes('--concurrency')) {
+  await import('./concurrency.ts');
+  process.exit();
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -99,7 +105,7 @@ async function directInsertReference(databaseUrl: string, workspaceId: string, s
     await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
         extractor_version, embedding, embedding_model)
       values (${id}, ${workspaceId}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, 'reference',
-              ${JSON.stringify(entities)}::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
+              ${JSON.stringify(entities)}::text::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
               ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
   };
   for (let i = 0; i < 50; i++) await insertOne();
