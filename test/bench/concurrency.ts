@@ -13,7 +13,8 @@
  * --workspaces one|many|both (both), --embedded, --warmup seconds (5), --settle seconds before "RSS
  * after" (5), --drain-timeout seconds (300), --client-threads (default one per 50 clients, at most one
  * per core), --node-options (the server's NODE_OPTIONS; default the Dockerfile's), --keep (keep the
- * Postgres database).
+ * Postgres database), --never-analyzed (seed without ANALYZE: compare query p50 at --size 1000 and
+ * 50000 on a database nothing has analyzed but the service itself).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
  * its NODE_OPTIONS), with the in-process detection worker and the default pool of 10, on a scratch
@@ -101,6 +102,8 @@ const { values: args } = parseArgs({
     'client-threads': { type: 'string' },
     'node-options': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    // Seed without ANALYZE: the database the server starts on has never been analyzed.
+    'never-analyzed': { type: 'boolean', default: false },
   },
 });
 
@@ -687,9 +690,15 @@ try {
     await setupHandle.close();
   }
   log(`  ${setup.one ? `1 workspace with ${MAX_CLIENTS} members` : ''}${setup.one && setup.many.length ? ', ' : ''}${setup.many.length ? `${setup.many.length} workspaces` : ''}`);
-  await seedWorkspaces(database, seedPlan(setup));
+  await seedWorkspaces(database, seedPlan(setup), 0, { analyze: !args['never-analyzed'] });
+  // Copying the facts and building the copy's vector index takes longer than a request may.
+  const bulkHandle = await createDb(database, { maxConnections: 1, limits: BULK_LIMITS });
+  try {
+    await createFloorTable(bulkHandle.db, database.kind);
+  } finally {
+    await bulkHandle.close();
+  }
   floorHandle = await createDb(database, { maxConnections: FLOOR_POOL });
-  await createFloorTable(floorHandle.db, database.kind);
   if (EMBEDDED) {
     log('\n== floor windows (the embedded database in this process, before the server opens it)');
     await floorRows(floorHandle, setup, rows);

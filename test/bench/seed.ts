@@ -24,7 +24,12 @@ export async function seed(databaseUrl: string, workspaceId: string, from: numbe
  * Seeds several workspaces in one bulk load (the facts numbered from `from` on, dealt out in plan
  * order), on Postgres or the embedded database, building the HNSW index once at the end.
  */
-export async function seedWorkspaces(database: Config['database'], plan: { workspaceId: string; count: number }[], from = 0): Promise<void> {
+export async function seedWorkspaces(
+  database: Config['database'],
+  plan: { workspaceId: string; count: number }[],
+  from = 0,
+  options: { analyze?: boolean } = {},
+): Promise<void> {
   // One connection: the batches go one at a time anyway, and `set maintenance_work_mem` must reach
   // the connection that builds the index.
   const handle = await createDb(database, { maxConnections: 1, limits: BULK_LIMITS });
@@ -75,8 +80,12 @@ export async function seedWorkspaces(database: Config['database'], plan: { works
   // The embedded engine lives in WebAssembly memory: a smaller build budget there.
   await handle.db.execute(sql.raw(`set maintenance_work_mem = '${database.kind === 'postgres' ? '512MB' : '64MB'}'`));
   await handle.db.execute(sql`create index facts_embedding_hnsw_idx on facts using hnsw (embedding halfvec_cosine_ops)`);
-  await handle.db.execute(sql`analyze facts`);
-  await handle.db.execute(sql`analyze fact_keys`);
+  // Without it (--never-analyzed), the planner knows nothing of these rows until the service's own
+  // statistics upkeep runs.
+  if (options.analyze !== false) {
+    await handle.db.execute(sql`analyze facts`);
+    await handle.db.execute(sql`analyze fact_keys`);
+  }
   await handle.close();
   process.stderr.write(`  seeded ${total} facts in ${plan.length} workspace(s) in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }

@@ -54,4 +54,22 @@ describe.each(isolatedTestDatabases())('planner statistics on $name', (engine) =
       await handle.close();
     }
   }, 120_000);
+
+  it('analyzes a table whose only row count came from an index build (no column statistics)', async () => {
+    const handle = await engine.open();
+    try {
+      await handle.db.execute(sql`create table stats_probe (n int, label text)`);
+      await handle.db.execute(sql`insert into stats_probe select g, 'row ' || g from generate_series(1, 2000) g`);
+      await handle.db.execute(sql`create index stats_probe_n_idx on stats_probe (n)`);
+      // The index build recorded the row count, so the table no longer looks "never analyzed" by it.
+      expect(await estimatedRows(handle, 'stats_probe')).toBe(2000);
+      const columns = () => queryRows<{ attname: string }>(handle.db, sql`select attname from pg_stats where tablename = 'stats_probe'`);
+      expect(await columns()).toEqual([]);
+      expect(await refreshStatistics(handle.db)).toContain('stats_probe');
+      expect((await columns()).map((c) => c.attname).sort()).toEqual(['label', 'n']);
+      expect(await refreshStatistics(handle.db)).not.toContain('stats_probe');
+    } finally {
+      await handle.close();
+    }
+  });
 });

@@ -177,8 +177,9 @@ export async function workspaceSettings(db: Database, workspaceId: string): Prom
 const refreshing = new WeakMap<object, Promise<string[]>>();
 
 /**
- * ANALYZEs the tables whose planner statistics are missing (never analyzed) or stale (the table
- * grew by more than a fifth since), and returns their names. Plans must not depend on autovacuum
+ * ANALYZEs the tables whose planner statistics are missing (never analyzed: no column statistics,
+ * even when an index build recorded a row count) or stale (the table grew by more than a fifth
+ * since), and returns their names. Plans must not depend on autovacuum
  * having run: it may be off or lagging after a large import, and the embedded database has none.
  * Growth is read from the table's file size against the pages recorded by the last ANALYZE, which
  * both engines keep exactly (the statistics views' counters lag on the embedded one).
@@ -192,7 +193,10 @@ export function refreshStatistics(db: Database): Promise<string[]> {
       sql`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
           where n.nspname = 'public' and c.relkind = 'r'
             and pg_relation_size(c.oid) > 0
-            and (c.reltuples < 0 or pg_relation_size(c.oid) / current_setting('block_size')::int > c.relpages * 1.2 + 8)
+            and (c.reltuples < 0
+                 -- CREATE INDEX records a row count but no column statistics: not analyzed either.
+                 or not exists (select 1 from pg_stats s where s.schemaname = n.nspname and s.tablename = c.relname)
+                 or pg_relation_size(c.oid) / current_setting('block_size')::int > c.relpages * 1.2 + 8)
           order by c.relname`,
     );
     for (const { name } of stale) await db.execute(sql.raw(`analyze "${name.replaceAll('"', '""')}"`));
