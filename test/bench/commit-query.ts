@@ -24,7 +24,7 @@ import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { BULK_LIMITS, factText, seed } from './seed.ts';
+import { BULK_LIMITS, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 if (process.argv.includes('--concurrency')) {
@@ -54,18 +54,6 @@ const ADMIN_URL =
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
-const TOPICS = [
-  'What is the auth service rate limit?',
-  'how long until payments requests time out',
-  'search worker pool size',
-  'which cache does billing use and what is the ttl',
-  'orders database connection limit',
-  'inventory queue retry policy',
-  'notification upload size limit',
-  'gateway api pagination',
-  'users feature flags for the new flow',
-  'where is analytics deployed and how many replicas',
-];
 
 // --- measurement helpers ---------------------------------------------------------------------
 async function timed<T>(fn: () => Promise<T>): Promise<number> {
@@ -144,10 +132,10 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   );
   report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent), p99: percentile(concurrent, 99), perSecond: (CONCURRENT_COMMITS / (performance.now() - t1)) * 1000 });
 
-  for (let i = 0; i < 20; i++) await mustCall(main, 'engram_query', { topic: TOPICS[i % TOPICS.length]! });
+  for (let i = 0; i < 20; i++) await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
   const queries: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
-    queries.push(await timed(() => mustCall(main, 'engram_query', { topic: TOPICS[i % TOPICS.length]!, limit: 10 })));
+    queries.push(await timed(() => mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 })));
   }
   report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
 

@@ -22,6 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import postgres from 'postgres';
 import { cliEnv, runScript, startCli } from '../support/cli.ts';
+import { QUERY_TOPICS } from './story.ts';
 import { median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -48,13 +49,6 @@ const builds = [
   { name: 'base', dir: path.resolve(args.base) },
   { name: 'head', dir: path.resolve(args.head) },
 ];
-const TOPICS = [
-  'What is the auth service rate limit?',
-  'how long until payments requests time out',
-  'search worker pool size',
-  'which cache does billing use and what is the ttl',
-  'orders database connection limit',
-];
 
 const sql = postgres(args.database, { max: 1, onnotice: () => {} });
 const [bench] = await sql<{ engram_id: string }[]>`select engram_id from workspaces where name = 'bench' limit 1`;
@@ -80,7 +74,7 @@ async function call(client: Client, mode: (typeof MODES)[number], i: number): Pr
   const n = serial++;
   const request =
     mode === 'query'
-      ? { name: 'engram_query', arguments: { topic: TOPICS[i % TOPICS.length]!, limit: 10 } }
+      ? { name: 'engram_query', arguments: { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 } }
       : mode === 'status'
         ? { name: 'engram_status', arguments: {} }
         : { name: 'engram_commit', arguments: { content: `The service-${n % 5000} worker pool has ${n % 97} threads in region r${n % 7}`, scope: 'bench/side-by-side', confidence: 0.9, agent_id: `sbs-${n % 5}` } };
