@@ -161,11 +161,13 @@ describe.each(isolatedServerEngines())('detection end to end on $name', (engine)
       }),
     );
     const committedIn = performance.now() - started;
+    // Waits on the queue's state (nothing pending or running), however long a busy machine takes.
     const status = await ws.settled();
+    const drainedIn = performance.now() - started - committedIn;
     const { body } = await ws.rest<Status>('GET', '/api/v1/detection/status');
     const coalesced = body.recent_runs.reduce((n, r) => n + r.jobs_coalesced, 0);
     process.stdout.write(
-      `[${engine.name}] 1,000 commits over MCP in ${(committedIn / 1000).toFixed(1)} s → ${status.runs_total} detection runs ` +
+      `[${engine.name}] 1,000 commits over MCP in ${(committedIn / 1000).toFixed(1)} s, detection drained ${(drainedIn / 1000).toFixed(1)} s after the last → ${status.runs_total} detection runs ` +
         `(${body.recent_runs.map((r) => `${r.jobs_coalesced} jobs/${r.duration_ms} ms`).join(', ')})\n`,
     );
     expect(status.failed_jobs).toBe(0);
