@@ -3,10 +3,10 @@
  * fifth since, is analyzed by the upkeep sweep and after imports, on both engines (the embedded
  * one has no autovacuum, and Postgres may run with it off or lagging).
  */
-import { provisionWorkspace } from '@engram/core';
-import { queryRows, refreshStatistics, type DbHandle } from '@engram/db';
+import { embedLocally, provisionWorkspace } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates, queryRows, refreshStatistics, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { TEST_SECRET, testApp } from '../support/app.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
 
@@ -68,6 +68,29 @@ describe.each(isolatedTestDatabases())('planner statistics on $name', (engine) =
       expect(await refreshStatistics(handle.db)).toContain('stats_probe');
       expect((await columns()).map((c) => c.attname).sort()).toEqual(['label', 'n']);
       expect(await refreshStatistics(handle.db)).not.toContain('stats_probe');
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+// Prepared statements may switch to one generic plan for every workspace after five runs; with
+// workspaces of very different sizes that plan was ten times slower than each one's own.
+describe.skipIf(!inject('postgresUrl'))('plans per workspace on postgres', () => {
+  it('plans the hybrid query for each run, never generically', async () => {
+    const handle = await createDb({ kind: 'postgres', url: inject('postgresUrl')! }, { maxConnections: 1 });
+    try {
+      const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+      const topic = 'which port does the staging cluster listen on';
+      const params = { embedding: embedLocally(topic), model: 'engram-local-hash-v1', topic, includeEphemeral: false, window: { kind: 'current' as const }, depth: 30 };
+      for (let i = 0; i < 8; i++) await hybridCandidates(forWorkspace(handle.db, ws.workspaceId), params);
+      // The one request connection's prepared statements (its session's own view).
+      const [plans] = await queryRows<{ generic: number; custom: number }>(
+        handle.db,
+        sql`select coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom
+            from pg_prepared_statements where statement like 'with vec as%'`,
+      );
+      expect(plans).toEqual({ generic: 0, custom: 8 });
     } finally {
       await handle.close();
     }
