@@ -64,13 +64,25 @@ export async function createDb(database: Config['database'], options: CreateDbOp
 }
 
 /**
+ * Statements are prepared, and after five runs on a connection Postgres may switch a statement to
+ * one generic plan for every parameter value, so for every workspace. Workspaces differ in size by
+ * orders of magnitude: the hybrid query's generic plan took 63-90 ms where the plan made for the
+ * workspace took 7 ms (a 10,000-fact workspace beside 200 small ones). So reads (the hybrid query,
+ * searches, listings) and detection are planned on every run; writes keep Postgres' choice, as
+ * planning the commit's statements each time cost about 1 ms of CPU per commit.
+ */
+const PLAN_EACH_RUN = 'force_custom_plan';
+/** How a read-only request transaction begins. */
+const BEGIN_READ = `begin read only; set local plan_cache_mode = ${PLAN_EACH_RUN}`;
+
+/**
  * Three pools, so one kind of work cannot take every connection: requests (`limits.poolSize`),
  * control (3: auth, rate limits, status, health) and background (2: detection, maintenance). Each connection
  * carries its class's statement and lock timeouts; read-only request transactions lower the
  * statement timeout to the read timeout (see the confiner).
  */
 function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOptions, health: DatabaseHealth): DbHandle {
-  const pool = (max: number, statementTimeoutMs: number, lockTimeoutMs: number, name: string) =>
+  const pool = (max: number, statementTimeoutMs: number, lockTimeoutMs: number, name: string, planEachRun = false) =>
     postgres(url, {
       max,
       connect_timeout: limits.connectTimeoutSeconds,
@@ -82,18 +94,15 @@ function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOpti
         'hnsw.iterative_scan': 'relaxed_order',
         // Engram's queries are short; starting parallel workers costs more (~8 ms) than it saves.
         max_parallel_workers_per_gather: '0',
-        // Statements are prepared, and after five runs Postgres may switch a statement to one
-        // generic plan for every workspace. Workspaces differ in size by orders of magnitude, and
-        // the generic plan of the hybrid query took 63-90 ms where its custom plan took 7 ms (a
-        // 10,000-fact workspace beside 200 small ones). Planning each run costs far less.
-        plan_cache_mode: 'force_custom_plan',
+        ...(planEachRun ? { plan_cache_mode: PLAN_EACH_RUN } : {}),
         statement_timeout: statementTimeoutMs,
         lock_timeout: lockTimeoutMs,
       },
     });
   const requests = pool(options.maxConnections ?? limits.poolSize, limits.writeTimeoutMs, limits.lockTimeoutMs, 'engram');
   const control = pool(3, Math.min(limits.readTimeoutMs, 2_000), Math.min(limits.lockTimeoutMs, 500), 'engram-control');
-  const background = pool(2, limits.detectionTimeoutMs, Math.max(limits.lockTimeoutMs, 10_000), 'engram-background');
+  // Detection reads whole stories of one workspace: planned for it on every run.
+  const background = pool(2, limits.detectionTimeoutMs, Math.max(limits.lockTimeoutMs, 10_000), 'engram-background', true);
   const drizzleOf = (client: postgres.Sql, readTimeoutMs: number) => {
     const db = drizzlePostgres({ client: preparedByDefault(client), schema }) as unknown as Database;
     confiners.set(db, pipelinedConfiner(client, readTimeoutMs));
@@ -156,7 +165,7 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
     const reserved = await client.reserve();
     let prefix: Promise<unknown> | undefined;
     try {
-      const begin = options.readOnly ? `begin read only; set local statement_timeout = ${readTimeoutMs}` : 'begin';
+      const begin = options.readOnly ? `${BEGIN_READ}; set local statement_timeout = ${readTimeoutMs}` : 'begin';
       prefix = reserved.unsafe(`${begin}; ${setup}`).execute();
       const db = drizzleOver(reserved);
       reservedHandles.add(db);
@@ -202,7 +211,7 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
     const reserved = await client.reserve();
     try {
       const sent = [
-        reserved.unsafe(`begin read only; set local statement_timeout = ${readTimeoutMs}; ${setup}`).execute(),
+        reserved.unsafe(`${BEGIN_READ}; set local statement_timeout = ${readTimeoutMs}; ${setup}`).execute(),
         reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
         reserved.unsafe('commit').execute(),
       ];
