@@ -215,8 +215,18 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
         reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
         reserved.unsafe('commit').execute(),
       ];
-      const [prefix, statement, commit] = await Promise.allSettled(sent);
-      for (const outcome of [prefix, statement, commit]) if (outcome!.status === 'rejected') throw outcome!.reason;
+      const commit = sent[2]!.then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
+      const [prefix, statement] = await Promise.allSettled(sent.slice(0, 2));
+      const failure = prefix!.status === 'rejected' ? prefix : statement!.status === 'rejected' ? statement : undefined;
+      // On a lost connection COMMIT may never be sent (postgres.js holds it behind a statement it
+      // was still describing), so it is not waited for; on a live one it ends the transaction.
+      if (failure && (droppedConnection(failure.reason) || databaseFault(failure.reason)?.kind === 'unavailable')) throw failure.reason;
+      const committed = await commit;
+      if (failure) throw failure.reason;
+      if (committed) throw committed;
       return (statement as PromiseFulfilledResult<unknown>).value as T[];
     } finally {
       reserved.release();
