@@ -110,12 +110,16 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     expect(Number(unchanged?.n)).toBe(0);
     // Every connection of the pool, used at once, is back as the owner, and none is left inside a
     // transaction.
-    const pool = await Promise.all(Array.from({ length: 8 }, () => queryRows<{ role: string }>(handle.db, sql`select current_user as role`)));
+    const pool = await Promise.all(
+      Array.from({ length: 8 }, () => queryRows<{ role: string; pid: number }>(handle.db, sql`select current_user as role, pg_backend_pid() as pid`)),
+    );
     expect(pool.every(([row]) => row?.role !== TENANT_ROLE)).toBe(true);
     if (engine.name === 'postgres') {
+      // This pool's connections only: other test files share the database.
+      const pids = [...new Set(pool.map(([row]) => Number(row?.pid)))];
       const [idle] = await queryRows<{ n: number }>(
-        handle.db,
-        sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+        handle.control,
+        sql`select count(*)::int as n from pg_stat_activity where pid in (${sql.join(pids.map((pid) => sql`${pid}`), sql`, `)}) and state like 'idle in transaction%'`,
       );
       expect(Number(idle?.n)).toBe(0);
     }
