@@ -125,6 +125,60 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     }
   });
 
+  it('ends a transaction with its last statement: confined, atomic, and nothing runs after it', async () => {
+    const tenant = forWorkspace(handle.db, a);
+    const agent = `last-${Math.random().toString(36).slice(2)}`;
+    const agents = async () =>
+      (await queryRows<{ agent_id: string; total_commits: number }>(handle.db, sql`select agent_id, total_commits from agents where workspace_id = ${a} and agent_id like ${`${agent}%`} order by agent_id`)).map(
+        (r) => `${r.agent_id}:${Number(r.total_commits)}`,
+      );
+    // A write, then the last statement: both commit, and the last one ran as the tenant.
+    const last = await tenant.transaction(async (tx) => {
+      await tx.execute(sql`insert into agents (workspace_id, agent_id) values (${a}, ${`${agent}-1`})`);
+      const [row] = await tx.lastRows<{ role: string; ws: string }>(
+        sql`insert into agents (workspace_id, agent_id) values (${a}, ${`${agent}-2`}) returning current_user as role, current_setting('engram.workspace_id', true) as ws`,
+      );
+      // The transaction has ended: this handle refuses to run anything more.
+      const after = await tx.rows(sql`select 1`).then(
+        () => 'ran',
+        (error: Error & { cause?: Error }) => error.cause?.message ?? error.message,
+      );
+      return { row, after };
+    });
+    expect(last.row).toEqual({ role: TENANT_ROLE, ws: a });
+    if (engine.name === 'postgres') expect(last.after).toMatch(/already committed/);
+    expect(await agents()).toEqual([`${agent}-1:0`, `${agent}-2:0`]);
+    // A last statement that fails takes the transaction's earlier writes with it.
+    const failed = await tenant
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into agents (workspace_id, agent_id) values (${a}, ${`${agent}-3`})`);
+        return tx.lastRows(sql`insert into agents (workspace_id, agent_id) values (${b}, ${`${agent}-4`})`);
+      })
+      .then(
+        () => 'no error',
+        (error: Error & { cause?: Error }) => error.cause?.message ?? error.message,
+      );
+    expect(failed).toMatch(/row-level security/);
+    expect(await agents()).toEqual([`${agent}-1:0`, `${agent}-2:0`]);
+    // Inside a savepoint it does not end the outer transaction, which goes on and commits.
+    await tenant.transaction(async (tx) => {
+      await tx.transaction((inner) => inner.lastRows(sql`insert into agents (workspace_id, agent_id) values (${a}, ${`${agent}-5`})`));
+      await tx.execute(sql`update agents set total_commits = 7 where workspace_id = ${a} and agent_id = ${`${agent}-5`}`);
+    });
+    // And on its own, outside any transaction.
+    await tenant.lastRows(sql`update agents set total_commits = total_commits + 1 where workspace_id = ${a} and agent_id = ${`${agent}-5`}`);
+    expect(await agents()).toEqual([`${agent}-1:0`, `${agent}-2:0`, `${agent}-5:8`]);
+    if (engine.name === 'postgres') {
+      const pool = await Promise.all(Array.from({ length: 8 }, () => queryRows<{ pid: number }>(handle.db, sql`select pg_backend_pid() as pid`)));
+      const pids = [...new Set(pool.map(([row]) => Number(row?.pid)))];
+      const [idle] = await queryRows<{ n: number }>(
+        handle.control,
+        sql`select count(*)::int as n from pg_stat_activity where pid in (${sql.join(pids.map((pid) => sql`${pid}`), sql`, `)}) and state like 'idle in transaction%'`,
+      );
+      expect(Number(idle?.n)).toBe(0);
+    }
+  });
+
   it("keeps the owner-run full-text candidates to the transaction's workspace", async () => {
     const found = await forWorkspace(handle.db, a).read<{ id: string }>(
       sql`select c.id from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40) c`,

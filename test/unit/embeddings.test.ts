@@ -1,5 +1,5 @@
 import { cosine, embedLocally, LOCAL_EMBEDDING_MODEL, LocalEmbedder, uuidv7 } from '@engram/core';
-import { EMBEDDING_DIMENSIONS } from '@engram/db';
+import { EMBEDDING_DIMENSIONS, vectorLiteral } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 
 describe('local embedder', () => {
@@ -34,5 +34,19 @@ describe('uuidv7', () => {
     const late = uuidv7(1_700_000_000_001);
     expect(early).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(early < late).toBe(true);
+  });
+});
+
+describe('vector text sent to the database', () => {
+  it('keeps more precision than a half float holds, in about half the text', () => {
+    // Dense, as a hosted embedding model's are.
+    const vector = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.sin(i + 1) / 16);
+    const text = vectorLiteral(vector);
+    const parsed = JSON.parse(text) as number[];
+    expect(parsed).toHaveLength(vector.length);
+    // A half float keeps 11 significant bits (a relative step of about 5e-4).
+    parsed.forEach((x, i) => expect(Math.abs(x - vector[i]!)).toBeLessThanOrEqual(Math.abs(vector[i]!) * 1e-5));
+    expect(text.length).toBeLessThan(`[${vector.join(',')}]`.length * 0.7);
+    expect(vectorLiteral([0, 1, -0.25, 1e-9])).toBe('[0,1.00000,-0.250000,1.00000e-9]');
   });
 });

@@ -144,9 +144,23 @@ const confiners = new WeakMap<object, Confiner>();
 /** The confiner of a database opened by createDb, if its driver has one. */
 export const confinerOf = (db: Database): Confiner | undefined => confiners.get(db);
 
-/** Handles over a reserved connection inside a confined transaction (savepoints by hand). */
-const reservedHandles = new WeakSet<object>();
+/**
+ * Handles over a reserved connection inside a confined transaction (savepoints by hand), each with
+ * the way to end its transaction with a last statement.
+ */
+const reservedHandles = new WeakMap<object, (query: SQL) => Promise<Record<string, unknown>[]>>();
 export const isReservedHandle = (db: Database) => reservedHandles.has(db);
+
+/**
+ * Runs the last statement of the transaction `db` belongs to. In a pipelined transaction the
+ * statement and COMMIT go in one round trip, and the handle runs nothing after it (it throws);
+ * elsewhere (PGlite, a drizzle transaction) it is an ordinary statement and the transaction
+ * commits when its function returns.
+ */
+export async function lastStatement<T extends Record<string, unknown>>(db: Database, query: SQL): Promise<T[]> {
+  const finish = reservedHandles.get(db);
+  return finish ? ((await finish(query)) as T[]) : queryRows<T>(db, query);
+}
 
 /**
  * postgres.js: BEGIN and the setup go as one simple-protocol message, sent at once, so the first
@@ -156,30 +170,52 @@ export const isReservedHandle = (db: Database) => reservedHandles.has(db);
  * outside the transaction, as the owner.)
  */
 function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confiner {
-  // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool.
-  const drizzleOver = (reserved: postgres.ReservedSql) =>
+  // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool. Once
+  // the transaction has ended (see lastStatement) the handle refuses to send anything more: a
+  // statement after COMMIT would run outside the transaction, as the tables' owner.
+  const drizzleOver = (reserved: postgres.ReservedSql, state: { ended: boolean }) =>
     drizzlePostgres({
-      client: preparedByDefault(new Proxy(reserved, { get: (target, property) => (property === 'options' ? client.options : (Reflect.get(target, property) as unknown)) }) as unknown as postgres.Sql),
+      client: preparedByDefault(
+        new Proxy(reserved, {
+          get: (target, property) => {
+            if (property === 'options') return client.options;
+            if (property === 'unsafe' && state.ended) return () => Promise.reject(new Error('This transaction has already committed; nothing more can run in it.'));
+            return Reflect.get(target, property) as unknown;
+          },
+        }) as unknown as postgres.Sql,
+      ),
     }) as unknown as Database;
   const attempt = async <R>(setup: string, fn: (db: Database) => Promise<R>, options: { readOnly?: boolean }, stage: { committing: boolean }): Promise<R> => {
     const reserved = await client.reserve();
     let prefix: Promise<unknown> | undefined;
+    const state = { ended: false };
     try {
       const begin = options.readOnly ? `${BEGIN_READ}; set local statement_timeout = ${readTimeoutMs}` : 'begin';
-      prefix = reserved.unsafe(`${begin}; ${setup}`).execute();
-      const db = drizzleOver(reserved);
-      reservedHandles.add(db);
+      const sentPrefix = reserved.unsafe(`${begin}; ${setup}`).execute();
+      prefix = sentPrefix;
+      const db = drizzleOver(reserved, state);
+      reservedHandles.set(db, (query) => {
+        if (state.ended) return Promise.reject(new Error('This transaction has already committed; nothing more can run in it.'));
+        // From here on the transaction may commit: it is never run again.
+        state.ended = true;
+        stage.committing = true;
+        const { sql: text, params } = dialect.sqlToQuery(query);
+        return endWith(reserved, sentPrefix, text, params);
+      });
       const result = await fn(db);
       await prefix;
-      stage.committing = true;
-      await reserved.unsafe('commit');
+      if (!state.ended) {
+        stage.committing = true;
+        await reserved.unsafe('commit');
+      }
       return result;
     } catch (error) {
       // Whatever failed, the connection goes back to the pool outside any transaction, as its owner.
       await prefix?.catch(() => {});
       // A lost connection has no transaction left to roll back, and postgres.js must not be asked
-      // to write to it (it would throw from a timer, outside any promise).
-      if (databaseFault(error)?.kind !== 'unavailable') await reserved.unsafe('rollback').catch(() => {});
+      // to write to it (it would throw from a timer, outside any promise). An ended transaction's
+      // COMMIT has been sent: it committed, or (after a failed statement) rolled back.
+      if (!state.ended && databaseFault(error)?.kind !== 'unavailable') await reserved.unsafe('rollback').catch(() => {});
       throw error;
     } finally {
       reserved.release();
@@ -201,33 +237,15 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
     }
   };
   /**
-   * A single read: the three messages are handed to postgres.js in one synchronous run, and a
-   * reserved connection sends its queries in the order they were handed over, so the statement
-   * cannot run outside the transaction (unlike a drizzle builder, which goes through promises of
-   * its own before it sends). If the statement fails, COMMIT of the aborted transaction rolls it
-   * back. A read changes nothing, so one that lost its connection is simply run again.
+   * A single read: BEGIN with the setup, the statement and COMMIT are handed to postgres.js in one
+   * synchronous run (see endWith). A read changes nothing, so one that lost its connection is
+   * simply run again.
    */
   const readOnce = async <T extends Record<string, unknown>>(setup: string, text: string, params: unknown[]): Promise<T[]> => {
     const reserved = await client.reserve();
     try {
-      const sent = [
-        reserved.unsafe(`${BEGIN_READ}; set local statement_timeout = ${readTimeoutMs}; ${setup}`).execute(),
-        reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute(),
-        reserved.unsafe('commit').execute(),
-      ];
-      const commit = sent[2]!.then(
-        () => undefined,
-        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-      );
-      const [prefix, statement] = await Promise.allSettled(sent.slice(0, 2));
-      const failure = prefix!.status === 'rejected' ? prefix : statement!.status === 'rejected' ? statement : undefined;
-      // On a lost connection COMMIT may never be sent (postgres.js holds it behind a statement it
-      // was still describing), so it is not waited for; on a live one it ends the transaction.
-      if (failure && (droppedConnection(failure.reason) || databaseFault(failure.reason)?.kind === 'unavailable')) throw failure.reason;
-      const committed = await commit;
-      if (failure) throw failure.reason;
-      if (committed) throw committed;
-      return (statement as PromiseFulfilledResult<unknown>).value as T[];
+      const prefix = reserved.unsafe(`${BEGIN_READ}; set local statement_timeout = ${readTimeoutMs}; ${setup}`).execute();
+      return (await endWith(reserved, prefix, text, params)) as T[];
     } finally {
       reserved.release();
     }
@@ -242,6 +260,30 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
     }
   };
   return confiner;
+}
+
+/**
+ * Sends a transaction's last statement and COMMIT in one synchronous run, behind `prefix` (its
+ * BEGIN and setup, already handed over). A reserved connection sends its queries in the order
+ * they were handed over, so the statement cannot run outside the transaction (unlike a drizzle
+ * builder, which goes through promises of its own before it sends). If the prefix or the
+ * statement fails, COMMIT of the aborted transaction rolls it back.
+ */
+async function endWith(reserved: postgres.ReservedSql, prefix: Promise<unknown>, text: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+  const statement = reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute();
+  const commit = reserved.unsafe('commit').execute().then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+  const [before, result] = await Promise.allSettled([prefix, statement]);
+  const failure = before.status === 'rejected' ? before : result.status === 'rejected' ? result : undefined;
+  // On a lost connection COMMIT may never be sent (postgres.js holds it behind a statement it
+  // was still describing), so it is not waited for; on a live one it ends the transaction.
+  if (failure && (droppedConnection(failure.reason) || databaseFault(failure.reason)?.kind === 'unavailable')) throw failure.reason;
+  const committed = await commit;
+  if (failure) throw failure.reason;
+  if (committed) throw committed;
+  return (result as PromiseFulfilledResult<unknown>).value as Record<string, unknown>[];
 }
 
 /** Renders drizzle's SQL to text and parameters, as drizzle's own session does before sending. */

@@ -58,8 +58,12 @@ const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_
  * Rows as the types say: drizzle leaves timestamps as the driver's text, and postgres.js returns
  * double precision as a string in some paths; both drivers get the same shape here.
  */
-async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL, options: { readOnly?: boolean } = {}): Promise<T[]> {
-  const raw = options.readOnly ? await tenant.read<Record<string, unknown>>(query) : await tenant.rows<Record<string, unknown>>(query);
+async function rows<T extends Record<string, unknown>>(tenant: TenantDb, query: SQL, options: { readOnly?: boolean; last?: boolean } = {}): Promise<T[]> {
+  const raw = options.readOnly
+    ? await tenant.read<Record<string, unknown>>(query)
+    : options.last
+      ? await tenant.lastRows<Record<string, unknown>>(query)
+      : await tenant.rows<Record<string, unknown>>(query);
   for (const row of raw) {
     for (const field of TIMESTAMP_FIELDS) {
       const value = row[field];
@@ -122,19 +126,20 @@ export async function nearestCurrentInScope(
   },
 ): Promise<SimilarFact[]> {
   const vector = vectorLiteral(params.embedding);
-  const found = await rows<SimilarFact & Record<string, unknown>>(
+  const found = await rows<Omit<SimilarFact, 'similarity'> & { distance: number | string } & Record<string, unknown>>(
     tenant,
-    sql`select ${NEIGHBOUR_COLUMNS}, 1 - (f.embedding <=> ${vector}::halfvec) as similarity
+    // The vector is sent once: the order is by the selected distance (still the HNSW ordering).
+    sql`select ${NEIGHBOUR_COLUMNS}, f.embedding <=> ${vector}::halfvec as distance
         from facts f
         where f.workspace_id = ${tenant.workspaceId} and f.scope = ${params.scope} and f.embedding_model = ${params.model}
           and f.valid_until is null
           and (f.expires_at is null or f.expires_at > ${ts(params.at ?? new Date())})
           ${params.entitySignature === undefined ? sql`` : sql`and f.entity_signature = ${params.entitySignature}`}
-        order by f.embedding <=> ${vector}::halfvec
+        order by distance
         limit ${params.limit}`,
     { readOnly: true },
   );
-  return found.map((r) => ({ ...r, similarity: Number(r.similarity) })).sort((a, b) => b.similarity - a.similarity);
+  return found.map(({ distance, ...r }) => ({ ...r, similarity: 1 - Number(distance) })).sort((a, b) => b.similarity - a.similarity);
 }
 
 /** Facts of a lineage, newest first (current ones have `valid_until` null). */
@@ -190,12 +195,13 @@ export interface InsertedFact {
 /**
  * Inserts a fact in one statement: closes the superseded lineage's window, inserts the row
  * (unless an identical current fact exists) with its match keys, enqueues its detection job
- * (durable facts only) and counts the commit for its agent. One round trip, atomic.
+ * (durable facts only) and counts the commit for its agent. One round trip, atomic. With `last`,
+ * it is the last statement of its transaction and goes with COMMIT (see TenantDb.lastRows).
  */
 export async function insertFact(
   tenant: TenantDb,
   fact: NewFact,
-  options: { closeLineageId: string | null; detectionReason: string | null },
+  options: { closeLineageId: string | null; detectionReason: string | null; last?: boolean },
 ): Promise<InsertedFact> {
   const w = tenant.workspaceId;
   const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null`;
@@ -234,6 +240,7 @@ export async function insertFact(
       )
       select (select id from inserted) as id, (select committed_at from inserted) as committed_at,
              (select array_agg(id) from closed) as closed`,
+    { last: options.last },
   );
   return {
     inserted: Boolean(row?.id),

@@ -18,7 +18,7 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { confinerOf, isReservedHandle, queryRows, type Database } from './client.ts';
+import { confinerOf, isReservedHandle, lastStatement, queryRows, type Database } from './client.ts';
 
 /** The role tenant queries run as (created by migration 0009). */
 export const TENANT_ROLE = 'engram_app';
@@ -39,12 +39,15 @@ export class TenantDb {
   readonly #db: Database;
   /** Whether #db is a transaction that already runs as the tenant role for this workspace. */
   readonly #confined: boolean;
+  /** Whether this handle is a savepoint inside a confined transaction (it cannot end it). */
+  readonly #nested: boolean;
 
-  constructor(db: Database, workspaceId: string, confined = false) {
+  constructor(db: Database, workspaceId: string, confined = false, nested = false) {
     if (!UUID.test(workspaceId)) throw new TypeError(`not a workspace id: ${JSON.stringify(workspaceId).slice(0, 60)}`);
     this.#db = db;
     this.workspaceId = workspaceId;
     this.#confined = confined;
+    this.#nested = nested;
   }
 
   /** `table.workspace_id = this workspace`, and-ed with the given conditions. */
@@ -85,6 +88,18 @@ export class TenantDb {
   }
 
   /**
+   * The rows of the last statement of the confined transaction this handle runs in: where the
+   * driver can, it is sent with COMMIT in one round trip, and nothing can run on this handle
+   * after it (use a fresh `forWorkspace` handle). Inside a savepoint, or on PGlite, it is an
+   * ordinary statement; outside a transaction, one of its own.
+   */
+  lastRows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+    if (!this.#confined) return this.#confinedTransaction((db) => lastStatement<T>(db, query));
+    if (this.#nested) return queryRows<T>(this.#db, query);
+    return lastStatement<T>(this.#db, query);
+  }
+
+  /**
    * The rows of a hand-written query that only reads, in a READ ONLY transaction (a write in it
    * fails, so a read path cannot change data by mistake).
    */
@@ -112,12 +127,12 @@ export class TenantDb {
   /** Runs `fn` in a transaction whose queries stay confined to this workspace. */
   async transaction<R>(fn: (tx: TenantDb) => Promise<R>): Promise<R> {
     if (!this.#confined) return this.#confinedTransaction((tx) => fn(new TenantDb(tx, this.workspaceId, true)));
-    if (!isReservedHandle(this.#db)) return this.#db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId, true)));
+    if (!isReservedHandle(this.#db)) return this.#db.transaction((tx) => fn(new TenantDb(tx as unknown as Database, this.workspaceId, true, true)));
     // Inside a pipelined transaction (a reserved connection, not a drizzle transaction): a savepoint by hand.
     const savepoint = sql.raw(`tenant_${++savepoints}`);
     await this.#db.execute(sql`savepoint ${savepoint}`);
     try {
-      const result = await fn(this);
+      const result = await fn(new TenantDb(this.#db, this.workspaceId, true, true));
       await this.#db.execute(sql`release savepoint ${savepoint}`);
       return result;
     } catch (error) {

@@ -18,8 +18,12 @@ export const uuidArrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`
 export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 export const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
 
-/** pgvector's text form of a vector (cast to `halfvec` in SQL). */
-export const vectorLiteral = (embedding: readonly number[]) => `[${embedding.join(',')}]`;
+/**
+ * pgvector's text form of a vector (cast to `halfvec` in SQL). Six significant digits: a half
+ * float keeps about three, and a shortest double ("0.04419417382415922") is twice the text, sent
+ * on every commit and query.
+ */
+export const vectorLiteral = (embedding: readonly number[]) => `[${embedding.map((x) => (x === 0 ? '0' : x.toPrecision(6))).join(',')}]`;
 
 /** Parses Postgres' timestamptz text ("2026-11-22 00:43:33.132+00") or ISO text. */
 export function parseTimestamp(text: string): Date {

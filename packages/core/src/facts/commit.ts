@@ -188,7 +188,7 @@ export interface FactDraft {
  * Stores a new fact: a time-ordered id, its expiry (TTL, or a day for ephemeral facts), the
  * superseded window closed and a detection job enqueued for durable facts, in one statement.
  */
-export async function storeNewFact(tenant: TenantDb, services: FactServices, draft: FactDraft) {
+export async function storeNewFact(tenant: TenantDb, services: FactServices, draft: FactDraft, options: { last?: boolean } = {}) {
   const id = uuidv7(draft.committedAt.getTime());
   const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
   const fact: NewFact = {
@@ -220,6 +220,7 @@ export async function storeNewFact(tenant: TenantDb, services: FactServices, dra
   const stored = await insertFact(tenant, fact, {
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
+    last: options.last,
   });
   return { fact, stored };
 }
@@ -349,7 +350,9 @@ export async function commitFact(
       }
     }
 
-    const store = (db: TenantDb) => storeNewFact(db, services, {
+    if (restated) await closeLineage(tenant, restated.lineageId, now);
+    // The store is the transaction's last statement: it goes with COMMIT, in one round trip.
+    const { fact, stored } = await storeNewFact(tenant, services, {
       content: input.content,
       contentHash: hash,
       scope: input.scope,
@@ -366,17 +369,11 @@ export async function commitFact(
       source: 'commit',
       lineageId: lineage.lineageId,
       supersedesFactId: lineage.supersedes,
-    });
-    // The restated fact's window closes first: one current row per content in a scope.
-    const { fact, stored } = restated
-      ? await tenant.transaction(async (tx) => {
-          await closeLineage(tx, restated.lineageId, now);
-          return store(tx);
-        })
-      : await store(tenant);
+    }, { last: true });
     if (!stored.inserted) {
-      // An identical commit won a race for the same scope; answer like the dedup check would have.
-      const winner = await findCurrentDuplicate(tenant, input.scope, hash);
+      // An identical commit won a race for the same scope; answer like the dedup check would have
+      // (in a transaction of its own: this one has ended).
+      const winner = await findCurrentDuplicate(forWorkspace(services.db, principal.workspaceId), input.scope, hash);
       if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
       throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
     }
