@@ -8,7 +8,7 @@
  *   git worktree add /tmp/engram-base <rev> && (cd /tmp/engram-base && npm ci)
  *   node test/bench/commit-query.ts --sizes 100000 --keep   # prints "bench database <name>"
  *   node test/bench/side-by-side.ts --base /tmp/engram-base --database postgres://postgres@127.0.0.1:5432/<name> \
- *     [--head .] [--modes query,commit] [--rounds 5] [--calls 800] [--worker]
+ *     [--head .] [--modes query,commit] [--rounds 5] [--calls 800] [--worker] [--node-options="--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
  * The database must be one `npm run bench -- --keep` left (its workspace is named "bench"), at a
  * schema both builds can run on (the newer build migrates it first). Without `--worker` the
@@ -34,6 +34,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     calls: { type: 'string', default: '800' },
     worker: { type: 'boolean', default: false },
+    // NODE_OPTIONS for both servers (a CPU profile of each run, say; servers exit cleanly on stop).
+    'node-options': { type: 'string' },
   },
 });
 if (!args.base || !args.database) {
@@ -54,7 +56,15 @@ const sql = postgres(args.database, { max: 1, onnotice: () => {} });
 const [bench] = await sql<{ engram_id: string }[]>`select engram_id from workspaces where name = 'bench' limit 1`;
 if (!bench) throw new Error('No workspace named "bench" on this database: point --database at one `npm run bench -- --keep` left.');
 const env = (extra: Record<string, string> = {}) =>
-  cliEnv({ DATABASE_URL: args.database!, ENGRAM_SECRET: SECRET, PORT: '0', LOG_LEVEL: 'warn', ENGRAM_DATA_DIR: fs.mkdtempSync('/tmp/engram-sbs-'), ...extra });
+  cliEnv({
+    DATABASE_URL: args.database!,
+    ENGRAM_SECRET: SECRET,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ENGRAM_DATA_DIR: fs.mkdtempSync('/tmp/engram-sbs-'),
+    ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
+    ...extra,
+  });
 const minted = await runScript(path.join(builds[1]!.dir, 'apps/server/src/cli.ts'), ['token', 'create', '--workspace', bench.engram_id, '--label', 'side-by-side'], env());
 const token = /egm_\S+/.exec(minted.stdout)?.[0];
 if (!token) throw new Error(`could not mint a token: ${minted.stderr}`);
@@ -82,6 +92,21 @@ async function call(client: Client, mode: (typeof MODES)[number], i: number): Pr
   if (result.isError) throw new Error(`${request.name}: ${JSON.stringify(result.content)}`);
 }
 
+/**
+ * Waits until a server's own background work at start is done: its upkeep sweep re-extracts the
+ * facts an older build stored (the other build's commits of the previous round), which would
+ * otherwise be counted against the newer build. Idle = under 20 ms of CPU in each of two
+ * half-seconds.
+ */
+async function settled(pid: number): Promise<void> {
+  let quiet = 0;
+  for (let i = 0; i < 240 && quiet < 2; i++) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    quiet = cpuSeconds(pid) - before <= 0.02 ? quiet + 1 : 0;
+  }
+}
+
 interface Run {
   p50: number;
   p90: number;
@@ -94,6 +119,7 @@ async function runOnce(dir: string, mode: (typeof MODES)[number]): Promise<Run> 
     const client = new Client({ name: 'side-by-side', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     for (let i = 0; i < WARM_UP; i++) await call(client, mode, i);
+    await settled(server.child.pid!);
     const cpu0 = cpuSeconds(server.child.pid!);
     const times: number[] = [];
     for (let i = 0; i < CALLS; i++) {
