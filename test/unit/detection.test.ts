@@ -56,6 +56,24 @@ describe('deterministic tiers', () => {
     expect(analyze([mysql, plan])).toMatchObject({ retirements: [], conflicts: [] });
   });
 
+  it('settles a number moved the way an earlier fact meant to move it, and flags one moved the other way', () => {
+    const slow = fact('The nightly integration suite takes 40 minutes. The team wants to bring it down', { scope: 'ci', agent: 'agent-a', hoursAgo: 72 });
+    const faster = fact('The nightly integration suite takes 25 minutes', { scope: 'ci', agent: 'agent-b', hoursAgo: 20 });
+    const settled = analyze([slow, faster]);
+    expect(settled.conflicts).toEqual([]);
+    expect(settled.retirements.map((r) => r.factId)).toEqual([slow.id]);
+    expect(settled.reasons.get(slow.id)).toBe('the earlier fact meant to change it, and the later one has it changed');
+    const slower = fact('The nightly integration suite takes 55 minutes', { scope: 'ci', agent: 'agent-b', hoursAgo: 20 });
+    expect(analyze([slow, slower]).conflicts).toHaveLength(1);
+
+    const quota = fact('Each tenant gets 200 GB of storage; we plan to raise the quota', { scope: 'storage', agent: 'agent-a', hoursAgo: 90 });
+    const raised = fact('Each tenant gets 500 GB of storage', { scope: 'storage', agent: 'agent-b', hoursAgo: 10 });
+    expect(analyze([quota, raised]).retirements.map((r) => r.factId)).toEqual([quota.id]);
+    // Without the intent, the same pair is two agents disagreeing.
+    const plain = fact('Each tenant gets 200 GB of storage', { scope: 'storage', agent: 'agent-a', hoursAgo: 90 });
+    expect(analyze([plain, raised]).conflicts).toHaveLength(1);
+  });
+
   it('calls A → B → A a reversal when the return is not announced', () => {
     const a = fact('We use REST for the public API', { scope: 'api', hoursAgo: 720 });
     const b = fact('We switched the public API to GraphQL', { scope: 'api', hoursAgo: 480 });

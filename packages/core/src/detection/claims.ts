@@ -367,6 +367,19 @@ const CHANGE_LANGUAGE =
 const IN_PROGRESS =
   /\b(?:start(?:ed|ing)?|in progress|underway|under way|plan|planned|planning|plans to|plan to|will|going to|partial(?:ly)?|begun|beginning|about to|propos(?:ed|al)|considering|might|may|eventually|next (?:week|sprint|quarter|month)|wip|not yet|yet to|nothing has|scheduled|upcoming|soon|q[1-4])\b/i;
 
+// Language that says someone means to move a value one way: "wants to reduce it", "aims to cut
+// build time", "hoping to raise the limit". A later value moved that way is the change made.
+const INTENT_TO_MOVE =
+  /\b(?:wants?|wanted|wanting|aims?|aiming|hopes?|hoping|plans?|planning|intends?|intending|trying|tries|looking|would like|needs?|goal is)\s+to\s+(?:\S+\s+){0,2}?(reduce|lower|cut|decrease|shrink|drop|minimi[sz]e|bring (?:it |them )?down|increase|raise|grow|boost|maximi[sz]e|bring (?:it |them )?up)\b/i;
+const DOWNWARD = /^(?:reduce|lower|cut|decrease|shrink|drop|minimi[sz]e|bring .*down)$/i;
+
+/** Which way a fact says someone means to move a value ("wants to reduce it": down), if any. */
+export function intendedMove(content: string): 'down' | 'up' | null {
+  const verb = INTENT_TO_MOVE.exec(content)?.[1];
+  if (!verb) return null;
+  return DOWNWARD.test(verb) ? 'down' : 'up';
+}
+
 /** Does this fact's text say it replaces an earlier state (and is that change done)? */
 export function announcesChange(content: string): boolean {
   return CHANGE_LANGUAGE.test(content) && !IN_PROGRESS.test(content);
@@ -400,6 +413,12 @@ export function settles(older: SlotClaim, newer: SlotClaim): string | null {
   if ((newer.progress || older.progress) && newer.kind === older.kind && isNumericType(newer.type)) {
     const grew = [...newer.values].every((v) => [...older.values].every((o) => Number(v) > Number(o)));
     if (grew) return 'the running total grew';
+  }
+  // The earlier fact meant to move this number one way, and the later one has it moved that way.
+  const intent = intendedMove(o.content);
+  if (intent && !newer.tentative && newer.kind === older.kind && isNumericType(newer.type)) {
+    const moved = [...newer.values].every((v) => [...older.values].every((was) => (intent === 'down' ? parseFloat(v) < parseFloat(was) : parseFloat(v) > parseFloat(was))));
+    if (moved) return 'the earlier fact meant to change it, and the later one has it changed';
   }
   const cues = cuesOfFact(n);
   if (cues.correction) return 'the later fact corrects the record';
