@@ -74,6 +74,20 @@ describe('deterministic tiers', () => {
     expect(analyze([plain, raised]).conflicts).toHaveLength(1);
   });
 
+  it('settles a later value on its way to a stated goal, and flags one going the other way', () => {
+    const before = fact('Unit test coverage of the billing service is 62%', { scope: 'billing', agent: 'agent-a', hoursAgo: 100 });
+    const goal = fact('The goal is to raise unit test coverage of the billing service to 85% this quarter', { scope: 'billing', agent: 'agent-c', hoursAgo: 90 });
+    const progress = fact('Unit test coverage of the billing service is 71%', { scope: 'billing', agent: 'agent-b', hoursAgo: 20 });
+    const settled = analyze([before, goal, progress]);
+    expect(settled.conflicts).toEqual([]);
+    expect(settled.retirements.map((r) => r.factId)).toEqual([before.id]);
+    expect(settled.reasons.get(before.id)).toBe('the later value is progress toward a stated goal');
+    const worse = fact('Unit test coverage of the billing service is 55%', { scope: 'billing', agent: 'agent-b', hoursAgo: 20 });
+    expect(analyze([before, goal, worse]).conflicts).toHaveLength(1);
+    // Without the goal, two agents disagree.
+    expect(analyze([before, progress]).conflicts).toHaveLength(1);
+  });
+
   it('calls A → B → A a reversal when the return is not announced', () => {
     const a = fact('We use REST for the public API', { scope: 'api', hoursAgo: 720 });
     const b = fact('We switched the public API to GraphQL', { scope: 'api', hoursAgo: 480 });

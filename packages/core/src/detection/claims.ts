@@ -396,7 +396,7 @@ export const SESSION_WINDOW_MS = 30 * 60_000;
  * the same lineage, the same agent within a session, or the newer fact announcing the change —
  * by change language, or by naming the older value as the one replaced.
  */
-export function settles(older: SlotClaim, newer: SlotClaim): string | null {
+export function settles(older: SlotClaim, newer: SlotClaim, timeline: readonly SlotClaim[] = []): string | null {
   const o = older.fact;
   const n = newer.fact;
   if (n.committed_at.getTime() < o.committed_at.getTime()) return null;
@@ -414,11 +414,19 @@ export function settles(older: SlotClaim, newer: SlotClaim): string | null {
     const grew = [...newer.values].every((v) => [...older.values].every((o) => Number(v) > Number(o)));
     if (grew) return 'the running total grew';
   }
-  // The earlier fact meant to move this number one way, and the later one has it moved that way.
-  const intent = intendedMove(o.content);
-  if (intent && !newer.tentative && newer.kind === older.kind && isNumericType(newer.type)) {
-    const moved = [...newer.values].every((v) => [...older.values].every((was) => (intent === 'down' ? parseFloat(v) < parseFloat(was) : parseFloat(v) > parseFloat(was))));
-    if (moved) return 'the earlier fact meant to change it, and the later one has it changed';
+  if (!newer.tentative && !older.tentative && newer.kind === older.kind && isNumericType(newer.type)) {
+    const from = [...older.values].map(parseFloat);
+    const to = [...newer.values].map(parseFloat);
+    // The earlier fact meant to move this number one way, and the later one has it moved that way.
+    const intent = intendedMove(o.content);
+    if (intent && to.every((v) => from.every((was) => (intent === 'down' ? v < was : v > was)))) {
+      return 'the earlier fact meant to change it, and the later one has it changed';
+    }
+    // A goal for this number was set before the later fact, and the later value is nearer to it
+    // than the earlier one, on the way: progress reported, not a disagreement.
+    const goals = timeline.filter((g) => g.tentative && g.kind === newer.kind && g.fact.committed_at <= n.committed_at && g.fact.id !== o.id && g.fact.id !== n.id);
+    const toward = (goal: number) => to.every((v) => from.every((was) => (was < goal ? v > was && v <= goal : was > goal ? v < was && v >= goal : false)));
+    if (goals.some((g) => [...g.values].map(parseFloat).some(toward))) return 'the later value is progress toward a stated goal';
   }
   const cues = cuesOfFact(n);
   if (cues.correction) return 'the later fact corrects the record';

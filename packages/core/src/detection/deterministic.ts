@@ -78,7 +78,7 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
         for (let j = 0; j < i; j++) {
           const older = current[j]!;
           if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
-          const reason = settles(older, newer);
+          const reason = settles(older, newer, claims);
           if (reason) {
             retiredBy.set(older.fact.id, newer);
             reasons.set(older.fact.id, reason);
