@@ -162,12 +162,14 @@ export async function lastStatement<T extends Record<string, unknown>>(db: Datab
   return finish ? ((await finish(query)) as T[]) : queryRows<T>(db, query);
 }
 
+const ENDED = 'This transaction has already committed; nothing more can run in it.';
+
 /**
  * postgres.js: BEGIN and the setup go as one simple-protocol message, sent at once, so the first
  * statement of `fn` is pipelined behind it on the same reserved connection; then COMMIT. Two round
- * trips for a one-statement transaction instead of four. (Sending COMMIT without waiting for the
- * statement's result is not safe: postgres.js may send it first, and the statement would then run
- * outside the transaction, as the owner.)
+ * trips for a one-statement transaction instead of four. (Sending COMMIT without waiting for a
+ * drizzle builder's result is not safe: postgres.js may send it first, and the statement would
+ * then run outside the transaction, as the owner. lastStatement hands both over itself.)
  */
 function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confiner {
   // Drizzle reads (and sets) the driver's type parsers on `options`, which live on the pool. Once
@@ -179,7 +181,7 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
         new Proxy(reserved, {
           get: (target, property) => {
             if (property === 'options') return client.options;
-            if (property === 'unsafe' && state.ended) return () => Promise.reject(new Error('This transaction has already committed; nothing more can run in it.'));
+            if (property === 'unsafe' && state.ended) return () => Promise.reject(new Error(ENDED));
             return Reflect.get(target, property) as unknown;
           },
         }) as unknown as postgres.Sql,
@@ -195,7 +197,7 @@ function pipelinedConfiner(client: postgres.Sql, readTimeoutMs: number): Confine
       prefix = sentPrefix;
       const db = drizzleOver(reserved, state);
       reservedHandles.set(db, (query) => {
-        if (state.ended) return Promise.reject(new Error('This transaction has already committed; nothing more can run in it.'));
+        if (state.ended) return Promise.reject(new Error(ENDED));
         // From here on the transaction may commit: it is never run again.
         state.ended = true;
         stage.committing = true;
