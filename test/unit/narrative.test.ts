@@ -64,6 +64,10 @@ describe('forgetting curve', () => {
     expect(again).toEqual(a);
     expect(b).not.toEqual(a);
     expect(draw('seed-a', facts[0]!.id)).toBe(draw('seed-a', facts[0]!.id));
+    // Every rank is the recorded draw over the keep probability, so old runs replay the same.
+    for (const s of applyForgetting(facts, { seed: 'seed-a', now: NOW, triggerIds: new Set() })) {
+      expect(s.rank).toBe(draw('seed-a', s.fact.id) / keepProbability(NOW.getTime() - s.fact.committed_at.getTime(), s.fact.conflicts));
+    }
   });
 
   it('always keeps trigger facts, and returns survivors oldest first', () => {

@@ -4,11 +4,32 @@
  * embedder, the forgetting curve's draws).
  */
 export function hash32(text: string): number {
-  let h = 0x811c9dc5;
+  return finish32(absorb32(FNV_OFFSET, text));
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a's state after `text`, starting from `state` (hash a shared prefix once). */
+function absorb32(state: number, text: string): number {
+  let h = state;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  return h;
+}
+
+/**
+ * hash32 of `prefix + text` for many texts sharing one prefix: the prefix is read once.
+ * `hash32With(p)(t) === hash32(p + t)`.
+ */
+export function hash32With(prefix: string): (text: string) => number {
+  const state = absorb32(FNV_OFFSET, prefix);
+  return (text) => finish32(absorb32(state, text));
+}
+
+function finish32(state: number): number {
+  let h = state;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

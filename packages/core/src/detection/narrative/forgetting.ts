@@ -7,7 +7,7 @@
  * The draw for a fact is a hash of the run's seed and the fact's id, so a run is replayed exactly
  * from its recorded seed (and `now`), whatever order the facts are read in.
  */
-import { hash32 } from '../../hash32.ts';
+import { hash32, hash32With } from '../../hash32.ts';
 
 export interface CurveFact {
   id: string;
@@ -51,9 +51,12 @@ export function applyForgetting<F extends CurveFact>(
   facts: readonly F[],
   options: { seed: string; now: Date; triggerIds: ReadonlySet<string> },
 ): Survivor<F>[] {
+  // draw(seed, id), with the seed's share of the hash computed once (100,000 facts per run).
+  const drawOf = hash32With(`${options.seed}:`);
+  const now = options.now.getTime();
   const ranked = facts.map((fact) => {
-    const p = keepProbability(options.now.getTime() - fact.committed_at.getTime(), fact.conflicts);
-    return { fact, rank: draw(options.seed, fact.id) / p, trigger: options.triggerIds.has(fact.id) };
+    const p = keepProbability(now - fact.committed_at.getTime(), fact.conflicts);
+    return { fact, rank: drawOf(fact.id) / 2 ** 32 / p, trigger: options.triggerIds.has(fact.id) };
   });
   let kept = ranked.filter((r) => r.trigger || r.rank < 1);
   if (kept.length < 2) {
