@@ -179,6 +179,20 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     expect(lines.some((l) => l.startsWith(`[${ids.get(partner)!}]`))).toBe(true);
   });
 
+  it('shows a fact sharing a rare word with a lone commit when no value, slot or embedding ties them', async () => {
+    const ws = await workspace();
+    const partner = await ws.commit('Kiosk firmware: flashed manually with a USB cable at the depot.', { agent: 'agent-1', scope: 'devices' });
+    // Many facts of the same scope, nearer to the coming commit by wording than the partner is
+    // (the forgetting curve shows few of them).
+    for (let i = 0; i < 150; i++) await ws.commit(`Every sensor unit u${i} now updates itself over the air overnight.`, { agent: `agent-${i % 4}`, scope: 'devices' });
+    await detect(detectiveWith(), ws.id);
+    fake.requests.length = 0;
+    await ws.commit('Every kiosk now updates itself over the air overnight.', { agent: 'agent-5', scope: 'devices' });
+    await detect(detectiveWith(), ws.id);
+    const lines = chats().flatMap((r) => storyOf(r.body));
+    expect(lines.some((l) => l.startsWith(`[${shortIds([partner]).get(partner)!}]`))).toBe(true);
+  });
+
   it('reads the story oldest first with every trigger fact, and stores a three-fact confusion whole', async () => {
     const { ws, ids } = await storyWorkspace();
     fake.defaultChat = (body) =>

@@ -427,6 +427,63 @@ export async function semanticNeighbours(
   return found.map((r) => ({ factId: r.fact_id, id: r.id, similarity: Number(r.similarity) }));
 }
 
+/** Lexemes looked up per call (a burst's triggers share most of theirs). */
+const MAX_LEXEMES = 80;
+/** A lexeme that can be quoted into a one-word tsquery as it is. */
+const PLAIN_LEXEME = /^[a-z0-9][a-z0-9._-]*$/;
+
+/**
+ * For each of `factIds`, up to `perFact` current durable facts sharing its rarest words: the
+ * lexemes of its full-text vector that at most `maxShared` other facts of the workspace hold,
+ * each scored ln((maxShared + 2) / holders) (a word two facts share says more than one thirty
+ * share). What ties "moved the dashboard to a client-only SPA" to "the dashboard is
+ * server-rendered" when no value and no embedding does. Each word is one capped GIN lookup with
+ * the word as a plan-time constant, so the plan is the index whatever the word.
+ */
+export async function sharedWordNeighbours(
+  tenant: TenantDb,
+  factIds: readonly string[],
+  perFact: number,
+  maxShared: number,
+): Promise<{ factId: string; id: string; score: number }[]> {
+  if (factIds.length === 0 || perFact <= 0) return [];
+  const w = tenant.workspaceId;
+  const triggers = await rows<{ id: string; words: string[] | null }>(
+    tenant,
+    sql`select t.id, tsvector_to_array(t.tsv) as words from facts t where t.workspace_id = ${w} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[])`,
+    { readOnly: true },
+  );
+  const lexemes = [...new Set(triggers.flatMap((t) => (t.words ?? []).filter((l) => PLAIN_LEXEME.test(l))))].sort().slice(0, MAX_LEXEMES);
+  if (lexemes.length === 0) return [];
+  const cap = maxShared + 2;
+  const lookups = lexemes.map(
+    (lexeme, i) =>
+      sql`(select ${i}::int as k, f.id from facts f
+           where f.workspace_id = ${w} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
+             and f.tsv @@ ${`'${lexeme}'`}::tsquery
+           limit ${cap})`,
+  );
+  const found = await rows<{ k: number; id: string }>(tenant, sql.join(lookups, sql` union all `), { readOnly: true });
+  const holders = new Map<string, string[]>();
+  for (const r of found) {
+    const lexeme = lexemes[Number(r.k)]!;
+    holders.set(lexeme, [...(holders.get(lexeme) ?? []), r.id]);
+  }
+  const result: { factId: string; id: string; score: number }[] = [];
+  for (const trigger of triggers) {
+    const scores = new Map<string, number>();
+    for (const lexeme of new Set(trigger.words ?? [])) {
+      const ids = holders.get(lexeme) ?? [];
+      // Held by the trigger and at least one other fact, by at most maxShared others.
+      if (ids.length < 2 || ids.length > maxShared + 1) continue;
+      for (const id of ids) if (id !== trigger.id) scores.set(id, (scores.get(id) ?? 0) + Math.log(cap / ids.length));
+    }
+    const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, perFact);
+    for (const [id, score] of ranked) result.push({ factId: trigger.id, id, score });
+  }
+  return result;
+}
+
 /**
  * Counts query hits on ephemeral facts; those reaching `threshold` become durable (their default
  * TTL lifted) and enter detection. Returns the promoted ids.

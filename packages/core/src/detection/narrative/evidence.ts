@@ -10,12 +10,13 @@
  *    names (and what a dependent fact depends on), and facts naming the same person, product,
  *    address or channel;
  * 3. the nearest facts by embedding, above a similarity measured on the story sets (and, in
- *    the trigger's own scope, the nearest two above a lower one).
+ *    the trigger's own scope, the nearest two above a lower one), and the facts sharing the
+ *    trigger's rarest words.
  *
  * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
  */
-import { factsByIds, factsMatching, semanticNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
+import { factsByIds, factsMatching, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
 import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
 import { claimsOf, sameSlot } from '../claims.ts';
 
@@ -59,6 +60,14 @@ export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
  */
 const SCOPE_NEIGHBOURS_PER_TRIGGER = 2;
 export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
+/**
+ * Facts sharing a trigger's rare words, per trigger: a word at most MAX_WORD_SHARERS other facts
+ * hold, scored ln(32 / holders) summed over the shared words; at least MIN_WORD_SCORE (one word
+ * that ten or fewer other facts hold, or two a little more common).
+ */
+const WORD_NEIGHBOURS_PER_TRIGGER = 3;
+const MAX_WORD_SHARERS = 30;
+export const MIN_WORD_SCORE = 1;
 /** Triggers whose evidence is gathered (a big burst's story is mostly its own facts). */
 export const EVIDENCE_TRIGGERS = 100;
 
@@ -91,14 +100,16 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const keys = new Set<string>();
   for (const t of triggers) for (const k of [...t.match_keys, ...probeKeysOf(t.entities)]) keys.add(k);
   const triggerIds = triggers.map((t) => t.id);
-  const [pool, anywhere, inScope] = await Promise.all([
+  const [pool, anywhere, inScope, sharingWords] = await Promise.all([
     factsMatching(tenant, [...keys], FACTS_PER_KEY),
     semanticNeighbours(tenant, triggerIds, NEIGHBOURS_PER_TRIGGER),
     semanticNeighbours(tenant, triggerIds, SCOPE_NEIGHBOURS_PER_TRIGGER, { sameScope: true }),
+    sharedWordNeighbours(tenant, triggerIds, WORD_NEIGHBOURS_PER_TRIGGER, MAX_WORD_SHARERS),
   ]);
   const neighbours = [
     ...anywhere.filter((n) => n.similarity >= MIN_NEIGHBOUR_SIMILARITY),
     ...inScope.filter((n) => n.similarity >= MIN_SCOPE_NEIGHBOUR_SIMILARITY),
+    ...sharingWords.filter((n) => n.score >= MIN_WORD_SCORE),
   ];
   const nearBy = new Map<string, Set<string>>();
   for (const n of neighbours) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
