@@ -54,12 +54,17 @@ export function applyForgetting<F extends CurveFact>(
   // draw(seed, id), with the seed's share of the hash computed once (100,000 facts per run).
   const drawOf = hash32With(`${options.seed}:`);
   const now = options.now.getTime();
-  const ranked = facts.map((fact) => {
-    const p = keepProbability(now - fact.committed_at.getTime(), fact.conflicts);
-    return { fact, rank: drawOf(fact.id) / 2 ** 32 / p, trigger: options.triggerIds.has(fact.id) };
-  });
-  let kept = ranked.filter((r) => r.trigger || r.rank < 1);
+  const rankValue = (fact: F) => drawOf(fact.id) / 2 ** 32 / keepProbability(now - fact.committed_at.getTime(), fact.conflicts);
+  const rankOf = (fact: F) => ({ fact, rank: rankValue(fact), trigger: options.triggerIds.has(fact.id) });
+  // Objects only for the kept facts (most of 100,000 are not); for all of them only in the fallback.
+  let kept: Survivor<F>[] = [];
+  for (const fact of facts) {
+    const rank = rankValue(fact);
+    const trigger = options.triggerIds.has(fact.id);
+    if (trigger || rank < 1) kept.push({ fact, rank, trigger });
+  }
   if (kept.length < 2) {
+    const ranked = facts.map(rankOf);
     const newest = [...ranked].sort((a, b) => b.fact.committed_at.getTime() - a.fact.committed_at.getTime()).slice(0, FALLBACK_FACTS);
     const ids = new Set(newest.map((r) => r.fact.id));
     kept = ranked.filter((r) => ids.has(r.fact.id) || r.trigger || r.rank < 1);

@@ -118,7 +118,7 @@ export async function buildStory(
     candidates.filter((c) => !evidenceIds.has(c.id)),
     { seed: input.seed, now: input.now, triggerIds },
   );
-  const conflictsOf = new Map(candidates.map((c) => [c.id, c.conflicts]));
+  const conflictsOf = new Map(candidates.filter((c) => evidenceIds.has(c.id)).map((c) => [c.id, c.conflicts]));
   const shown: Survivor<NarrativeCandidate>[] = [
     ...survivors,
     ...evidence
@@ -139,7 +139,9 @@ export async function buildStory(
   const { lines, omitted } = composeStory(full, {
     budgetChars: budget,
     related: new Set(),
-    universe: candidates.map((c) => c.id),
+    universe: (function* () {
+      for (const c of candidates) yield c.id;
+    })(),
   });
   return {
     lines,
