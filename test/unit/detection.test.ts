@@ -1,5 +1,5 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { analyzeSlots } from '@engram/core';
+import { analyzeSlots, groupBySharedKeys } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -168,5 +168,13 @@ describe('deterministic tiers', () => {
     expect(question('Deployment target is us-east-1', 'Deployment target is eu-west-1', 'deploy')).toBe(
       'Which is the deployment target now: us-east-1 or eu-west-1?',
     );
+  });
+
+  it('reads triggers that share a key together, and the others one at a time, in their order', () => {
+    const a = fact('The cache TTL of the auth service is 300 seconds', { scope: 'auth', hoursAgo: 3 });
+    const deploys = fact('Deploys run on Fridays after the release train', { scope: 'ops', hoursAgo: 2 });
+    const b = fact('The cache TTL of the auth service is 600 seconds', { scope: 'auth', hoursAgo: 1 });
+    const groups = groupBySharedKeys([a, deploys, b]);
+    expect(groups.map((g) => g.map((f) => f.id))).toEqual([[a.id, b.id], [deploys.id]]);
   });
 });

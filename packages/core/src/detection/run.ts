@@ -12,6 +12,7 @@ import {
   resolveSettledConflicts,
   type ConflictRecord,
   type Database,
+  type DetectorFact,
   type RetirementRecord,
   type RunStats,
 } from '@engram/db';
@@ -43,19 +44,49 @@ export interface RunInput {
 }
 
 /**
- * Trigger facts analysed together. Analysis is synchronous, and a crowded slot's timeline costs
- * tens of milliseconds, so with an in-process worker a big step stalls every request the process
- * serves: at 10,000 facts (npm run bench) steps of 100 triggers gave commits a p99 of 163 ms and
- * queries 211 ms; steps of 1 give 20 ms and 16 ms (9 ms and 6 ms with no worker at all), for a few
- * more round trips per run.
+ * Trigger facts read at once. Analysis is synchronous, and a crowded slot's timeline costs tens of
+ * milliseconds, so with an in-process worker a big step stalls every request the process serves:
+ * at 10,000 facts (npm run bench) steps of 100 unrelated triggers gave commits a p99 of 163 ms and
+ * queries 211 ms; steps of 1 give 20 ms and 16 ms. So triggers are analysed one at a time, except
+ * those that share a key: their slots are read and analysed once, together (a busy workspace's
+ * burst restates the same few subjects; one at a time it read each crowded slot once per trigger).
  */
-export const TRIGGERS_PER_STEP = 1;
+const TRIGGERS_READ_PER_STEP = 25;
+/** Most triggers analysed in one step (a larger group goes in several). */
+const TRIGGERS_PER_STEP = 25;
+
+/** The slot and meaning keys a trigger is read by. */
+const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probeKeysOf(f.entities)])];
+/** Slot keys (`count:auth:pool`) as opposed to keys by meaning, statement, dependency or value. */
+const isSlotKey = (k: string) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:') && !k.startsWith('neg:') && !k.startsWith('dep:') && !k.startsWith('val:');
 
 /**
- * The deterministic pass of a run. A large
- * run goes in steps of TRIGGERS_PER_STEP triggers, each read, analysed and applied before the
- * next, so no step holds the process (and the requests it serves) for long, and each step sees
- * what the one before settled.
+ * Triggers in groups that share no slot key with each other (each group: triggers linked by a
+ * shared slot). Triggers of one slot share its timeline, so analysing them together costs about
+ * what one costs; triggers tied only by a broad key (meaning, statement) would each bring
+ * timelines of their own, and a step that large holds the process.
+ */
+export function groupBySharedKeys(triggers: readonly DetectorFact[]): DetectorFact[][] {
+  const groupOfKey = new Map<string, number>();
+  const parent: number[] = [];
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  triggers.forEach((trigger, i) => {
+    parent.push(i);
+    for (const key of keysOf(trigger).filter(isSlotKey)) {
+      const other = groupOfKey.get(key);
+      if (other === undefined) groupOfKey.set(key, i);
+      else parent[find(i)] = find(other);
+    }
+  });
+  const groups = new Map<number, DetectorFact[]>();
+  triggers.forEach((trigger, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), trigger]));
+  return [...groups.values()];
+}
+
+/**
+ * The deterministic pass of a run, in steps: each step's triggers (one, or several sharing keys)
+ * are read with their slots, analysed and applied before the next, so no step holds the process
+ * (and the requests it serves) for long, and each step sees what the one before settled.
  */
 export async function runDeterministicPass(
   services: DetectionServices,
@@ -64,29 +95,40 @@ export async function runDeterministicPass(
 ): Promise<RunStats> {
   const tenant = forWorkspace(services.db, input.workspaceId);
   const totals = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
-  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_PER_STEP) {
-    const ids = input.triggerFactIds.slice(start, start + TRIGGERS_PER_STEP);
-    const triggers = (await factsByIds(tenant, ids)).filter((f) => f.valid_until === null && f.durability === 'durable');
-    // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
-    const keys = [...new Set(triggers.flatMap((f) => [...f.match_keys, ...probeKeysOf(f.entities)]))];
-    const slotKeys = keys.filter((k) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:') && !k.startsWith('neg:') && !k.startsWith('dep:') && !k.startsWith('val:'));
-    const otherKeys = keys.filter((k) => !slotKeys.includes(k));
-    const [bySlot, byMeaning] = await Promise.all([factsMatching(tenant, slotKeys, FACTS_PER_KEY), factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY)]);
-    const inSlots = [...new Map([...bySlot, ...byMeaning].map((f) => [f.id, f])).values()];
-    const known = new Set(inSlots.map((f) => f.id));
-    const facts = [...inSlots, ...triggers.filter((t) => !known.has(t.id))];
-    const triggerIds = new Set(triggers.map((t) => t.id));
-    const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
-    const { retired, raised } = await tenant.transaction(async (tx) => {
-      const closed = await applyRetirements(tx, outcome.retirements);
-      const created = await insertConflicts(tx, outcome.conflicts);
-      if (closed > 0) await resolveSettledConflicts(tx, now);
-      return { retired: closed, raised: created.length };
-    });
-    totals.factsRead += facts.length;
-    totals.conflictsRaised += raised;
-    totals.factsRetired += retired;
-    await new Promise((resolve) => setImmediate(resolve));
+  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_READ_PER_STEP) {
+    const ids = input.triggerFactIds.slice(start, start + TRIGGERS_READ_PER_STEP);
+    // In the run's order (the database returns them in any).
+    const read = (await factsByIds(tenant, ids))
+      .filter((f) => f.valid_until === null && f.durability === 'durable')
+      .sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+    const steps = groupBySharedKeys(read).flatMap((group) =>
+      Array.from({ length: Math.ceil(group.length / TRIGGERS_PER_STEP) }, (_, i) => group.slice(i * TRIGGERS_PER_STEP, (i + 1) * TRIGGERS_PER_STEP)),
+    );
+    for (const group of steps) {
+      // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
+      const keys = [...new Set(group.flatMap(keysOf))];
+      const slotKeys = keys.filter(isSlotKey);
+      const otherKeys = keys.filter((k) => !slotKeys.includes(k));
+      const [bySlot, byMeaning] = await Promise.all([factsMatching(tenant, slotKeys, FACTS_PER_KEY), factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY)]);
+      const inSlots = [...new Map([...bySlot, ...byMeaning].map((f) => [f.id, f])).values()];
+      const fresh = new Map(inSlots.map((f) => [f.id, f]));
+      // A trigger an earlier step settled is history now (its row as just read says so).
+      const triggers = group.filter((t) => (fresh.get(t.id) ?? t).valid_until === null);
+      if (triggers.length === 0) continue;
+      const facts = [...inSlots, ...triggers.filter((t) => !fresh.has(t.id))];
+      const triggerIds = new Set(triggers.map((t) => t.id));
+      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
+      const { retired, raised } = await tenant.transaction(async (tx) => {
+        const closed = await applyRetirements(tx, outcome.retirements);
+        const created = await insertConflicts(tx, outcome.conflicts);
+        if (closed > 0) await resolveSettledConflicts(tx, now);
+        return { retired: closed, raised: created.length };
+      });
+      totals.factsRead += facts.length;
+      totals.conflictsRaised += raised;
+      totals.factsRetired += retired;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   if (totals.factsRetired > 0 || totals.conflictsRaised > 0) {
     services.log.info(
