@@ -1,5 +1,5 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { analyzeSlots, groupBySharedKeys } from '@engram/core';
+import { analyzeSlots, groupBySharedSlots } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -170,11 +170,11 @@ describe('deterministic tiers', () => {
     );
   });
 
-  it('reads triggers that share a key together, and the others one at a time, in their order', () => {
+  it('reads triggers that share a slot together, and the others one at a time, in their order', () => {
     const a = fact('The cache TTL of the auth service is 300 seconds', { scope: 'auth', hoursAgo: 3 });
     const deploys = fact('Deploys run on Fridays after the release train', { scope: 'ops', hoursAgo: 2 });
     const b = fact('The cache TTL of the auth service is 600 seconds', { scope: 'auth', hoursAgo: 1 });
-    const groups = groupBySharedKeys([a, deploys, b]);
+    const groups = groupBySharedSlots([a, deploys, b]);
     expect(groups.map((g) => g.map((f) => f.id))).toEqual([[a.id, b.id], [deploys.id]]);
   });
 });

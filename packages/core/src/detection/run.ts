@@ -48,12 +48,10 @@ export interface RunInput {
  * milliseconds, so with an in-process worker a big step stalls every request the process serves:
  * at 10,000 facts (npm run bench) steps of 100 unrelated triggers gave commits a p99 of 163 ms and
  * queries 211 ms; steps of 1 give 20 ms and 16 ms. So triggers are analysed one at a time, except
- * those that share a key: their slots are read and analysed once, together (a busy workspace's
+ * those that share a slot key: their slots are read and analysed once, together (a busy workspace's
  * burst restates the same few subjects; one at a time it read each crowded slot once per trigger).
  */
 const TRIGGERS_READ_PER_STEP = 25;
-/** Most triggers analysed in one step (a larger group goes in several). */
-const TRIGGERS_PER_STEP = 25;
 
 /** The slot and meaning keys a trigger is read by. */
 const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probeKeysOf(f.entities)])];
@@ -66,7 +64,7 @@ const isSlotKey = (k: string) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:'
  * what one costs; triggers tied only by a broad key (meaning, statement) would each bring
  * timelines of their own, and a step that large holds the process.
  */
-export function groupBySharedKeys(triggers: readonly DetectorFact[]): DetectorFact[][] {
+export function groupBySharedSlots(triggers: readonly DetectorFact[]): DetectorFact[][] {
   const groupOfKey = new Map<string, number>();
   const parent: number[] = [];
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
@@ -101,10 +99,7 @@ export async function runDeterministicPass(
     const read = (await factsByIds(tenant, ids))
       .filter((f) => f.valid_until === null && f.durability === 'durable')
       .sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
-    const steps = groupBySharedKeys(read).flatMap((group) =>
-      Array.from({ length: Math.ceil(group.length / TRIGGERS_PER_STEP) }, (_, i) => group.slice(i * TRIGGERS_PER_STEP, (i + 1) * TRIGGERS_PER_STEP)),
-    );
-    for (const group of steps) {
+    for (const group of groupBySharedSlots(read)) {
       // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
       const keys = [...new Set(group.flatMap(keysOf))];
       const slotKeys = keys.filter(isSlotKey);
