@@ -82,7 +82,7 @@ export function groupBySharedSlots(triggers: readonly DetectorFact[]): DetectorF
 }
 
 /**
- * The deterministic pass of a run, in steps: each step's triggers (one, or several sharing keys)
+ * The deterministic pass of a run, in steps: each step's triggers (one, or several sharing a slot)
  * are read with their slots, analysed and applied before the next, so no step holds the process
  * (and the requests it serves) for long, and each step sees what the one before settled.
  */
