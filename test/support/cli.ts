@@ -75,12 +75,14 @@ export function startCli(
       stdout += d.toString();
       const mcp = /MCP URL\s+(\S+)/.exec(stdout);
       const dashboard = /Dashboard URL\s+(\S+)/.exec(stdout);
-      // The banner ends with a blank line after the connection hint.
-      if (mcp && dashboard && /\n\n$/.test(stdout)) {
+      // The banner ends with a blank line after its last hint; a log line may follow it in the
+      // same chunk (the start's first warning), so the end is looked for, not expected last.
+      const end = /\n(?: {4}claude mcp add [^\n]*| {2}Create a workspace: [^\n]*)\n\n/.exec(stdout);
+      if (mcp && dashboard && end) {
         clearTimeout(timer);
         resolve({
           child,
-          banner: stdout,
+          banner: stdout.slice(0, end.index + end[0].length),
           mcpUrl: mcp[1]!,
           dashboardUrl: dashboard[1]!,
           ownerToken: /Owner token\s+(\S+)/.exec(stdout)?.[1],
