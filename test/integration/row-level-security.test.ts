@@ -28,6 +28,14 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
   afterAll(async () => {
     await handle?.close();
   });
+  /** How many of these connections sit idle inside a transaction (this pool's only: other files share the database). */
+  const idleInTransaction = async (pids: number[]) => {
+    const [idle] = await queryRows<{ n: number }>(
+      handle.control,
+      sql`select count(*)::int as n from pg_stat_activity where pid in (${sql.join(pids.map((pid) => sql`${pid}`), sql`, `)}) and state like 'idle in transaction%'`,
+    );
+    return Number(idle?.n);
+  };
 
   it('returns nothing of another workspace to a query written without a workspace filter', async () => {
     const tenant = forWorkspace(handle.db, a);
@@ -117,11 +125,7 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     if (engine.name === 'postgres') {
       // This pool's connections only: other test files share the database.
       const pids = [...new Set(pool.map(([row]) => Number(row?.pid)))];
-      const [idle] = await queryRows<{ n: number }>(
-        handle.control,
-        sql`select count(*)::int as n from pg_stat_activity where pid in (${sql.join(pids.map((pid) => sql`${pid}`), sql`, `)}) and state like 'idle in transaction%'`,
-      );
-      expect(Number(idle?.n)).toBe(0);
+      expect(await idleInTransaction(pids)).toBe(0);
     }
   });
 
@@ -171,11 +175,7 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
     if (engine.name === 'postgres') {
       const pool = await Promise.all(Array.from({ length: 8 }, () => queryRows<{ pid: number }>(handle.db, sql`select pg_backend_pid() as pid`)));
       const pids = [...new Set(pool.map(([row]) => Number(row?.pid)))];
-      const [idle] = await queryRows<{ n: number }>(
-        handle.control,
-        sql`select count(*)::int as n from pg_stat_activity where pid in (${sql.join(pids.map((pid) => sql`${pid}`), sql`, `)}) and state like 'idle in transaction%'`,
-      );
-      expect(Number(idle?.n)).toBe(0);
+      expect(await idleInTransaction(pids)).toBe(0);
     }
   });
 
