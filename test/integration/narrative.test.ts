@@ -10,6 +10,7 @@ import {
   createDetective,
   detectionStatus,
   DetectionWorker,
+  gatherEvidence,
   LocalEmbedder,
   provisionWorkspace,
   replayStory,
@@ -19,7 +20,7 @@ import {
   type MemberPrincipal,
   type NarrativeDetective,
 } from '@engram/core';
-import { queryRows, type DbHandle } from '@engram/db';
+import { forWorkspace, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_SECRET, testConfig } from '../support/app.ts';
@@ -191,6 +192,26 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     await detect(detectiveWith(), ws.id);
     const lines = chats().flatMap((r) => storyOf(r.body));
     expect(lines.some((l) => l.startsWith(`[${shortIds([partner]).get(partner)!}]`))).toBe(true);
+  });
+
+  it('shows the middle of an arc when a lone commit restates the first fact in words the middle never uses', async () => {
+    const ws = await workspace();
+    const first = await ws.commit('Grafana alerts for the ingest pipeline are owned by Dana', { agent: 'agent-1', scope: 'alerts' });
+    const middle = await ws.commit('Alert ownership moved to the platform on-call rotation', { agent: 'agent-2', scope: 'alerts' });
+    for (let i = 0; i < 150; i++) await ws.commit(`Nightly export ${i} writes its parquet files to bucket b${i}`, { agent: `agent-${i % 4}`, scope: 'alerts' });
+    await detect(detectiveWith(), ws.id);
+    fake.requests.length = 0;
+    // Like the first fact, not like the middle one (no shared word, cosine under the scope threshold).
+    const trigger = await ws.commit('Dana is who gets paged when Grafana fires for ingest', { agent: 'agent-5', scope: 'alerts' });
+    // The evidence itself, which the forgetting curve's draw cannot stand in for: the middle is an arc's step.
+    const evidence = await gatherEvidence(forWorkspace(handle.db, ws.id), [trigger], { perTrigger: 12, perRun: 40, charsPerTrigger: 2_000, charsPerRun: 8_000 });
+    expect(evidence.find((e) => e.id === first)).toBeDefined();
+    expect(evidence.find((e) => e.id === middle)?.strength).toBe(0.5);
+    await detect(detectiveWith(), ws.id);
+    const lines = chats().flatMap((r) => storyOf(r.body));
+    const ids = shortIds([first, middle]);
+    expect(lines.some((l) => l.startsWith(`[${ids.get(first)!}]`))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`[${ids.get(middle)!}]`))).toBe(true);
   });
 
   it('reads the story oldest first with every trigger fact, and stores a three-fact confusion whole', async () => {

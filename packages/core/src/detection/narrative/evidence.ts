@@ -27,7 +27,7 @@ export interface EvidenceFact {
   chars: number;
   /** Its window closed: shown as history ("superseded"). */
   superseded: boolean;
-  /** How strongly it relates to a trigger (3 same claim, 2 related statement or name, 1 near by meaning). */
+  /** How strongly it relates to a trigger (3 same claim, 2 related statement or name, 1 near by meaning, 0.5 an arc's middle step). */
   strength: number;
 }
 
@@ -60,6 +60,14 @@ export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
  */
 const SCOPE_NEIGHBOURS_PER_TRIGGER = 2;
 export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
+/**
+ * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @yuki as owner of
+ * billing") is most like the fact that first said X ("Yuki owns the billing service"), and often
+ * not like the Y said in between ("ownership of billing passed to Omar's squad"), which is like X.
+ * So the nearest facts in the scope of the trigger's nearest scope-mate count as evidence too,
+ * ranked after the trigger's own neighbours.
+ */
+const ARC_NEIGHBOURS_PER_TRIGGER = 3;
 /**
  * Facts sharing a trigger's rare words, per trigger: a word at most MAX_WORD_SHARERS other facts
  * hold, scored ln(32 / holders) summed over the shared words; at least MIN_WORD_SCORE (one word
@@ -113,7 +121,26 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   ];
   const nearBy = new Map<string, Set<string>>();
   for (const n of neighbours) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
-  const neighbourFacts = new Map((await factsByIds(tenant, [...new Set(neighbours.map((n) => n.id))].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]));
+  // The second step of an arc: the scope-mates of each trigger's nearest scope-mate.
+  const mateOf = new Map<string, { id: string; similarity: number }>();
+  for (const n of inScope) {
+    const best = mateOf.get(n.factId);
+    if (n.similarity >= MIN_SCOPE_NEIGHBOUR_SIMILARITY && !triggerSet.has(n.id) && (!best || n.similarity > best.similarity)) mateOf.set(n.factId, n);
+  }
+  const nearestMate = new Map<string, string[]>();
+  for (const [trigger, mate] of mateOf) nearestMate.set(mate.id, [...(nearestMate.get(mate.id) ?? []), trigger]);
+  const arcs = new Map<string, Set<string>>();
+  for (const n of await semanticNeighbours(tenant, [...nearestMate.keys()], ARC_NEIGHBOURS_PER_TRIGGER + 1, { sameScope: true })) {
+    if (n.similarity < MIN_SCOPE_NEIGHBOUR_SIMILARITY || triggerSet.has(n.id)) continue;
+    for (const t of nearestMate.get(n.factId) ?? []) {
+      const set = arcs.get(t) ?? new Set<string>();
+      if (set.size < ARC_NEIGHBOURS_PER_TRIGGER) arcs.set(t, set.add(n.id));
+    }
+  }
+  const arcIds = [...arcs.values()].flatMap((s) => [...s]);
+  const neighbourFacts = new Map(
+    (await factsByIds(tenant, [...new Set([...neighbours.map((n) => n.id), ...arcIds])].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]),
+  );
 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
   const cache = new Map<string, ReturnType<typeof claimsOf>>();
@@ -135,6 +162,10 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     for (const id of nearBy.get(trigger.id) ?? []) {
       const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
       if (fact && !triggerSet.has(id) && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 1 });
+    }
+    for (const id of arcs.get(trigger.id) ?? []) {
+      const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
+      if (fact && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 0.5 });
     }
     ranked.sort((a, b) => b.strength - a.strength || b.fact.committed_at.getTime() - a.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
     const kept: { fact: DetectorFact; strength: number }[] = [];

@@ -1,5 +1,5 @@
 export * from './client.ts';
-export { EVIDENCE_TRIGGERS, MIN_NEIGHBOUR_SIMILARITY } from './evidence.ts';
+export { EVIDENCE_TRIGGERS, gatherEvidence, MIN_NEIGHBOUR_SIMILARITY, type EvidenceFact, type EvidenceLimits } from './evidence.ts';
 export * from './forgetting.ts';
 export * from './pass.ts';
 export * from './prompt.ts';
