@@ -206,7 +206,7 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     // The evidence itself, which the forgetting curve's draw cannot stand in for: the middle is an arc's step.
     const evidence = await gatherEvidence(forWorkspace(handle.db, ws.id), [trigger], { perTrigger: 12, perRun: 40, charsPerTrigger: 2_000, charsPerRun: 8_000 });
     expect(evidence.find((e) => e.id === first)).toBeDefined();
-    expect(evidence.find((e) => e.id === middle)?.strength).toBe(0.5);
+    expect(evidence.find((e) => e.id === middle)?.strength).toBe(1.5);
     await detect(detectiveWith(), ws.id);
     const lines = chats().flatMap((r) => storyOf(r.body));
     const ids = shortIds([first, middle]);

@@ -236,13 +236,13 @@ export function alignedByMeaning(a: SlotClaim, b: SlotClaim): boolean {
   if (a.statistics.size > 0 && b.statistics.size > 0 && ![...a.statistics].some((q) => b.statistics.has(q))) return false;
   // How much something changed ("cut by 45%") is never what it is ("90% accuracy").
   if (a.statistics.has('delta') !== b.statistics.has('delta')) return false;
-  if (opposed(a, b) || opposed(b, a)) return false;
   // Subjects taken from different scopes ("auth", "search") are different things unless a frame names the other.
   if (a.implicit && b.implicit && a.subject !== b.subject && !a.frame.has(b.subject) && !b.frame.has(a.subject)) return false;
   let shared = 0;
   for (const w of a.frame) if (b.frame.has(w) || b.aliases.has(w)) shared++;
   for (const w of a.aliases) if (b.frame.has(w) && !a.frame.has(w)) shared++;
   if (shared === 0) return false;
+  if (opposed(a, b) || opposed(b, a)) return false;
   // A word one side names that the other's text names elsewhere (or stands for), or that is its scope, is not extra.
   const extra = (x: SlotClaim, y: SlotClaim) =>
     [...x.frame].filter((w) => !y.frame.has(w) && !y.aliases.has(w) && !(y.implicit && w === y.subject) && !y.concepts.has(w));
@@ -277,7 +277,13 @@ const OPPOSITES: Record<string, string> = {
   hard: 'soft', lower: 'upper', upper: 'lower', start: 'end', end: 'start', first: 'last', last: 'first', sender: 'receiv', receiv: 'sender',
   min_bound: 'max_bound', max_bound: 'min_bound',
 };
-const wordsOf = (c: SlotClaim) => new Set([...c.frame, ...c.attribute, ...[...c.statistics].map((q) => `${q}_bound`)]);
+const claimWords = new WeakMap<SlotClaim, ReadonlySet<string>>();
+/** A claim's frame, attribute and bound words (built once per claim: a run compares each claim with many). */
+function wordsOf(c: SlotClaim): ReadonlySet<string> {
+  let words = claimWords.get(c);
+  if (!words) claimWords.set(c, (words = new Set([...c.frame, ...c.attribute, ...[...c.statistics].map((q) => `${q}_bound`)])));
+  return words;
+}
 /** Does `a` name one end of something where `b` names the other ("at least 2 pods" / "capped at 10 pods")? */
 function opposed(a: SlotClaim, b: SlotClaim): boolean {
   const theirs = wordsOf(b);
@@ -359,9 +365,10 @@ export function supersedesPlan(older: SlotClaim, newer: SlotClaim): boolean {
 const sameDay = (a: string, b: string) => (a.startsWith('--') || b.startsWith('--')) && a.slice(-6) === b.slice(-6);
 
 // Language that says a fact replaces an earlier state (SPEC §6: "switched to", "migrated",
-// "upgraded", "now", "no longer", "replaced", "actually", "from X to Y").
+// "upgraded", "now", "no longer", "replaced", "actually", "from X to Y"), or a hand-over ("took
+// over", "passed to", "handed off to").
 const CHANGE_LANGUAGE =
-  /\b(?:switch(?:ed|ing)?|migrat(?:ed|ing|ion)|mov(?:ed|ing)|upgrad(?:ed|ing)|downgrad(?:ed|ing)|replac(?:ed|ing)|no longer|now|actually|instead|changed|in favou?r of|superseded|corrected|correction|turns? out|revert(?:ed)?|rolled back|went back|back to|(?:raised|lowered|increased|decreased|bumped|reduced|dropped|cut|doubled|halved)\b(?:\s+\S+){0,4}?\s+(?:to|from)|from\s+\S+(?:\s+\S+){0,3}\s+to)\b/i;
+  /\b(?:switch(?:ed|ing)?|migrat(?:ed|ing|ion)|mov(?:ed|ing)|upgrad(?:ed|ing)|downgrad(?:ed|ing)|replac(?:ed|ing)|no longer|now|actually|instead|changed|in favou?r of|superseded|corrected|correction|turns? out|revert(?:ed)?|rolled back|went back|back to|took over|taken over|tak(?:es|ing) over|hand(?:ed|s|ing)? (?:it |them )?(?:over|off) to|passed (?:over )?to|transferred to|(?:raised|lowered|increased|decreased|bumped|reduced|dropped|cut|doubled|halved)\b(?:\s+\S+){0,4}?\s+(?:to|from)|from\s+\S+(?:\s+\S+){0,3}\s+to)\b/i;
 
 // Language that says the change is not done yet: such a fact cannot settle anything.
 const IN_PROGRESS =

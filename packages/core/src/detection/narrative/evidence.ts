@@ -18,7 +18,7 @@
  */
 import { factsByIds, factsMatching, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
 import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
-import { claimsOf, sameSlot } from '../claims.ts';
+import { claimsOf, cuesOfFact, sameSlot } from '../claims.ts';
 
 /** A fact the story must show, with what it needs to be placed and costed. */
 export interface EvidenceFact {
@@ -27,7 +27,7 @@ export interface EvidenceFact {
   chars: number;
   /** Its window closed: shown as history ("superseded"). */
   superseded: boolean;
-  /** How strongly it relates to a trigger (3 same claim, 2 related statement or name, 1 near by meaning, 0.5 an arc's middle step). */
+  /** How strongly it relates to a trigger (3 same claim, 2 related statement or name, 1.5 an arc's middle step, 1 near by meaning). */
   strength: number;
 }
 
@@ -63,11 +63,13 @@ export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
 /**
  * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @yuki as owner of
  * billing") is most like the fact that first said X ("Yuki owns the billing service"), and often
- * not like the Y said in between ("ownership of billing passed to Omar's squad"), which is like X.
- * So the nearest facts in the scope of the trigger's nearest scope-mate count as evidence too,
- * ranked after the trigger's own neighbours.
+ * not like the Y said in between ("ownership of billing passed to Omar's squad"), which is like X
+ * and announces a change. So of the nearest facts in the scope of the trigger's nearest
+ * scope-mate, those announcing a change are evidence, ranked above mere neighbours by meaning.
  */
-const ARC_NEIGHBOURS_PER_TRIGGER = 3;
+const ARC_CANDIDATES = 8;
+const ARC_STEPS_PER_TRIGGER = 3;
+const ARC_STEP = 1.5;
 /**
  * Facts sharing a trigger's rare words, per trigger: a word at most MAX_WORD_SHARERS other facts
  * hold, scored ln(32 / holders) summed over the shared words; at least MIN_WORD_SCORE (one word
@@ -129,15 +131,12 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   }
   const nearestMate = new Map<string, string[]>();
   for (const [trigger, mate] of mateOf) nearestMate.set(mate.id, [...(nearestMate.get(mate.id) ?? []), trigger]);
-  const arcs = new Map<string, Set<string>>();
-  for (const n of await semanticNeighbours(tenant, [...nearestMate.keys()], ARC_NEIGHBOURS_PER_TRIGGER + 1, { sameScope: true })) {
+  const arcCandidates = new Map<string, { id: string; similarity: number }[]>();
+  for (const n of await semanticNeighbours(tenant, [...nearestMate.keys()], ARC_CANDIDATES + 1, { sameScope: true })) {
     if (n.similarity < MIN_SCOPE_NEIGHBOUR_SIMILARITY || triggerSet.has(n.id)) continue;
-    for (const t of nearestMate.get(n.factId) ?? []) {
-      const set = arcs.get(t) ?? new Set<string>();
-      if (set.size < ARC_NEIGHBOURS_PER_TRIGGER) arcs.set(t, set.add(n.id));
-    }
+    for (const t of nearestMate.get(n.factId) ?? []) arcCandidates.set(t, [...(arcCandidates.get(t) ?? []), n]);
   }
-  const arcIds = [...arcs.values()].flatMap((s) => [...s]);
+  const arcIds = [...arcCandidates.values()].flatMap((list) => list.map((n) => n.id));
   const neighbourFacts = new Map(
     (await factsByIds(tenant, [...new Set([...neighbours.map((n) => n.id), ...arcIds])].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]),
   );
@@ -163,10 +162,19 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
       const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
       if (fact && !triggerSet.has(id) && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 1 });
     }
-    for (const id of arcs.get(trigger.id) ?? []) {
-      const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
-      if (fact && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 0.5 });
-    }
+    // A middle step comes after the fact the trigger restates, and announces a change it made
+    // ("moved the dashboard to ...", "passed to"), not one planned.
+    const restated = mateOf.get(trigger.id);
+    const since = (restated && (pool.find((p) => p.id === restated.id) ?? neighbourFacts.get(restated.id))?.committed_at.getTime()) ?? 0;
+    const steps = (arcCandidates.get(trigger.id) ?? [])
+      .map((n) => ({ ...n, fact: pool.find((p) => p.id === n.id) ?? neighbourFacts.get(n.id) }))
+      .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined && !ranked.some((r) => r.fact.id === n.id))
+      .filter((n) => {
+        const cues = cuesOfFact(n.fact);
+        return n.fact.committed_at.getTime() > since && (cues.change || cues.correction) && !cues.tentative;
+      })
+      .sort((a, b) => b.similarity - a.similarity);
+    for (const n of steps.slice(0, ARC_STEPS_PER_TRIGGER)) ranked.push({ fact: n.fact, strength: ARC_STEP });
     ranked.sort((a, b) => b.strength - a.strength || b.fact.committed_at.getTime() - a.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
     const kept: { fact: DetectorFact; strength: number }[] = [];
     let chars = 0;
