@@ -135,6 +135,25 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     await completeRun(handle.db, late!.runId, NO_STATS);
   });
 
+  it('reads each slot of a run once for all its triggers there, however they interleave', async () => {
+    const ws = await workspace();
+    const slots = [
+      (n: number) => `The billing service timeout is ${n} seconds`,
+      (n: number) => `The search worker pool size is ${n} threads`,
+      (n: number) => `The mailer queue retries failed jobs ${n} times`,
+    ];
+    // Twenty facts per slot, each from its own agent (no session settles them), interleaved.
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) for (const [s, text] of slots.entries()) ids.push(await ws.commit(text(i + 2), `agent-${s}-${i}`));
+    // The run is called directly: its commits' jobs must not wait for the next test's workers.
+    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const stats = await runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: 'run-interleaved', workspaceId: ws.id, triggerFactIds: ids });
+    // One step per slot, each reading that slot's 20 facts: 60 reads. Steps of 25 triggers in
+    // arrival order would read every slot in every step (about 180).
+    expect(stats.factsRead).toBe(60);
+    expect(stats.conflictsRaised).toBe(3);
+  });
+
   it('retries a failed run with backoff and gives the jobs up after the last attempt', async () => {
     const ws = await workspace();
     await ws.commit('The export job runs every 15 minutes');

@@ -56,7 +56,14 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
   const timelines = new Map<string, SlotClaim[]>();
   for (const trigger of triggerClaims) {
     const peers = new Set<SlotClaim>();
-    for (const key of [`${trigger.kind}:*`, ...indexKeys(trigger)]) for (const c of index.get(key) ?? []) if (sameSlot(trigger, c)) peers.add(c);
+    const seen = new Set<SlotClaim>();
+    for (const key of [`${trigger.kind}:*`, ...indexKeys(trigger)]) {
+      for (const c of index.get(key) ?? []) {
+        if (seen.has(c)) continue;
+        seen.add(c);
+        if (sameSlot(trigger, c)) peers.add(c);
+      }
+    }
     const timeline = [...peers].sort(byTime).slice(-MAX_CLAIMS_PER_SLOT);
     if (timeline.length < 2) continue;
     const id = timeline.map((c) => `${c.fact.id}/${c.key}`).join('|');
@@ -65,18 +72,28 @@ export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: Readonl
   const touched = [...timelines.values()];
 
   // 1. Settle, timeline by timeline, until nothing changes (a settlement in one can matter in another).
+  // A pair of facts that came before every trigger was judged when the newer of them was a
+  // trigger, on the same evidence (a goal that matters to a pair is stated before its newer fact),
+  // so only pairs with a trigger, or after one, are judged again: a run's cost follows what it
+  // brings, not how crowded the slot is.
   const retiredBy = new Map<string, SlotClaim>();
   const reasons = new Map<string, string>();
   const isCurrent = (c: SlotClaim) => c.fact.valid_until === null && !retiredBy.has(c.fact.id);
+  const firstTrigger = new Map<SlotClaim[], number>(
+    touched.map((claims) => [claims, Math.min(...claims.filter((c) => triggerIds.has(c.fact.id)).map((c) => c.fact.committed_at.getTime()))]),
+  );
   for (let pass = 0, changed = true; changed && pass < 4; pass++) {
     changed = false;
     for (const claims of touched) {
       const current = claims.filter(isCurrent);
+      const since = firstTrigger.get(claims)!;
       for (let i = 1; i < current.length; i++) {
         const newer = current[i]!;
         if (retiredBy.has(newer.fact.id)) continue;
+        const judged = newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id);
         for (let j = 0; j < i; j++) {
           const older = current[j]!;
+          if (judged && !triggerIds.has(older.fact.id)) continue;
           if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
           const reason = settles(older, newer, claims);
           if (reason) {

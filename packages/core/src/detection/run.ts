@@ -44,14 +44,17 @@ export interface RunInput {
 }
 
 /**
- * Trigger facts read at once. Analysis is synchronous, and a crowded slot's timeline costs tens of
- * milliseconds, so with an in-process worker a big step stalls every request the process serves:
- * at 10,000 facts (npm run bench) steps of 100 unrelated triggers gave commits a p99 of 163 ms and
- * queries 211 ms; steps of 1 give 20 ms and 16 ms. So triggers are analysed one at a time, except
- * those that share a slot key: their slots are read and analysed once, together (a busy workspace's
- * burst restates the same few subjects; one at a time it read each crowded slot once per trigger).
+ * Most triggers analysed in one step. Analysis is synchronous, and a crowded slot's timeline costs
+ * tens of milliseconds, so with an in-process worker a big step stalls every request the process
+ * serves: at 10,000 facts (npm run bench) steps of 100 unrelated triggers gave commits a p99 of
+ * 163 ms and queries 211 ms; steps of 1 give 20 ms and 16 ms. So a step is one trigger, or the
+ * triggers of the run that share a slot key, up to this many: their slots are read and analysed
+ * once, together (a busy workspace's backlog restates the same few subjects; one at a time, a run
+ * read each crowded slot once per trigger).
  */
-const TRIGGERS_READ_PER_STEP = 25;
+const TRIGGERS_PER_STEP = 25;
+/** Trigger rows read per statement when a run starts. */
+const TRIGGERS_READ_AT_ONCE = 500;
 
 /** The slot and meaning keys a trigger is read by. */
 const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probeKeysOf(f.entities)])];
@@ -93,37 +96,43 @@ export async function runDeterministicPass(
 ): Promise<RunStats> {
   const tenant = forWorkspace(services.db, input.workspaceId);
   const totals = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
-  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_READ_PER_STEP) {
-    const ids = input.triggerFactIds.slice(start, start + TRIGGERS_READ_PER_STEP);
-    // In the run's order (the database returns them in any).
-    const read = (await factsByIds(tenant, ids))
-      .filter((f) => f.valid_until === null && f.durability === 'durable')
-      .sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
-    for (const group of groupBySharedSlots(read)) {
-      // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
-      const keys = [...new Set(group.flatMap(keysOf))];
-      const slotKeys = keys.filter(isSlotKey);
-      const otherKeys = keys.filter((k) => !slotKeys.includes(k));
-      const [bySlot, byMeaning] = await Promise.all([factsMatching(tenant, slotKeys, FACTS_PER_KEY), factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY)]);
-      const inSlots = [...new Map([...bySlot, ...byMeaning].map((f) => [f.id, f])).values()];
-      const fresh = new Map(inSlots.map((f) => [f.id, f]));
-      // A trigger an earlier step settled is history now (its row as just read says so).
-      const triggers = group.filter((t) => (fresh.get(t.id) ?? t).valid_until === null);
-      if (triggers.length === 0) continue;
-      const facts = [...inSlots, ...triggers.filter((t) => !fresh.has(t.id))];
-      const triggerIds = new Set(triggers.map((t) => t.id));
-      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
-      const { retired, raised } = await tenant.transaction(async (tx) => {
-        const closed = await applyRetirements(tx, outcome.retirements);
-        const created = await insertConflicts(tx, outcome.conflicts);
-        if (closed > 0) await resolveSettledConflicts(tx, now);
-        return { retired: closed, raised: created.length };
-      });
-      totals.factsRead += facts.length;
-      totals.conflictsRaised += raised;
-      totals.factsRetired += retired;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  const order = new Map(input.triggerFactIds.map((id, i) => [id, i]));
+  const read: DetectorFact[] = [];
+  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_READ_AT_ONCE) {
+    read.push(...(await factsByIds(tenant, input.triggerFactIds.slice(start, start + TRIGGERS_READ_AT_ONCE))));
+  }
+  // In the run's order (the database returns them in any), grouped by shared slots across the whole
+  // run; each step reads its triggers' rows again, with their slots.
+  const current = read.filter((f) => f.valid_until === null && f.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const steps = groupBySharedSlots(current).flatMap((group) =>
+    Array.from({ length: Math.ceil(group.length / TRIGGERS_PER_STEP) }, (_, i) => group.slice(i * TRIGGERS_PER_STEP, (i + 1) * TRIGGERS_PER_STEP)),
+  );
+  for (const step of steps) {
+    // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
+    const keys = [...new Set(step.flatMap(keysOf))];
+    const slotKeys = keys.filter(isSlotKey);
+    const otherKeys = keys.filter((k) => !slotKeys.includes(k));
+    const [rows, bySlot, byMeaning] = await Promise.all([
+      factsByIds(tenant, step.map((t) => t.id)),
+      factsMatching(tenant, slotKeys, FACTS_PER_KEY),
+      factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY),
+    ]);
+    // A trigger an earlier step (or anything since the run began) settled is history now.
+    const triggers = rows.filter((t) => t.valid_until === null && t.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    if (triggers.length === 0) continue;
+    const facts = [...new Map([...bySlot, ...byMeaning, ...triggers].map((f) => [f.id, f])).values()];
+    const triggerIds = new Set(triggers.map((t) => t.id));
+    const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
+    const { retired, raised } = await tenant.transaction(async (tx) => {
+      const closed = await applyRetirements(tx, outcome.retirements);
+      const created = await insertConflicts(tx, outcome.conflicts);
+      if (closed > 0) await resolveSettledConflicts(tx, now);
+      return { retired: closed, raised: created.length };
+    });
+    totals.factsRead += facts.length;
+    totals.conflictsRaised += raised;
+    totals.factsRetired += retired;
+    await new Promise((resolve) => setImmediate(resolve));
   }
   if (totals.factsRetired > 0 || totals.conflictsRaised > 0) {
     services.log.info(
