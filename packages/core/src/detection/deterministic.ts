@@ -36,14 +36,19 @@ const byTime = (a: SlotClaim, b: SlotClaim) =>
 
 /**
  * Analyses the slots the trigger facts touch. `facts` must include the triggers and the other
- * facts (current, and recent history) that share a match key with them.
+ * facts (current, and recent history) that share a match key with them. `claims` may be a cache
+ * of claimsOf (the claims keep a reference to their fact, so a cache is keyed by the fact object).
  */
-export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>): DeterministicOutcome {
+export function analyzeSlots(
+  facts: readonly DetectorFact[],
+  triggerIds: ReadonlySet<string>,
+  claims: (fact: DetectorFact) => SlotClaim[] = claimsOf,
+): DeterministicOutcome {
   // Claims indexed by kind and attribute word, so each trigger claim meets only plausible peers.
   const index = new Map<string, SlotClaim[]>();
   const triggerClaims: SlotClaim[] = [];
   for (const fact of facts) {
-    for (const claim of claimsOf(fact)) {
+    for (const claim of claims(fact)) {
       for (const key of indexKeys(claim)) {
         const list = index.get(key) ?? [];
         list.push(claim);

@@ -18,6 +18,7 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import { probeKeysOf } from '../facts/entities.ts';
+import { claimsOf, type SlotClaim } from './claims.ts';
 import { analyzeSlots } from './deterministic.ts';
 import { analyzeStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -44,15 +45,19 @@ export interface RunInput {
 }
 
 /**
- * Most triggers analysed in one step. Analysis is synchronous, and a crowded slot's timeline costs
- * tens of milliseconds, so with an in-process worker a big step stalls every request the process
- * serves: at 10,000 facts (npm run bench) steps of 100 unrelated triggers gave commits a p99 of
- * 163 ms and queries 211 ms; steps of 1 give 20 ms and 16 ms. So a step is one trigger, or the
- * triggers of the run that share a slot key, up to this many: their slots are read and analysed
- * once, together (a busy workspace's backlog restates the same few subjects; one at a time, a run
- * read each crowded slot once per trigger).
+ * Triggers read together, and analysed together. A run groups its triggers by shared slot; each
+ * group, up to TRIGGERS_READ_TOGETHER triggers, reads its slots once (a busy workspace's backlog
+ * restates the same few subjects: one at a time, a run read each crowded slot once per trigger).
+ * Analysis is synchronous, and a crowded slot's timeline costs tens of milliseconds, so with an
+ * in-process worker a big step stalls every request the process serves: at 10,000 facts and 50
+ * clients in one workspace (npm run bench -- --concurrency), analysing 25 triggers of one slot at
+ * once gave /healthz a p99 of 123-150 ms (backlog drained in 7.0-7.6 s); reading and analysing 8
+ * at a time, 66-77 ms (12.9 s, reading 2.4 times the rows); reading 25 and analysing 8 at a time,
+ * 79-113 ms (10.6-10.8 s). So what was read is analysed TRIGGERS_ANALYSED_TOGETHER triggers at a
+ * time, yielding in between, each step seeing the retirements the one before applied.
  */
-const TRIGGERS_PER_STEP = 25;
+const TRIGGERS_READ_TOGETHER = 25;
+const TRIGGERS_ANALYSED_TOGETHER = 8;
 /** Trigger rows read per statement when a run starts. */
 const TRIGGERS_READ_AT_ONCE = 500;
 
@@ -104,35 +109,54 @@ export async function runDeterministicPass(
   // In the run's order (the database returns them in any), grouped by shared slots across the whole
   // run; each step reads its triggers' rows again, with their slots.
   const current = read.filter((f) => f.valid_until === null && f.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  const steps = groupBySharedSlots(current).flatMap((group) =>
-    Array.from({ length: Math.ceil(group.length / TRIGGERS_PER_STEP) }, (_, i) => group.slice(i * TRIGGERS_PER_STEP, (i + 1) * TRIGGERS_PER_STEP)),
-  );
-  for (const step of steps) {
+  const chunks = <T>(list: readonly T[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+  for (const group of groupBySharedSlots(current).flatMap((g) => chunks(g, TRIGGERS_READ_TOGETHER))) {
     // Slot keys read deep (a slot's timeline); keys by meaning and by statement read the newest few.
-    const keys = [...new Set(step.flatMap(keysOf))];
+    const keys = [...new Set(group.flatMap(keysOf))];
     const slotKeys = keys.filter(isSlotKey);
     const otherKeys = keys.filter((k) => !slotKeys.includes(k));
     const [rows, bySlot, byMeaning] = await Promise.all([
-      factsByIds(tenant, step.map((t) => t.id)),
+      factsByIds(tenant, group.map((t) => t.id)),
       factsMatching(tenant, slotKeys, FACTS_PER_KEY),
       factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY),
     ]);
     // A trigger an earlier step (or anything since the run began) settled is history now.
     const triggers = rows.filter((t) => t.valid_until === null && t.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
     if (triggers.length === 0) continue;
+    // The triggers' own rows stand for them, so a retirement noted below is seen by every step.
     const facts = [...new Map([...bySlot, ...byMeaning, ...triggers].map((f) => [f.id, f])).values()];
-    const triggerIds = new Set(triggers.map((t) => t.id));
-    const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds), analyzeStatements(facts, triggerIds));
-    const { retired, raised } = await tenant.transaction(async (tx) => {
-      const closed = await applyRetirements(tx, outcome.retirements);
-      const created = await insertConflicts(tx, outcome.conflicts);
-      if (closed > 0) await resolveSettledConflicts(tx, now);
-      return { retired: closed, raised: created.length };
-    });
+    const byId = new Map(facts.map((f) => [f.id, f]));
     totals.factsRead += facts.length;
-    totals.conflictsRaised += raised;
-    totals.factsRetired += retired;
-    await new Promise((resolve) => setImmediate(resolve));
+    const claimCache = new Map<DetectorFact, SlotClaim[]>();
+    const claims = (f: DetectorFact) => {
+      let found = claimCache.get(f);
+      if (!found) claimCache.set(f, (found = claimsOf(f)));
+      return found;
+    };
+    for (const step of chunks(triggers, TRIGGERS_ANALYSED_TOGETHER)) {
+      const live = step.filter((t) => t.valid_until === null);
+      if (live.length === 0) continue;
+      const triggerIds = new Set(live.map((t) => t.id));
+      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds, claims), analyzeStatements(facts, triggerIds));
+      const { retired, raised } = await tenant.transaction(async (tx) => {
+        const closed = await applyRetirements(tx, outcome.retirements);
+        const created = await insertConflicts(tx, outcome.conflicts);
+        if (closed > 0) await resolveSettledConflicts(tx, now);
+        return { retired: closed, raised: created.length };
+      });
+      // What this step retired is history for the next (the database closed it, or found it closed).
+      for (const r of outcome.retirements) {
+        const fact = byId.get(r.factId);
+        if (fact && fact.valid_until === null) {
+          fact.valid_until = r.at;
+          fact.retired_by = 'detector';
+          fact.retired_for_fact_id = r.byFactId;
+        }
+      }
+      totals.conflictsRaised += raised;
+      totals.factsRetired += retired;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   if (totals.factsRetired > 0 || totals.conflictsRaised > 0) {
     services.log.info(
