@@ -127,6 +127,19 @@ export function displayOf(e: FactEntity): string {
 
 const textWords = (content: string) => new Set((content.toLowerCase().match(/[a-z0-9][a-z0-9-]*/g) ?? []).map(singular));
 
+/**
+ * claimsOf, computed once per fact object: a run or a story meets the same facts many times. Keyed
+ * by the object, since a claim keeps a reference to its fact (whose window a run may close).
+ */
+export function cachedClaims(): (fact: DetectorFact) => SlotClaim[] {
+  const cache = new Map<DetectorFact, SlotClaim[]>();
+  return (fact) => {
+    let found = cache.get(fact);
+    if (!found) cache.set(fact, (found = claimsOf(fact)));
+    return found;
+  };
+}
+
 /** The claims a fact makes, one per slot. */
 export function claimsOf(fact: DetectorFact): SlotClaim[] {
   const byKey = new Map<string, SlotClaim>();

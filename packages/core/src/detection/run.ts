@@ -18,7 +18,7 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import { probeKeysOf } from '../facts/entities.ts';
-import { claimsOf, type SlotClaim } from './claims.ts';
+import { cachedClaims } from './claims.ts';
 import { analyzeSlots } from './deterministic.ts';
 import { analyzeStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -90,9 +90,9 @@ export function groupBySharedSlots(triggers: readonly DetectorFact[]): DetectorF
 }
 
 /**
- * The deterministic pass of a run, in steps: each step's triggers (one, or several sharing a slot)
- * are read with their slots, analysed and applied before the next, so no step holds the process
- * (and the requests it serves) for long, and each step sees what the one before settled.
+ * The deterministic pass of a run: its triggers grouped by shared slot, each group read once with
+ * its slots, then analysed and applied in steps, so no step holds the process (and the requests it
+ * serves) for long, and each step sees what the one before settled.
  */
 export async function runDeterministicPass(
   services: DetectionServices,
@@ -127,12 +127,7 @@ export async function runDeterministicPass(
     const facts = [...new Map([...bySlot, ...byMeaning, ...triggers].map((f) => [f.id, f])).values()];
     const byId = new Map(facts.map((f) => [f.id, f]));
     totals.factsRead += facts.length;
-    const claimCache = new Map<DetectorFact, SlotClaim[]>();
-    const claims = (f: DetectorFact) => {
-      let found = claimCache.get(f);
-      if (!found) claimCache.set(f, (found = claimsOf(f)));
-      return found;
-    };
+    const claims = cachedClaims();
     for (const step of chunks(triggers, TRIGGERS_ANALYSED_TOGETHER)) {
       const live = step.filter((t) => t.valid_until === null);
       if (live.length === 0) continue;

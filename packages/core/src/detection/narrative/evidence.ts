@@ -18,7 +18,7 @@
  */
 import { factsByIds, factsMatching, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
 import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
-import { claimsOf, cuesOfFact, sameSlot } from '../claims.ts';
+import { cachedClaims, cuesOfFact, sameSlot, type SlotClaim } from '../claims.ts';
 
 /** A fact the story must show, with what it needs to be placed and costed. */
 export interface EvidenceFact {
@@ -87,7 +87,7 @@ function strengthOf(
   probes: ReadonlySet<string>,
   identities: ReadonlySet<string>,
   fact: DetectorFact,
-  claims: (f: DetectorFact) => ReturnType<typeof claimsOf>,
+  claims: (f: DetectorFact) => SlotClaim[],
 ): number {
   const mine = claims(trigger);
   const theirs = claims(fact);
@@ -137,17 +137,11 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     for (const t of nearestMate.get(n.factId) ?? []) arcCandidates.set(t, [...(arcCandidates.get(t) ?? []), n]);
   }
   const arcIds = [...arcCandidates.values()].flatMap((list) => list.map((n) => n.id));
-  const neighbourFacts = new Map(
-    (await factsByIds(tenant, [...new Set([...neighbours.map((n) => n.id), ...arcIds])].filter((id) => !pool.some((p) => p.id === id)))).map((f) => [f.id, f]),
-  );
+  const known = new Map(pool.map((f) => [f.id, f]));
+  for (const f of await factsByIds(tenant, [...new Set([...neighbours.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id)))) known.set(f.id, f);
 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
-  const cache = new Map<string, ReturnType<typeof claimsOf>>();
-  const claims = (f: DetectorFact) => {
-    let found = cache.get(f.id);
-    if (!found) cache.set(f.id, (found = claimsOf(f)));
-    return found;
-  };
+  const claims = cachedClaims();
   const lists = triggers.map((trigger) => {
     const probes = new Set(probeKeysOf(trigger.entities));
     const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
@@ -159,15 +153,15 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
     }
     for (const id of nearBy.get(trigger.id) ?? []) {
-      const fact = pool.find((p) => p.id === id) ?? neighbourFacts.get(id);
+      const fact = known.get(id);
       if (fact && !triggerSet.has(id) && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 1 });
     }
     // A middle step comes after the fact the trigger restates, and announces a change it made
     // ("moved the dashboard to ...", "passed to"), not one planned.
     const restated = mateOf.get(trigger.id);
-    const since = (restated && (pool.find((p) => p.id === restated.id) ?? neighbourFacts.get(restated.id))?.committed_at.getTime()) ?? 0;
+    const since = (restated && known.get(restated.id)?.committed_at.getTime()) ?? 0;
     const steps = (arcCandidates.get(trigger.id) ?? [])
-      .map((n) => ({ ...n, fact: pool.find((p) => p.id === n.id) ?? neighbourFacts.get(n.id) }))
+      .map((n) => ({ ...n, fact: known.get(n.id) }))
       .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined && !ranked.some((r) => r.fact.id === n.id))
       .filter((n) => {
         const cues = cuesOfFact(n.fact);
