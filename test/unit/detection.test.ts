@@ -140,6 +140,33 @@ describe('deterministic tiers', () => {
     expect(analyze([...services, again]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([services[0]!.id, again.id])]);
   });
 
+  it('keeps apart facts whose subject is only their scope when each names a thing the other never mentions', () => {
+    // Under one top-level scope, an upgrade of the primary says nothing about other database servers.
+    const others = [
+      fact('mongo-support is on MongoDB 6.0 (Atlas).', { scope: 'infra/mongodb', hoursAgo: 1000 }),
+      fact('mysql-growth-01 runs MySQL 8.0.36.', { scope: 'infra/mysql', hoursAgo: 900 }),
+      fact('pg-discovery-02 runs Postgres 15.6.', { scope: 'infra/postgres', hoursAgo: 800 }),
+    ];
+    const primary = fact("Don't use MERGE in migrations — the primary is still on Postgres 14", { scope: 'infra/db', hoursAgo: 2000 });
+    const upgrade = fact('Primary DB was upgraded to Postgres 16 over the weekend', { scope: 'infra/db', hoursAgo: 1 });
+    const { retirements, conflicts } = analyze([...others, primary, upgrade], [upgrade]);
+    expect(retirements.map((r) => r.factId)).toEqual([primary.id]);
+    expect(conflicts).toEqual([]);
+    // A thing both name (the notifier, as "notifier" in one text) still makes one slot.
+    const mailgun = fact('notifier sends transactional email through Mailgun', { scope: 'notifications', hoursAgo: 2400 });
+    const postmark = fact('Postmark replaced Mailgun as the transactional mail provider in notifier', { scope: 'notifications', hoursAgo: 180 });
+    expect(analyze([mailgun, postmark]).retirements.map((r) => r.factId)).toEqual([mailgun.id]);
+  });
+
+  it('keeps apart facts that open by naming different components', () => {
+    const spellcheck = fact('spellcheck-worker is owned by Discovery; Vinh is the primary contact.', { scope: 'discovery/spellcheck-worker', hoursAgo: 900 });
+    const preview = fact('preview-env-api is owned by Developer Experience; Esteban is the primary contact.', { scope: 'devex', hoursAgo: 10 });
+    expect(analyze([spellcheck, preview], [preview])).toMatchObject({ conflicts: [], retirements: [] });
+    // The same component named again still meets itself.
+    const again = fact('preview-env-api is owned by Developer Experience; Tobias is the primary contact.', { scope: 'devex', hoursAgo: 1 });
+    expect(analyze([preview, again], [again]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([preview.id, again.id])]);
+  });
+
   it('only reads the slots its trigger facts touch', () => {
     const a = fact('Queue retry limit is 3 attempts', { scope: 'queue', hoursAgo: 48 });
     const b = fact('Queue retry limit is 10 attempts', { scope: 'queue', hoursAgo: 24 });

@@ -230,7 +230,32 @@ export function sameSubject(a: SlotClaim, b: SlotClaim): boolean {
  * the same `max` as "max upload size").
  */
 export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
+  // A subject taken from the scope is only where the facts sit: when each names a thing the other
+  // never mentions and they share none ("pg-discovery-02 runs Postgres 15.6" / "the primary was
+  // upgraded to Postgres 16", both under infra), they are about two things.
+  if (a.implicit && b.implicit && namesApart(a, b)) return false;
+  // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
+  // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
+  if (a.fact !== b.fact && leadsApart(a.fact.content, b.fact.content)) return false;
   return sameSlotByWords(a, b) || alignedByMeaning(a, b);
+}
+
+/** A name a fact opens with that reads as a component's (`billing-api`, `risk_velocity_daily`, `pg-discovery-02`). */
+const LEADING_NAME = /^\s*(?:the\s+)?`?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)`?(?=[\s:'’,]|$)/i;
+const leadingNames = new Map<string, string | null>();
+function leadingName(content: string): string | null {
+  let name = leadingNames.get(content);
+  if (name === undefined) {
+    name = LEADING_NAME.exec(content)?.[1]?.toLowerCase() ?? null;
+    if (leadingNames.size > 50_000) leadingNames.clear();
+    leadingNames.set(content, name);
+  }
+  return name;
+}
+function leadsApart(a: string, b: string): boolean {
+  const x = leadingName(a);
+  const y = leadingName(b);
+  return x !== null && y !== null && x !== y && !b.toLowerCase().includes(x) && !a.toLowerCase().includes(y);
 }
 
 /** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
@@ -325,6 +350,20 @@ function sameSlotByWords(a: SlotClaim, b: SlotClaim): boolean {
   const left = core(a, b);
   const right = core(b, a);
   return left.length === right.length && left.every((w) => right.includes(w));
+}
+
+/**
+ * Each claim names a thing of its own (a frame word beyond its attribute) that the other's text
+ * never mentions, and they name no such thing in common.
+ */
+function namesApart(a: SlotClaim, b: SlotClaim): boolean {
+  const own = (c: SlotClaim) => [...c.frame].filter((w) => !c.attribute.some((x) => x === w || x.startsWith(w) || w.startsWith(x)));
+  const ownA = own(a);
+  const ownB = own(b);
+  if (ownA.length === 0 || ownB.length === 0) return false;
+  // Frames hold stems ("notifi"), texts words ("notifier"): a word the stem begins is a mention.
+  const mentions = (c: SlotClaim, w: string) => c.frame.has(w) || [...c.words].some((x) => x.startsWith(w));
+  return !ownA.some((w) => mentions(b, w)) && !ownB.some((w) => mentions(a, w));
 }
 
 /** Attribute words that make a slot specific enough to meet across scopes without a named subject. */

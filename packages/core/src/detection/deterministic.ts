@@ -115,7 +115,9 @@ export function analyzeSlots(
   const drafts: ConflictRecord[] = [];
   for (const claims of touched) {
     const current = claims.filter(isCurrent);
-    const involved = current.filter((c) => current.some((other) => other.fact.id !== c.fact.id && disagree(c, other)));
+    // Each pair must be about one slot itself: two peers of one trigger can be two things ("Memory limit is 4Gi"
+    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi").
+    const involved = current.filter((c) => current.some((other) => other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c))));
     if (new Set(involved.map((c) => c.fact.id)).size < 2) continue;
     drafts.push(classify(involved, claims));
   }
