@@ -405,22 +405,50 @@ export async function semanticNeighbours(
   tenant: TenantDb,
   factIds: readonly string[],
   perFact: number,
-  options: { sameScope?: boolean } = {},
 ): Promise<{ factId: string; id: string; similarity: number }[]> {
   if (factIds.length === 0 || perFact <= 0) return [];
-  const scoped = options.sameScope ? sql`and f.scope = t.scope` : sql``;
   const exact = await isSmallWorkspace(tenant);
   // Exact search breaks ties by id, so a replayed run reads the same neighbours (equal distances are common).
   const distance = exact ? sql`(f.embedding <=> t.embedding) + 0, f.id` : sql`f.embedding <=> t.embedding`;
+  return neighbourRows(
+    tenant,
+    factIds,
+    sql`select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
+        where f.workspace_id = ${tenant.workspaceId} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
+          and f.embedding_model = t.embedding_model and f.id <> t.id
+        order by ${distance} limit ${perFact}`,
+  );
+}
+
+/**
+ * For each of `factIds`, its `perFact` nearest current durable facts in its own scope (with
+ * `later`, only those committed after it). Always exact, through the scope index: an approximate
+ * (HNSW) scan filtered to one scope afterwards can return none of a crowded workspace's scope.
+ * The cost follows the scope's size, not the workspace's.
+ */
+export async function scopeNeighbours(
+  tenant: TenantDb,
+  factIds: readonly string[],
+  perFact: number,
+  options: { later?: boolean } = {},
+): Promise<{ factId: string; id: string; similarity: number }[]> {
+  if (factIds.length === 0 || perFact <= 0) return [];
+  return neighbourRows(
+    tenant,
+    factIds,
+    sql`select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.scope = t.scope and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
+          and f.embedding_model = t.embedding_model and f.id <> t.id ${options.later ? sql`and f.committed_at > t.committed_at` : sql``}
+        order by (f.embedding <=> t.embedding) + 0, f.id limit ${perFact}`,
+  );
+}
+
+/** Runs a per-fact neighbour search (`t` is the fact, the search its lateral subquery). */
+async function neighbourRows(tenant: TenantDb, factIds: readonly string[], search: SQL): Promise<{ factId: string; id: string; similarity: number }[]> {
   const found = await rows<{ fact_id: string; id: string; similarity: number }>(
     tenant,
     sql`select t.id as fact_id, n.id, n.similarity from facts t
-        cross join lateral (
-          select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
-          where f.workspace_id = ${tenant.workspaceId} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
-            and f.embedding_model = t.embedding_model and f.id <> t.id ${scoped}
-          order by ${distance} limit ${perFact}
-        ) n
+        cross join lateral (${search}) n
         where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[]) and t.embedding is not null`,
     { readOnly: true },
   );

@@ -16,7 +16,7 @@
  * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
  */
-import { factsByIds, factsMatching, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
+import { factsByIds, factsMatching, scopeNeighbours, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
 import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
 import { cachedClaims, cuesOfFact, sameSlot, type SlotClaim } from '../claims.ts';
 
@@ -57,17 +57,21 @@ export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
  * Within the trigger's own scope, the nearest few facts count as evidence from a lower
  * similarity: a scope is a hint that two facts are about one thing ("the dashboard is
  * server-rendered" and "moved the dashboard to a client-only SPA" share one word, in `web`).
+ * Of the next nearest, those that also share a claim, state the same kind of value (a price, a
+ * duration) or take the other side of a statement count too: in a crowded scope the fact a
+ * trigger contradicts is often not among the nearest two.
  */
 const SCOPE_NEIGHBOURS_PER_TRIGGER = 2;
+const SCOPE_CANDIDATES = 8;
 export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
 /**
  * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @yuki as owner of
  * billing") is most like the fact that first said X ("Yuki owns the billing service"), and often
  * not like the Y said in between ("ownership of billing passed to Omar's squad"), which is like X
- * and announces a change. So of the nearest facts in the scope of the trigger's nearest
- * scope-mate, those announcing a change are evidence, ranked above mere neighbours by meaning.
+ * and announces a change. So of the facts committed after the trigger's nearest scope-mate, in
+ * its scope, the nearest announcing a change are evidence, ranked above mere neighbours by meaning.
  */
-const ARC_CANDIDATES = 8;
+const ARC_CANDIDATES = 30;
 const ARC_STEPS_PER_TRIGGER = 3;
 const ARC_STEP = 1.5;
 /**
@@ -81,21 +85,38 @@ export const MIN_WORD_SCORE = 1;
 /** Triggers whose evidence is gathered (a big burst's story is mostly its own facts). */
 export const EVIDENCE_TRIGGERS = 100;
 
-/** Strength of the tie between a trigger and another fact (0: none). */
+/** Kinds of value too common to tie two facts alone (most facts count something). */
+const COMMON_KINDS = new Set(['count', 'number']);
+const denies = (f: DetectorFact) => f.entities.some((e) => e.type === 'statement' && e.value === false);
+
+/** Beyond the nearest two in its scope, does a scope-mate still bear on the trigger? */
+function bearsOn(trigger: DetectorFact, fact: DetectorFact, claims: (f: DetectorFact) => SlotClaim[]): boolean {
+  if (denies(trigger) !== denies(fact)) return true;
+  const kinds = new Set(claims(trigger).map((c) => c.kind).filter((k) => !COMMON_KINDS.has(k)));
+  return claims(fact).some((c) => kinds.has(c.kind));
+}
+
+/**
+ * Strength of the tie between a trigger and another fact (0: none). A tie through a key that as
+ * many facts hold as a key is read for (`crowded`: "depends on ... events" in a workspace full of
+ * event topics) says little, and is a weak one.
+ */
 function strengthOf(
   trigger: DetectorFact,
   probes: ReadonlySet<string>,
   identities: ReadonlySet<string>,
   fact: DetectorFact,
   claims: (f: DetectorFact) => SlotClaim[],
+  crowded: (key: string) => boolean,
 ): number {
   const mine = claims(trigger);
   const theirs = claims(fact);
   if (mine.some((a) => theirs.some((b) => sameSlot(a, b)))) return 3;
-  if (fact.match_keys.some((k) => probes.has(k) || identities.has(k))) return 2;
+  const related = fact.match_keys.filter((k) => probes.has(k) || identities.has(k));
+  if (related.some((k) => !crowded(k))) return 2;
   const theirProbes = probeKeysOf(fact.entities);
   if (theirProbes.some((k) => trigger.match_keys.includes(k))) return 2;
-  return 0;
+  return related.length > 0 ? 1 : 0;
 }
 
 /**
@@ -113,16 +134,28 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const [pool, anywhere, inScope, sharingWords] = await Promise.all([
     factsMatching(tenant, [...keys], FACTS_PER_KEY),
     semanticNeighbours(tenant, triggerIds, NEIGHBOURS_PER_TRIGGER),
-    semanticNeighbours(tenant, triggerIds, SCOPE_NEIGHBOURS_PER_TRIGGER, { sameScope: true }),
+    scopeNeighbours(tenant, triggerIds, SCOPE_CANDIDATES),
     sharedWordNeighbours(tenant, triggerIds, WORD_NEIGHBOURS_PER_TRIGGER, MAX_WORD_SHARERS),
   ]);
+  // The nearest two in the trigger's scope are evidence as they are; the next ones only if they bear on it (below).
+  const scopeNearest: typeof inScope = [];
+  const scopeFurther: typeof inScope = [];
+  const taken = new Map<string, number>();
+  for (const n of [...inScope].sort((a, b) => a.factId.localeCompare(b.factId) || b.similarity - a.similarity || a.id.localeCompare(b.id))) {
+    if (n.similarity < MIN_SCOPE_NEIGHBOUR_SIMILARITY) continue;
+    const rank = taken.get(n.factId) ?? 0;
+    taken.set(n.factId, rank + 1);
+    (rank < SCOPE_NEIGHBOURS_PER_TRIGGER ? scopeNearest : scopeFurther).push(n);
+  }
   const neighbours = [
     ...anywhere.filter((n) => n.similarity >= MIN_NEIGHBOUR_SIMILARITY),
-    ...inScope.filter((n) => n.similarity >= MIN_SCOPE_NEIGHBOUR_SIMILARITY),
+    ...scopeNearest,
     ...sharingWords.filter((n) => n.score >= MIN_WORD_SCORE),
   ];
   const nearBy = new Map<string, Set<string>>();
   for (const n of neighbours) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
+  const furtherBy = new Map<string, Set<string>>();
+  for (const n of scopeFurther) furtherBy.set(n.factId, (furtherBy.get(n.factId) ?? new Set()).add(n.id));
   // The second step of an arc: the scope-mates of each trigger's nearest scope-mate.
   const mateOf = new Map<string, { id: string; similarity: number }>();
   for (const n of inScope) {
@@ -132,29 +165,43 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const nearestMate = new Map<string, string[]>();
   for (const [trigger, mate] of mateOf) nearestMate.set(mate.id, [...(nearestMate.get(mate.id) ?? []), trigger]);
   const arcCandidates = new Map<string, { id: string; similarity: number }[]>();
-  for (const n of await semanticNeighbours(tenant, [...nearestMate.keys()], ARC_CANDIDATES + 1, { sameScope: true })) {
+  for (const n of await scopeNeighbours(tenant, [...nearestMate.keys()], ARC_CANDIDATES, { later: true })) {
     if (n.similarity < MIN_SCOPE_NEIGHBOUR_SIMILARITY || triggerSet.has(n.id)) continue;
     for (const t of nearestMate.get(n.factId) ?? []) arcCandidates.set(t, [...(arcCandidates.get(t) ?? []), n]);
   }
   const arcIds = [...arcCandidates.values()].flatMap((list) => list.map((n) => n.id));
   const known = new Map(pool.map((f) => [f.id, f]));
-  for (const f of await factsByIds(tenant, [...new Set([...neighbours.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id)))) known.set(f.id, f);
+  const read = [...new Set([...neighbours.map((n) => n.id), ...scopeFurther.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id));
+  for (const f of await factsByIds(tenant, read)) known.set(f.id, f);
 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
   const claims = cachedClaims();
+  const holders = new Map<string, number>();
+  for (const f of pool) for (const k of f.match_keys) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
+  const crowded = (key: string) => (holders.get(key) ?? 0) >= FACTS_PER_KEY;
   const lists = triggers.map((trigger) => {
     const probes = new Set(probeKeysOf(trigger.entities));
     const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
     const ranked: { fact: DetectorFact; strength: number }[] = [];
+    const myKeys = new Set(trigger.match_keys);
+    const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k));
     for (const fact of pool) {
       if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
-      const strength = strengthOf(trigger, probes, identities, fact, claims);
+      const strength = strengthOf(trigger, probes, identities, fact, claims, crowded);
       // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
+      // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie
+      // (through a key few facts hold: a crowded one is read only for its newest facts, and ties everything).
+      else if (strength === 0 && fact.valid_until === null && fact.match_keys.some((k) => myKeys.has(k) && !crowded(k))) ranked.push({ fact, strength: 1 });
     }
-    for (const id of nearBy.get(trigger.id) ?? []) {
+    const near = nearBy.get(trigger.id) ?? new Set<string>();
+    const further = furtherBy.get(trigger.id) ?? new Set<string>();
+    for (const id of new Set([...near, ...further])) {
       const fact = known.get(id);
-      if (fact && !triggerSet.has(id) && !ranked.some((r) => r.fact.id === id)) ranked.push({ fact, strength: 1 });
+      if (!fact || triggerSet.has(id) || ranked.some((r) => r.fact.id === id)) continue;
+      // A neighbour that also shares a claim or a name is as strong as one found by its keys (the keys read only the newest facts).
+      const tie = strengthOf(trigger, probes, identities, fact, claims, crowded);
+      if (tie > 0 || near.has(id) || sharesKey(fact) || bearsOn(trigger, fact, claims)) ranked.push({ fact, strength: Math.max(tie, 1) });
     }
     // A middle step comes after the fact the trigger restates, and announces a change it made
     // ("moved the dashboard to ...", "passed to"), not one planned.
@@ -162,14 +209,28 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     const since = (restated && known.get(restated.id)?.committed_at.getTime()) ?? 0;
     const steps = (arcCandidates.get(trigger.id) ?? [])
       .map((n) => ({ ...n, fact: known.get(n.id) }))
-      .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined && !ranked.some((r) => r.fact.id === n.id))
+      .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined && !ranked.some((r) => r.fact.id === n.id && r.strength >= ARC_STEP))
       .filter((n) => {
         const cues = cuesOfFact(n.fact);
         return n.fact.committed_at.getTime() > since && (cues.change || cues.correction) && !cues.tentative;
       })
       .sort((a, b) => b.similarity - a.similarity);
-    for (const n of steps.slice(0, ARC_STEPS_PER_TRIGGER)) ranked.push({ fact: n.fact, strength: ARC_STEP });
-    ranked.sort((a, b) => b.strength - a.strength || b.fact.committed_at.getTime() - a.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
+    for (const n of steps.slice(0, ARC_STEPS_PER_TRIGGER)) {
+      const weaker = ranked.find((r) => r.fact.id === n.id);
+      if (weaker) weaker.strength = ARC_STEP;
+      else ranked.push({ fact: n.fact, strength: ARC_STEP });
+    }
+    // Equally strong: the fact more signals point to first (near by meaning, a shared key, the trigger's own scope:
+    // a crowded claim's other scopes are further away), then the newest.
+    const signals = (f: DetectorFact) => Number(near.has(f.id)) + Number(further.has(f.id)) + Number(sharesKey(f)) + Number(f.scope === trigger.scope);
+    const score = new Map(ranked.map((r) => [r.fact.id, signals(r.fact)]));
+    ranked.sort(
+      (a, b) =>
+        b.strength - a.strength ||
+        score.get(b.fact.id)! - score.get(a.fact.id)! ||
+        b.fact.committed_at.getTime() - a.fact.committed_at.getTime() ||
+        a.fact.id.localeCompare(b.fact.id),
+    );
     const kept: { fact: DetectorFact; strength: number }[] = [];
     let chars = 0;
     let history = 0;
