@@ -51,6 +51,8 @@ describe('the narrative detective evaluation', () => {
     }
     const all = row(rows, 'all');
     expect(all.correctByModel).toBe(all.raisedByModel);
+    // Filler is consistent by construction: no tier may flag it.
+    expect(all.fillerAlarms).toBe(0);
   });
 
   it('runs the live path against the configured model and counts its tokens', { timeout: 300_000 }, async () => {

@@ -55,6 +55,8 @@ export interface EvidenceRow {
   /** Conflicts the narrative detective raised, and how many of them meet an expectation. */
   raisedByModel: number;
   correctByModel: number;
+  /** Conflicts holding a filler fact: false alarms, since filler is consistent by construction (deterministic tiers and model alike). */
+  fillerAlarms: number;
   /** Detective calls and prompt tokens over the lone commits. */
   calls: number;
   promptTokens: number;
@@ -64,14 +66,22 @@ export interface EvidenceRow {
 }
 
 async function api<T>(options: EvidenceOptions, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${options.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : {}) as T;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${options.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    // A busy machine: the service says when to try again (an import retried is deduplicated by content).
+    if (res.status === 503 && attempt < 5) {
+      options.progress?.(`  ${method} ${path} answered 503; trying again (${attempt} of 4)`);
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 2)));
+      continue;
+    }
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : {}) as T;
+  }
 }
 
 /** Waits until the workspace's detection queue is empty and no run is in progress (progress, not a deadline). */
@@ -212,14 +222,20 @@ export async function measureEvidence(options: EvidenceOptions, file: StoriesFil
     calls = stories.length;
   }
 
-  // What was raised: conflicts by their facts' contents.
-  const conflicts = await api<{ groups: { conflicts: { detected_by: string; facts: { content: string }[] }[] }[] }>(
+  // What was raised: conflicts by their facts' contents (a large workspace's filler can hold hundreds: read them all).
+  const limit = 5000;
+  const conflicts = await api<{ groups: { conflicts: { detected_by: string; facts: { content: string }[]; facts_omitted: number }[] }[] }>(
     options,
     token,
     'GET',
-    '/api/v1/conflicts?status=all',
+    `/api/v1/conflicts?status=all&limit=${limit}`,
   );
-  const raised = conflicts.groups.flatMap((g) => g.conflicts).map((c) => ({ byModel: c.detected_by === 'narrative_llm', contents: c.facts.map((f) => f.content) }));
+  const listed = conflicts.groups.flatMap((g) => g.conflicts);
+  if (listed.length >= limit) throw new Error(`the workspace holds ${limit} or more conflicts: the eval cannot read them all`);
+  if (listed.some((c) => c.facts_omitted > 0)) options.progress?.(`  size ${size}: a conflict lists only its newest facts; an expectation on older ones may read as missed`);
+  const raised = listed.map((c) => ({ byModel: c.detected_by === 'narrative_llm', contents: c.facts.map((f) => f.content) }));
+  const fillerContents = new Set(filler.map((f) => f.content));
+  const fillerAlarms = raised.filter((r) => r.contents.some((c) => fillerContents.has(c))).length;
   const meets = (contents: string[], e: Expected) => e.facts.every((alts) => alts.some((c) => contents.includes(c)));
 
   const rows: EvidenceRow[] = [];
@@ -235,6 +251,7 @@ export async function measureEvidence(options: EvidenceOptions, file: StoriesFil
       found: mine.filter((e) => raised.some((r) => meets(r.contents, e))).length,
       raisedByModel: kind === 'all' ? byModel.length : modelOfKind.length,
       correctByModel: (kind === 'all' ? byModel : modelOfKind).filter((r) => mine.some((e) => meets(r.contents, e))).length,
+      fillerAlarms: kind === 'all' ? fillerAlarms : 0,
       calls: kind === 'all' ? calls : 0,
       promptTokens: kind === 'all' ? promptTokens : 0,
       completionTokens: kind === 'all' ? completionTokens : 0,
@@ -247,7 +264,16 @@ export async function measureEvidence(options: EvidenceOptions, file: StoriesFil
 /** The evidence table of several sets, as `npm run eval:detection -- --evidence` prints it. */
 export function formatEvidenceTable(sets: readonly { name: string; rows: readonly EvidenceRow[] }[], mode: EvidenceMode): string {
   const ratio = (n: number, d: number) => (d === 0 ? '—' : `${n}/${d} (${(n / d).toFixed(2)})`);
-  const header = ['set', 'facts', 'kind', 'facts shared a prompt', ...(mode === 'record' ? [] : ['recall', 'precision (model)']), 'calls', 'tokens per lone commit (median)'];
+  const header = [
+    'set',
+    'facts',
+    'kind',
+    'facts shared a prompt',
+    ...(mode === 'record' ? [] : ['recall', 'precision (model)']),
+    'conflicts on filler',
+    'calls',
+    'tokens per lone commit (median)',
+  ];
   const rows = sets.flatMap(({ name, rows: list }) =>
     list.map((r) => [
       name,
@@ -255,6 +281,7 @@ export function formatEvidenceTable(sets: readonly { name: string; rows: readonl
       r.kind,
       mode === 'live' ? '—' : ratio(r.shown, r.expected),
       ...(mode === 'record' ? [] : [ratio(r.found, r.expected), r.raisedByModel === 0 ? '—' : ratio(r.correctByModel, r.raisedByModel)]),
+      r.kind === 'all' ? String(r.fillerAlarms) : '',
       r.kind === 'all' ? String(r.calls) : '',
       r.kind === 'all' ? r.medianPromptTokens.toLocaleString('en-US') : '',
     ]),

@@ -11,6 +11,10 @@ import { Scope } from '../facts/schemas.ts';
 import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
+/** Conflicts listed per call by default, and at most. */
+const DEFAULT_CONFLICTS_LISTED = 500;
+const MAX_CONFLICTS_LISTED = 5_000;
+
 export const ConflictsInput = z
   .object({
     scope: Scope.optional().describe('Only conflicts with a fact in this scope or below.'),
@@ -22,6 +26,13 @@ export const ConflictsInput = z
       .enum(CONFLICT_KINDS, { error: `must be one of ${CONFLICT_KINDS.join(', ')}` })
       .optional()
       .describe('Only one kind: reversal, ambiguity, stale, value_mismatch or cross_scope.'),
+    limit: z.coerce
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be at least 1' })
+      .max(MAX_CONFLICTS_LISTED, { error: `must be at most ${MAX_CONFLICTS_LISTED}` })
+      .default(DEFAULT_CONFLICTS_LISTED)
+      .describe(`Most conflicts listed, newest first (default ${DEFAULT_CONFLICTS_LISTED}, at most ${MAX_CONFLICTS_LISTED}).`),
   })
   .strict();
 export type ConflictsInput = z.output<typeof ConflictsInput>;
@@ -72,7 +83,7 @@ const homeScope = (c: ConflictView) => c.facts.at(-1)?.scope ?? '';
 
 /** Conflicts the member may see (every fact readable), filtered, grouped by scope, most severe first. */
 export async function listConflicts(db: Database, principal: MemberPrincipal, input: ConflictsInput): Promise<ConflictsOutput> {
-  const views = await listConflictViews(forWorkspace(db, principal.workspaceId), { status: input.status, kind: input.kind, limit: 500 });
+  const views = await listConflictViews(forWorkspace(db, principal.workspaceId), { status: input.status, kind: input.kind, limit: input.limit });
   const visible = views.filter(
     (c) =>
       c.facts.every((f) => canRead(principal, f.scope)) &&
