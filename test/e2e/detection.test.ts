@@ -97,6 +97,10 @@ describe.each(isolatedServerEngines())('detection end to end on $name', (engine)
     const rest = await ws.rest<ConflictsOutput>('GET', '/api/v1/conflicts?kind=value_mismatch');
     expect(rest.status).toBe(200);
     expect(rest.body.groups[0]!.conflicts[0]!.conflict_id).toBe(conflict.conflict_id);
+    expect((await ws.rest<ConflictsOutput>('GET', '/api/v1/conflicts?limit=1')).body.total).toBe(1);
+    const tooMany = await ws.rest<{ error: { message: string } }>('GET', '/api/v1/conflicts?limit=0');
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.message).toContain('limit');
     expect((await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { scope: 'payments' })).total).toBe(0);
     expect((await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { status: 'resolved' })).total).toBe(0);
 
