@@ -9,9 +9,13 @@
  *    denies), the facts a deletion request names, the facts that depend on what the trigger
  *    names (and what a dependent fact depends on), and facts naming the same person, product,
  *    address or channel;
- * 3. the nearest facts by embedding, above a similarity measured on the story sets (and, in
- *    the trigger's own scope, the nearest two above a lower one), and the facts sharing the
- *    trigger's rarest words.
+ * 3. the middle step of an arc; the nearest facts by embedding, above a similarity measured on
+ *    the story sets (and, in the trigger's own scope, the nearest two above a lower one, and the
+ *    next six that bear on it); the facts sharing the trigger's rarest words; facts sharing a key
+ *    few facts hold, and ties through a crowded key (both weak).
+ *
+ * Equally strong evidence goes in by how many signals point to it (near by meaning, a shared key,
+ * the trigger's own scope), then newest first.
  *
  * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
