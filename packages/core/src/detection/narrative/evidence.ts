@@ -46,6 +46,11 @@ export interface EvidenceLimits {
 
 /** Facts read per shared key (newest first): a crowded key cannot make a run read thousands. */
 const FACTS_PER_KEY = 20;
+/**
+ * A key more facts hold than half a trigger's evidence places would fill them alone ("depends on
+ * our generated code" in a workspace of pinned libraries): a tie through it is a weak one.
+ */
+const CROWDED_KEY_HOLDERS = 6;
 /** Superseded versions shown per claim: enough for an arc, not a whole changelog. */
 const HISTORY_PER_TRIGGER = 4;
 /** Nearest facts by embedding looked at per trigger. */
@@ -101,9 +106,9 @@ function bearsOn(trigger: DetectorFact, fact: DetectorFact, claims: (f: Detector
 }
 
 /**
- * Strength of the tie between a trigger and another fact (0: none). A tie through a key that as
- * many facts hold as a key is read for (`crowded`: "depends on ... events" in a workspace full of
- * event topics) says little, and is a weak one.
+ * Strength of the tie between a trigger and another fact (0: none). A tie through a key many
+ * facts hold (`crowded`: "depends on ... events" in a workspace full of event topics) says
+ * little, and is a weak one.
  */
 function strengthOf(
   trigger: DetectorFact,
@@ -182,21 +187,21 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const claims = cachedClaims();
   const holders = new Map<string, number>();
   for (const f of pool) for (const k of f.match_keys) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
-  const crowded = (key: string) => (holders.get(key) ?? 0) >= FACTS_PER_KEY;
+  const crowded = (key: string) => (holders.get(key) ?? 0) >= CROWDED_KEY_HOLDERS;
   const lists = triggers.map((trigger) => {
     const probes = new Set(probeKeysOf(trigger.entities));
     const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
     const ranked: { fact: DetectorFact; strength: number }[] = [];
     const myKeys = new Set(trigger.match_keys);
-    const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k));
+    // Sharing a key few facts hold (a crowded one ties everything).
+    const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k) && !crowded(k));
     for (const fact of pool) {
       if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
       const strength = strengthOf(trigger, probes, identities, fact, claims, crowded);
       // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
-      // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie
-      // (through a key few facts hold: a crowded one is read only for its newest facts, and ties everything).
-      else if (strength === 0 && fact.valid_until === null && fact.match_keys.some((k) => myKeys.has(k) && !crowded(k))) ranked.push({ fact, strength: 1 });
+      // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie.
+      else if (strength === 0 && fact.valid_until === null && sharesKey(fact)) ranked.push({ fact, strength: 1 });
     }
     const near = nearBy.get(trigger.id) ?? new Set<string>();
     const further = furtherBy.get(trigger.id) ?? new Set<string>();
@@ -213,16 +218,18 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     const since = (restated && known.get(restated.id)?.committed_at.getTime()) ?? 0;
     const steps = (arcCandidates.get(trigger.id) ?? [])
       .map((n) => ({ ...n, fact: known.get(n.id) }))
-      .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined && !ranked.some((r) => r.fact.id === n.id && r.strength >= ARC_STEP))
+      .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined)
       .filter((n) => {
         const cues = cuesOfFact(n.fact);
         return n.fact.committed_at.getTime() > since && (cues.change || cues.correction) && !cues.tentative;
       })
       .sort((a, b) => b.similarity - a.similarity);
-    for (const n of steps.slice(0, ARC_STEPS_PER_TRIGGER)) {
-      const weaker = ranked.find((r) => r.fact.id === n.id);
-      if (weaker) weaker.strength = ARC_STEP;
-      else ranked.push({ fact: n.fact, strength: ARC_STEP });
+    // A step already in the evidence is lifted to a step's strength; up to three more are added.
+    let added = 0;
+    for (const n of steps) {
+      const present = ranked.find((r) => r.fact.id === n.id);
+      if (present) present.strength = Math.max(present.strength, ARC_STEP);
+      else if (added++ < ARC_STEPS_PER_TRIGGER) ranked.push({ fact: n.fact, strength: ARC_STEP });
     }
     // Equally strong: the fact more signals point to first (near by meaning, a shared key, the trigger's own scope:
     // a crowded claim's other scopes are further away), then the newest.
