@@ -214,6 +214,18 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     expect(lines.some((l) => l.startsWith(`[${ids.get(middle)!}]`))).toBe(true);
   });
 
+  it('shows the old side of a stale claim from the trigger\'s own scope when its key is crowded elsewhere and its wording is far', async () => {
+    const ws = await workspace();
+    const old = await ws.commit('All backend services run on Node.js 16', { agent: 'agent-1', scope: 'platform' });
+    // Nearer by wording, in the same scope, with no Node version: the nearest by meaning are these.
+    for (let i = 0; i < 12; i++) await ws.commit(`The CI test matrix job ${i} covers lint and typecheck`, { agent: `agent-${i % 4}`, scope: 'platform' });
+    // The same kind of claim in other scopes, newer: the key's newest facts are all these.
+    for (let i = 0; i < 25; i++) await ws.commit(`worker-${i} runs on Node.js 20`, { agent: `agent-${i % 4}`, scope: `services/worker-${i}` });
+    const trigger = await ws.commit('The CI test matrix covers Node 22 only', { agent: 'agent-5', scope: 'platform' });
+    const evidence = await gatherEvidence(forWorkspace(handle.db, ws.id), [trigger], { perTrigger: 10, perRun: 60, charsPerTrigger: 1_800, charsPerRun: 8_000 });
+    expect(evidence.map((e) => e.id)).toContain(old);
+  });
+
   it('reads the story oldest first with every trigger fact, and stores a three-fact confusion whole', async () => {
     const { ws, ids } = await storyWorkspace();
     fake.defaultChat = (body) =>

@@ -443,6 +443,30 @@ export async function scopeNeighbours(
   );
 }
 
+/**
+ * For each of `factIds`, up to `perFact` current durable facts of its own scope sharing one of its
+ * match keys, those sharing the most first, then the newest: the same claim stated long ago in the
+ * same place ("all backend services run on Node.js 16", years before "CI covers Node 22 only"),
+ * which a workspace-wide read of each key's newest facts misses once the key is crowded. Read
+ * through the scope index, like `scopeNeighbours`.
+ */
+export async function scopeKeyMates(tenant: TenantDb, factIds: readonly string[], perFact: number): Promise<{ factId: string; id: string; shared: number }[]> {
+  if (factIds.length === 0 || perFact <= 0) return [];
+  const found = await rows<{ fact_id: string; id: string; shared: number }>(
+    tenant,
+    sql`select t.id as fact_id, n.id, n.shared from facts t
+        cross join lateral (
+          select f.id, cardinality(array(select unnest(f.match_keys) intersect select unnest(t.match_keys))) as shared from facts f
+          where f.workspace_id = ${tenant.workspaceId} and f.scope = t.scope and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
+            and f.id <> t.id and f.match_keys && t.match_keys
+          order by 2 desc, f.committed_at desc, f.id limit ${perFact}
+        ) n
+        where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[])`,
+    { readOnly: true },
+  );
+  return found.map((r) => ({ factId: r.fact_id, id: r.id, shared: Number(r.shared) }));
+}
+
 /** Runs a per-fact neighbour search (`t` is the fact, the search its lateral subquery). */
 async function neighbourRows(tenant: TenantDb, factIds: readonly string[], search: SQL): Promise<{ factId: string; id: string; similarity: number }[]> {
   const found = await rows<{ fact_id: string; id: string; similarity: number }>(

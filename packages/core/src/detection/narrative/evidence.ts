@@ -11,8 +11,9 @@
  *    address or channel;
  * 3. the middle step of an arc; the nearest facts by embedding, above a similarity measured on
  *    the story sets (and, in the trigger's own scope, the nearest two above a lower one, and the
- *    next six that bear on it); the facts sharing the trigger's rarest words; facts sharing a key
- *    few facts hold, and ties through a crowded key (both weak).
+ *    next six, and the scope's facts sharing its keys, when they bear on it); the facts sharing
+ *    the trigger's rarest words; facts sharing a key few facts hold, and ties through a crowded
+ *    key (both weak).
  *
  * Equally strong evidence goes in by how many signals point to it (near by meaning, a shared key,
  * the trigger's own scope), then newest first.
@@ -20,7 +21,7 @@
  * The evidence is bounded by count and characters, per trigger and per run, so one hot subject
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
  */
-import { factsByIds, factsMatching, scopeNeighbours, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
+import { factsByIds, factsMatching, scopeKeyMates, scopeNeighbours, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
 import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
 import { cachedClaims, cuesOfFact, sameSlot, type SlotClaim } from '../claims.ts';
 
@@ -72,6 +73,8 @@ export const MIN_NEIGHBOUR_SIMILARITY = 0.2;
  */
 const SCOPE_NEIGHBOURS_PER_TRIGGER = 2;
 const SCOPE_CANDIDATES = 8;
+/** Facts of the trigger's scope sharing its keys, looked at per trigger (the old side of a stale claim). */
+const SCOPE_KEY_MATES = 10;
 export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
 /**
  * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @yuki as owner of
@@ -140,11 +143,12 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const keys = new Set<string>();
   for (const t of triggers) for (const k of [...t.match_keys, ...probeKeysOf(t.entities)]) keys.add(k);
   const triggerIds = triggers.map((t) => t.id);
-  const [pool, anywhere, inScope, sharingWords] = await Promise.all([
+  const [pool, anywhere, inScope, sharingWords, keyMates] = await Promise.all([
     factsMatching(tenant, [...keys], FACTS_PER_KEY),
     semanticNeighbours(tenant, triggerIds, NEIGHBOURS_PER_TRIGGER),
     scopeNeighbours(tenant, triggerIds, SCOPE_CANDIDATES),
     sharedWordNeighbours(tenant, triggerIds, WORD_NEIGHBOURS_PER_TRIGGER, MAX_WORD_SHARERS),
+    scopeKeyMates(tenant, triggerIds, SCOPE_KEY_MATES),
   ]);
   // The nearest two in the trigger's scope are evidence as they are; the next ones only if they bear on it (below).
   const scopeNearest: typeof inScope = [];
@@ -163,8 +167,9 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   ];
   const nearBy = new Map<string, Set<string>>();
   for (const n of neighbours) nearBy.set(n.factId, (nearBy.get(n.factId) ?? new Set()).add(n.id));
+  // Further scope-mates by meaning, and scope-mates sharing a key: evidence when they bear on the trigger.
   const furtherBy = new Map<string, Set<string>>();
-  for (const n of scopeFurther) furtherBy.set(n.factId, (furtherBy.get(n.factId) ?? new Set()).add(n.id));
+  for (const n of [...scopeFurther, ...keyMates]) furtherBy.set(n.factId, (furtherBy.get(n.factId) ?? new Set()).add(n.id));
   // The second step of an arc: the scope-mates of each trigger's nearest scope-mate.
   const mateOf = new Map<string, { id: string; similarity: number }>();
   for (const n of inScope) {
@@ -180,7 +185,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   }
   const arcIds = [...arcCandidates.values()].flatMap((list) => list.map((n) => n.id));
   const known = new Map(pool.map((f) => [f.id, f]));
-  const read = [...new Set([...neighbours.map((n) => n.id), ...scopeFurther.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id));
+  const read = [...new Set([...neighbours.map((n) => n.id), ...scopeFurther.map((n) => n.id), ...keyMates.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id));
   for (const f of await factsByIds(tenant, read)) known.set(f.id, f);
 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
