@@ -35,6 +35,9 @@ export interface SlotClaim {
   tentative: boolean;
   /** Singular words of the fact's text (a subject named anywhere in it). */
   words: ReadonlySet<string>;
+  /** The fact's text in lower case, and the component name it opens with, if any (see leadsApart). */
+  text: string;
+  lead: string | null;
   /** What a count counts ("connection"), when it is one. */
   unitWord?: string;
   /** Concepts around the value (see meaning.ts): anchors, nouns among them that modify the next, names, statistic qualifiers. */
@@ -148,6 +151,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
   // A request to forget something states nothing itself.
   if (fact.entities.some((e) => e.type === 'deletion')) return [];
   let words: ReadonlySet<string> | undefined;
+  let lead: { text: string; lead: string | null } | undefined;
   const concepts = new Set(
     fact.entities.filter((e) => e.type === 'statement' || e.type === 'concepts').flatMap((e) => (e.frame ?? []).map((f) => f.replace(/^v:|=$/g, ''))),
   );
@@ -160,6 +164,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
     let claim = byKey.get(key);
     if (!claim) {
       words ??= textWords(fact.content);
+      lead ??= { text: fact.content.toLowerCase(), lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
       claim = {
         fact,
         key,
@@ -177,6 +182,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
         previous: new Set(),
         tentative,
         words,
+        ...lead,
         ...(e.type === 'count' && e.unit ? { unitWord: canonicalWord(e.unit, 'count') ?? e.unit } : {}),
         frame: new Set(),
         aliases: new Set(),
@@ -236,27 +242,14 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
   if (a.implicit && b.implicit && namesApart(a, b)) return false;
   // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
   // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
-  if (a.fact !== b.fact && leadsApart(a.fact.content, b.fact.content)) return false;
+  if (a.fact !== b.fact && leadsApart(a, b)) return false;
   return sameSlotByWords(a, b) || alignedByMeaning(a, b);
 }
 
 /** A name a fact opens with that reads as a component's (`billing-api`, `risk_velocity_daily`, `pg-discovery-02`). */
 const LEADING_NAME = /^\s*(?:the\s+)?`?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)`?(?=[\s:'’,]|$)/i;
-const leadingNames = new Map<string, string | null>();
-function leadingName(content: string): string | null {
-  let name = leadingNames.get(content);
-  if (name === undefined) {
-    name = LEADING_NAME.exec(content)?.[1]?.toLowerCase() ?? null;
-    if (leadingNames.size > 50_000) leadingNames.clear();
-    leadingNames.set(content, name);
-  }
-  return name;
-}
-function leadsApart(a: string, b: string): boolean {
-  const x = leadingName(a);
-  const y = leadingName(b);
-  return x !== null && y !== null && x !== y && !b.toLowerCase().includes(x) && !a.toLowerCase().includes(y);
-}
+const leadsApart = (a: SlotClaim, b: SlotClaim) =>
+  a.lead !== null && b.lead !== null && a.lead !== b.lead && !b.text.includes(a.lead) && !a.text.includes(b.lead);
 
 /** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
 const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.unitWord === undefined || a.unitWord === b.unitWord;

@@ -116,8 +116,15 @@ export function analyzeSlots(
   for (const claims of touched) {
     const current = claims.filter(isCurrent);
     // Each pair must be about one slot itself: two peers of one trigger can be two things ("Memory limit is 4Gi"
-    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi").
-    const involved = current.filter((c) => current.some((other) => other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c))));
+    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi"). Each pair is judged once.
+    const inPair = new Set<SlotClaim>();
+    for (let i = 0; i < current.length; i++) {
+      for (let j = i + 1; j < current.length; j++) {
+        const [c, other] = [current[i]!, current[j]!];
+        if (other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c))) inPair.add(c).add(other);
+      }
+    }
+    const involved = current.filter((c) => inPair.has(c));
     if (new Set(involved.map((c) => c.fact.id)).size < 2) continue;
     drafts.push(classify(involved, claims));
   }
