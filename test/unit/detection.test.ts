@@ -167,6 +167,27 @@ describe('deterministic tiers', () => {
     expect(analyze([preview, again], [again]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([preview.id, again.id])]);
   });
 
+  it('keeps apart facts that name different components anywhere, and teams their scopes name', () => {
+    const apart = (a: string, aScope: string, b: string, bScope: string) => {
+      const older = fact(a, { scope: aScope, hoursAgo: 900 });
+      const newer = fact(b, { scope: bScope, hoursAgo: 10 });
+      return analyze([older, newer], [newer]);
+    };
+    const none = { conflicts: [], retirements: [] };
+    // Named mid-sentence: services, DAGs, clusters, topics.
+    expect(apart('Memory limit for ledger-worker is 1Gi; CPU request 250m.', 'billing/ledger-worker', 'Memory limit for tax-proxy is 768Mi; CPU request 100m.', 'billing/tax-proxy')).toMatchObject(none);
+    expect(apart('retries=5, retry_delay=15m on billing_subscription_daily', 'data/airflow', 'retries=1, retry_delay=10m on security_key_rotation_daily', 'data/airflow')).toMatchObject(none);
+    expect(apart('Backup retention on mongo-identity is 35 days.', 'infra/mongodb', 'Backup retention on mongo-messaging is 30 days.', 'infra/mongodb')).toMatchObject(none);
+    expect(apart('alert.events.v1: retention.ms = 2592000000 (30 days).', 'infra/kafka', 'embedding.events.v1: retention.ms = 259200000 (3 days).', 'infra/kafka')).toMatchObject(none);
+    // Teams named by their scope: two teams' sprints.
+    expect(apart('Sprints on Identity are 2 weeks long.', 'team/identity', 'Sprints on Support Tools are 1 week long.', 'team/support')).toMatchObject(none);
+    // English compounds are not names, and a name both mention is one thing.
+    expect(apart('The retry limit is invite-only 3 attempts', 'queue', 'The retry limit is server-side 10 attempts', 'queue').conflicts).toHaveLength(1);
+    expect(apart('Memory limit for ledger-worker is 1Gi.', 'billing', 'ledger-worker pods get a 2Gi memory limit.', 'billing').conflicts).toHaveLength(1);
+    // A name that is the value itself is what the fact claims, not what it is about.
+    expect(apart('The primary database lives in us-east-1', 'infra', 'The primary database lives in eu-west-1', 'infra').conflicts).toHaveLength(1);
+  });
+
   it('only reads the slots its trigger facts touch', () => {
     const a = fact('Queue retry limit is 3 attempts', { scope: 'queue', hoursAgo: 48 });
     const b = fact('Queue retry limit is 10 attempts', { scope: 'queue', hoursAgo: 24 });

@@ -38,6 +38,8 @@ export interface SlotClaim {
   /** The fact's text in lower case, and the component name it opens with, if any (see leadsApart). */
   text: string;
   lead: string | null;
+  /** The components the fact names anywhere (`ledger-worker`, `billing_invoice_daily`, `pg-billing-02`), its values aside (see componentsApart). */
+  components: readonly string[];
   /** What a count counts ("connection"), when it is one. */
   unitWord?: string;
   /** Concepts around the value (see meaning.ts): anchors, nouns among them that modify the next, names, statistic qualifiers. */
@@ -183,6 +185,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
         tentative,
         words,
         ...lead,
+        components: [],
         ...(e.type === 'count' && e.unit ? { unitWord: canonicalWord(e.unit, 'count') ?? e.unit } : {}),
         frame: new Set(),
         aliases: new Set(),
@@ -218,7 +221,52 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
       claim.display.push(displayOf(e));
     }
   }
-  return [...byKey.values()];
+  const claims = [...byKey.values()];
+  if (claims.length > 0) {
+    const components = componentsOf(fact);
+    for (const c of claims) c.components = components;
+  }
+  return claims;
+}
+
+/** A name as code writes it: words joined by hyphens, underscores or dots, not part of a path or a longer name. */
+const NAME_TOKEN = /(?<![\w./-])([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)(?![\w/-]|\.\w)/gi;
+const FUNCTION_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'as', 'and', 'or', 'in', 'on', 'by', 'for', 'at', 'per', 'up', 'out', 'off']);
+/** The last word of a component's name says what it is: an English compound ("invite-only", "server-rendered") never ends so. */
+const COMPONENT_ROLE =
+  /[-_](?:api|apis|service|svc|worker|proxy|gateway|indexer|publisher|consumer|producer|scheduler|janitor|loader|exporter|importer|poller|portal|site|app|ui|db|cache|cli|sdk|bot|job|cron|queue|topic|bucket|cluster|server|daemon|runner|router|engine|store|sync|daily|hourly|weekly|monthly|events|stream|table|index|lambda|function|pipeline|dag)$/i;
+
+/**
+ * The components a fact names: names with a digit or an underscore (`pg-billing-02`,
+ * `billing_invoice_daily`), ending in what a component is (`-api`, `-worker`), led by a
+ * technology (`mongo-identity`) or of three words (`tidewell-catalog-exports`). Settings
+ * (`LEDGER_TIMEOUT_MS`, `retry_delay=15m`) are not components, and a name the fact states as a
+ * value ("the model is gpt-4o-mini") is what it claims, not what it is about.
+ */
+function componentsOf(fact: DetectorFact): string[] {
+  const values = fact.entities.map((e) => String(e.value).toLowerCase());
+  const names = new Set<string>();
+  for (const match of fact.content.matchAll(NAME_TOKEN)) {
+    const token = match[1]!;
+    // A setting (`retry_delay=15m`, `LEDGER_TIMEOUT_MS`) is what a value is, not what it belongs to.
+    if (token === token.toUpperCase() || /^\s*=/.test(fact.content.slice(match.index + match[0].length))) continue;
+    const name = token.toLowerCase();
+    const parts = name.split(/[-_.]/);
+    const named =
+      /[_\d]/.test(name) ||
+      COMPONENT_ROLE.test(name) ||
+      // A technology's cluster or a topic (`mongo-identity`, `returns.events.v1`), or three words and no function word (`tidewell-catalog-exports`).
+      lookupTechnology(parts[0]!) !== undefined ||
+      (parts.length >= 3 && !parts.some((p) => FUNCTION_WORDS.has(p)));
+    if (!named) continue;
+    if (values.some((v) => v.includes(name) || (v.length > 2 && name.includes(v)))) continue;
+    names.add(name);
+  }
+  // A team or product its scope names, written as a proper name in the text ("Sprints on Identity are 2 weeks long" in team/identity).
+  const leaf = fact.scope.includes('/') ? fact.scope.slice(fact.scope.lastIndexOf('/') + 1) : '';
+  const proper = leaf.length >= 3 && /^[a-z]+$/.test(leaf) && [...fact.content.matchAll(new RegExp(`\\b${leaf}\\b`, 'gi'))].some(([w]) => w !== leaf);
+  if (proper) names.add(leaf);
+  return [...names];
 }
 
 /**
@@ -243,6 +291,9 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
   // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
   // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
   if (a.fact !== b.fact && leadsApart(a, b)) return false;
+  if (a.fact !== b.fact && componentsApart(a, b)) return false;
+  // Two named subjects, neither fact mentioning the other's ("Memory limit for ledger-worker ..." / "... for tax-proxy ..."), are two things.
+  if (!a.implicit && !b.implicit && a.subject !== b.subject && !a.words.has(b.subject) && !b.words.has(a.subject)) return false;
   return sameSlotByWords(a, b) || alignedByMeaning(a, b);
 }
 
@@ -250,6 +301,14 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
 const LEADING_NAME = /^\s*(?:the\s+)?`?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)`?(?=[\s:'’,]|$)/i;
 const leadsApart = (a: SlotClaim, b: SlotClaim) =>
   a.lead !== null && b.lead !== null && a.lead !== b.lead && !b.text.includes(a.lead) && !a.text.includes(b.lead);
+
+/**
+ * Each fact names components and the other mentions none of them ("Memory limit for ledger-worker
+ * is 1Gi" / "... for tax-proxy is 768Mi", "retries=5 on billing_invoice_daily" / "... on
+ * security_key_rotation_daily"): they are about different components, wherever the names stand.
+ */
+const componentsApart = (a: SlotClaim, b: SlotClaim) =>
+  a.components.length > 0 && b.components.length > 0 && !a.components.some((n) => b.text.includes(n)) && !b.components.some((n) => a.text.includes(n));
 
 /** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
 const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.unitWord === undefined || a.unitWord === b.unitWord;
