@@ -184,6 +184,8 @@ describe('deterministic tiers', () => {
     // English compounds are not names, and a name both mention is one thing.
     expect(apart('The retry limit is invite-only 3 attempts', 'queue', 'The retry limit is server-side 10 attempts', 'queue').conflicts).toHaveLength(1);
     expect(apart('Memory limit for ledger-worker is 1Gi.', 'billing', 'ledger-worker pods get a 2Gi memory limit.', 'billing').conflicts).toHaveLength(1);
+    // One component's two measures, sharing nothing but its name, are two things.
+    expect(apart('Cache TTL for credit note lookups in credit-note-api is 5 minutes.', 'billing/credit-note-api', 'Load test on credit-note-api: p99 35ms at twice peak traffic.', 'billing/credit-note-api')).toMatchObject(none);
     // A name that is the value itself is what the fact claims, not what it is about.
     expect(apart('The primary database lives in us-east-1', 'infra', 'The primary database lives in eu-west-1', 'infra').conflicts).toHaveLength(1);
   });

@@ -310,6 +310,10 @@ const leadsApart = (a: SlotClaim, b: SlotClaim) =>
 const componentsApart = (a: SlotClaim, b: SlotClaim) =>
   a.components.length > 0 && b.components.length > 0 && !a.components.some((n) => b.text.includes(n)) && !b.components.some((n) => a.text.includes(n));
 
+/** Is a frame word (a stem) a word of a component the claim's fact names, or its subject? */
+const namesComponent = (c: SlotClaim, w: string) =>
+  w === c.subject || c.components.some((n) => n.split(/[-_.]/).some((part) => part.length >= 3 && (part.startsWith(w) || w.startsWith(part))));
+
 /** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
 const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.unitWord === undefined || a.unitWord === b.unitWord;
 
@@ -329,9 +333,20 @@ export function alignedByMeaning(a: SlotClaim, b: SlotClaim): boolean {
   // Subjects taken from different scopes ("auth", "search") are different things unless a frame names the other.
   if (a.implicit && b.implicit && a.subject !== b.subject && !a.frame.has(b.subject) && !b.frame.has(a.subject)) return false;
   let shared = 0;
-  for (const w of a.frame) if (b.frame.has(w) || b.aliases.has(w)) shared++;
-  for (const w of a.aliases) if (b.frame.has(w) && !a.frame.has(w)) shared++;
-  if (shared === 0) return false;
+  let about = 0;
+  for (const w of a.frame) {
+    if (!b.frame.has(w) && !b.aliases.has(w)) continue;
+    shared++;
+    if (!namesComponent(a, w) && !namesComponent(b, w)) about++;
+  }
+  for (const w of a.aliases) {
+    if (b.frame.has(w) && !a.frame.has(w)) {
+      shared++;
+      about++;
+    }
+  }
+  // Sharing only the name of what both belong to ("credit" of credit-note-api) is not sharing what is measured.
+  if (about === 0) return false;
   if (opposed(a, b) || opposed(b, a)) return false;
   // A word one side names that the other's text names elsewhere (or stands for), or that is its scope, is not extra.
   const extra = (x: SlotClaim, y: SlotClaim) =>
