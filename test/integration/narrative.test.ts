@@ -226,6 +226,18 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     expect(evidence.map((e) => e.id)).toContain(old);
   });
 
+  it('shows a lone commit\'s scope-mate before facts tied to it only by what many facts depend on', async () => {
+    const ws = await workspace();
+    const partner = await ws.commit('Open registration is live: anyone can create a workspace from the landing page', { agent: 'agent-1', scope: 'auth' });
+    // Each depends on "our generated code", the noun the trigger names: a crowded tie, newer than the partner.
+    for (let i = 0; i < 14; i++) {
+      await ws.commit(`zod in service-${i} is locked to 3.22.${i} because a newer release breaks our generated code`, { agent: `agent-${i % 4}`, scope: `svc${i}` });
+    }
+    const trigger = await ws.commit('Creating a new workspace requires an invite code', { agent: 'agent-5', scope: 'auth' });
+    const evidence = await gatherEvidence(forWorkspace(handle.db, ws.id), [trigger], { perTrigger: 10, perRun: 60, charsPerTrigger: 1_800, charsPerRun: 8_000 });
+    expect(evidence.map((e) => e.id)).toContain(partner);
+  });
+
   it('reads the story oldest first with every trigger fact, and stores a three-fact confusion whole', async () => {
     const { ws, ids } = await storyWorkspace();
     fake.defaultChat = (body) =>

@@ -126,9 +126,10 @@ function strengthOf(
   if (mine.some((a) => theirs.some((b) => sameSlot(a, b)))) return 3;
   const related = fact.match_keys.filter((k) => probes.has(k) || identities.has(k));
   if (related.some((k) => !crowded(k))) return 2;
-  const theirProbes = probeKeysOf(fact.entities);
-  if (theirProbes.some((k) => trigger.match_keys.includes(k))) return 2;
-  return related.length > 0 ? 1 : 0;
+  // What the other fact depends on or denies, named by the trigger ("relies on ... events" meets "usage events").
+  const named = probeKeysOf(fact.entities).filter((k) => trigger.match_keys.includes(k));
+  if (named.some((k) => !crowded(k))) return 2;
+  return related.length > 0 || named.length > 0 ? 1 : 0;
 }
 
 /**
@@ -191,7 +192,8 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
   const claims = cachedClaims();
   const holders = new Map<string, number>();
-  for (const f of pool) for (const k of f.match_keys) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
+  // Holders of a key by what they state and by what they name (a dependency's or a denial's target).
+  for (const f of pool) for (const k of new Set([...f.match_keys, ...probeKeysOf(f.entities)])) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
   const crowded = (key: string) => (holders.get(key) ?? 0) >= CROWDED_KEY_HOLDERS;
   const lists = triggers.map((trigger) => {
     const probes = new Set(probeKeysOf(trigger.entities));
