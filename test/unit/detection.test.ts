@@ -186,6 +186,8 @@ describe('deterministic tiers', () => {
     expect(apart('Memory limit for ledger-worker is 1Gi.', 'billing', 'ledger-worker pods get a 2Gi memory limit.', 'billing').conflicts).toHaveLength(1);
     // One component's two measures, sharing nothing but its name, are two things.
     expect(apart('Cache TTL for credit note lookups in credit-note-api is 5 minutes.', 'billing/credit-note-api', 'Load test on credit-note-api: p99 35ms at twice peak traffic.', 'billing/credit-note-api')).toMatchObject(none);
+    expect(apart('Memory limit for velocity-worker is 1Gi.', 'risk', 'subscription-reconciler pods request 100m CPU with a 512Mi memory limit.', 'risk')).toMatchObject(none);
+    expect(apart('Client timeout from subscription-exporter to payout-api is 15 seconds.', 'billing', 'Idempotency keys in payout-api are stored for 48h.', 'billing')).toMatchObject(none);
     // A name that is the value itself is what the fact claims, not what it is about.
     expect(apart('The primary database lives in us-east-1', 'infra', 'The primary database lives in eu-west-1', 'infra').conflicts).toHaveLength(1);
   });

@@ -255,6 +255,8 @@ function componentsOf(fact: DetectorFact): string[] {
     const named =
       /[_\d]/.test(name) ||
       COMPONENT_ROLE.test(name) ||
+      // What does the work (`ledger-reconciler`, `fraud-scorer`).
+      (parts.length >= 2 && /^[a-z]{4,}(?:er|or)$/.test(parts.at(-1)!) && !FUNCTION_WORDS.has(parts[0]!)) ||
       // A technology's cluster or a topic (`mongo-identity`, `returns.events.v1`), or three words and no function word (`tidewell-catalog-exports`).
       lookupTechnology(parts[0]!) !== undefined ||
       (parts.length >= 3 && !parts.some((p) => FUNCTION_WORDS.has(p)));
@@ -416,7 +418,10 @@ function sameSlotByWords(a: SlotClaim, b: SlotClaim): boolean {
   };
   const left = core(a, b);
   const right = core(b, a);
-  return left.length === right.length && left.every((w) => right.includes(w));
+  if (left.length !== right.length || !left.every((w) => right.includes(w))) return false;
+  // A measure with no attribute on either side (a technology's is its category): the frames say what is measured,
+  // and the name of what both belong to is not that ("Client timeout from subscription-exporter to payout-api" / "Idempotency keys in payout-api are stored for 48h").
+  return left.length > 0 || !ALIGNED_KINDS.has(a.kind) || (a.frame.size === 0 && b.frame.size === 0) || [...a.frame].some((w) => b.frame.has(w) && !namesComponent(a, w) && !namesComponent(b, w));
 }
 
 /**
