@@ -230,7 +230,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
 }
 
 /** A name as code writes it: words joined by hyphens, underscores or dots, not part of a path or a longer name. */
-const NAME_TOKEN = /(?<![\w./-])([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)(?![\w/-]|\.\w)/gi;
+const NAME_TOKEN = /(?<![\w.-])([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)(?![\w-]|\.\w)/gi;
 const FUNCTION_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'as', 'and', 'or', 'in', 'on', 'by', 'for', 'at', 'per', 'up', 'out', 'off']);
 /** The last word of a component's name says what it is: an English compound ("invite-only", "server-rendered") never ends so. */
 const COMPONENT_ROLE =
@@ -248,12 +248,13 @@ function componentsOf(fact: DetectorFact): string[] {
   const names = new Set<string>();
   for (const match of fact.content.matchAll(NAME_TOKEN)) {
     const token = match[1]!;
-    // A setting (`retry_delay=15m`, `LEDGER_TIMEOUT_MS`) is what a value is, not what it belongs to.
-    if (token === token.toUpperCase() || /^\s*=/.test(fact.content.slice(match.index + match[0].length))) continue;
+    if (token === token.toUpperCase()) continue;
     const name = token.toLowerCase();
     const parts = name.split(/[-_.]/);
+    // A setting (`retry_delay=15m`, `LEDGER_TIMEOUT_MS`) is what a value is, not what it belongs to.
+    const setting = /^\s*=/.test(fact.content.slice(match.index + match[0].length));
     const named =
-      /[_\d]/.test(name) ||
+      (/[_\d]/.test(name) && !setting) ||
       COMPONENT_ROLE.test(name) ||
       // What does the work (`ledger-reconciler`, `fraud-scorer`).
       (parts.length >= 2 && /^[a-z]{4,}(?:er|or)$/.test(parts.at(-1)!) && !FUNCTION_WORDS.has(parts[0]!)) ||
