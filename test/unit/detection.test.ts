@@ -188,6 +188,8 @@ describe('deterministic tiers', () => {
     expect(apart('Cache TTL for credit note lookups in credit-note-api is 5 minutes.', 'billing/credit-note-api', 'Load test on credit-note-api: p99 35ms at twice peak traffic.', 'billing/credit-note-api')).toMatchObject(none);
     expect(apart('Memory limit for velocity-worker is 1Gi.', 'risk', 'subscription-reconciler pods request 100m CPU with a 512Mi memory limit.', 'risk')).toMatchObject(none);
     expect(apart('Client timeout from subscription-exporter to payout-api is 15 seconds.', 'billing', 'Idempotency keys in payout-api are stored for 48h.', 'billing')).toMatchObject(none);
+    // Two calls that share one end are two interfaces.
+    expect(apart('shipment-sync calls shipment-api over REST.', 'fulfillment', 'shipment-api → customs-gateway is a gRPC call with a generated client.', 'fulfillment')).toMatchObject(none);
     // Named in a path, or given a value with "=": still the component.
     expect(apart('Rafael Mensah is the code owner for tidewell/dunning-indexer', 'billing', 'Kalani Reyes is the code owner for tidewell/subscription-exporter', 'billing')).toMatchObject(none);
     expect(apart('container port for labeling-proxy = 8443', 'ml', 'container port for chat-proxy = 8080', 'ml')).toMatchObject(none);

@@ -306,12 +306,13 @@ const leadsApart = (a: SlotClaim, b: SlotClaim) =>
   a.lead !== null && b.lead !== null && a.lead !== b.lead && !b.text.includes(a.lead) && !a.text.includes(b.lead);
 
 /**
- * Each fact names components and the other mentions none of them ("Memory limit for ledger-worker
- * is 1Gi" / "... for tax-proxy is 768Mi", "retries=5 on billing_invoice_daily" / "... on
- * security_key_rotation_daily"): they are about different components, wherever the names stand.
+ * Each fact names a component the other never mentions ("Memory limit for ledger-worker is 1Gi" /
+ * "... for tax-proxy is 768Mi", "retries=5 on billing_invoice_daily" / "... on
+ * security_key_rotation_daily", "shipment-sync calls shipment-api over REST" / "shipment-api →
+ * customs-gateway is a gRPC call"): they are about different components, or different pairs of
+ * them, wherever the names stand.
  */
-const componentsApart = (a: SlotClaim, b: SlotClaim) =>
-  a.components.length > 0 && b.components.length > 0 && !a.components.some((n) => b.text.includes(n)) && !b.components.some((n) => a.text.includes(n));
+const componentsApart = (a: SlotClaim, b: SlotClaim) => a.components.some((n) => !b.text.includes(n)) && b.components.some((n) => !a.text.includes(n));
 
 /** Is a frame word (a stem) a word of a component the claim's fact names, or its subject? */
 const namesComponent = (c: SlotClaim, w: string) =>
