@@ -152,6 +152,19 @@ describe('tiers over meaning', () => {
     expect(analyze([cli, web]).conflicts).toEqual([]);
   });
 
+  it('reads "A, never B" as denying the act for B, and keeps denials about another component apart', () => {
+    const replica = fact('Query pg-billing-01 through the replica with `tw db connect pg-billing-01 --ro`, never the primary.', { scope: 'runbooks', hoursAgo: 600 });
+    const size = fact('pg-billing-01 primary is a db.r6g.2xlarge.', { scope: 'infra/postgres', hoursAgo: 30 });
+    const schedule = fact('Pages for ledger-gateway go to the billing primary PagerDuty schedule.', { scope: 'billing', hoursAgo: 30 });
+    expect(analyze([replica, size, schedule]).conflicts).toEqual([]);
+    // The act itself asserted is still denied.
+    const writes = fact('The nightly report job connects to the primary of pg-billing-01 directly.', { scope: 'data', hoursAgo: 30 });
+    expect(analyze([replica, writes]).conflicts).toHaveLength(1);
+    const pnpm = fact('We use pnpm, not npm', { scope: 'web', hoursAgo: 600 });
+    const npm = fact('The web app uses npm for installs', { scope: 'web', hoursAgo: 30 });
+    expect(analyze([pnpm, npm]).conflicts.filter((c) => c.question.endsWith('or that it is not so?'))).toHaveLength(1);
+  });
+
   it('retires what a deletion request names, and nothing else', () => {
     const vpn = fact("To reach internal services, import the 'Lumen VPN (legacy)' OpenVPN profile", { scope: 'access', hoursAgo: 2000 });
     const bastion = fact('The staging bastion is bastion-stg.lumen.io, port 2222', { scope: 'access', hoursAgo: 400 });

@@ -243,7 +243,16 @@ const COMPONENT_ROLE =
  * (`LEDGER_TIMEOUT_MS`, `retry_delay=15m`) are not components, and a name the fact states as a
  * value ("the model is gpt-4o-mini") is what it claims, not what it is about.
  */
-function componentsOf(fact: DetectorFact): string[] {
+/** A fact's components and lower-cased text, read once per fact object (a run compares each fact with many). */
+const componentsByFact = new WeakMap<DetectorFact, { names: string[]; text: string }>();
+function namedIn(fact: DetectorFact): { names: string[]; text: string } {
+  let found = componentsByFact.get(fact);
+  if (!found) componentsByFact.set(fact, (found = { names: readComponents(fact), text: fact.content.toLowerCase() }));
+  return found;
+}
+export const componentsOf = (fact: DetectorFact): string[] => namedIn(fact).names;
+
+function readComponents(fact: DetectorFact): string[] {
   const values = fact.entities.map((e) => String(e.value).toLowerCase());
   const names = new Set<string>();
   for (const match of fact.content.matchAll(NAME_TOKEN)) {
@@ -294,7 +303,7 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
   // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
   // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
   if (a.fact !== b.fact && leadsApart(a, b)) return false;
-  if (a.fact !== b.fact && componentsApart(a, b)) return false;
+  if (a.fact !== b.fact && componentsApart(a.fact, b.fact)) return false;
   // Two named subjects, neither fact mentioning the other's ("Memory limit for ledger-worker ..." / "... for tax-proxy ..."), are two things.
   if (!a.implicit && !b.implicit && a.subject !== b.subject && !a.words.has(b.subject) && !b.words.has(a.subject)) return false;
   return sameSlotByWords(a, b) || alignedByMeaning(a, b);
@@ -312,7 +321,11 @@ const leadsApart = (a: SlotClaim, b: SlotClaim) =>
  * customs-gateway is a gRPC call"): they are about different components, or different pairs of
  * them, wherever the names stand.
  */
-const componentsApart = (a: SlotClaim, b: SlotClaim) => a.components.some((n) => !b.text.includes(n)) && b.components.some((n) => !a.text.includes(n));
+export function componentsApart(a: DetectorFact, b: DetectorFact): boolean {
+  const x = namedIn(a);
+  const y = namedIn(b);
+  return x.names.some((n) => !y.text.includes(n)) && y.names.some((n) => !x.text.includes(n));
+}
 
 /** Is a frame word (a stem) a word of a component the claim's fact names, or its subject? */
 const namesComponent = (c: SlotClaim, w: string) =>

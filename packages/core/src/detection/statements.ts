@@ -14,7 +14,7 @@
  * Pure functions over stored statements (see facts/meaning.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, FactEntity, RetirementRecord } from '@engram/db';
-import { cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
+import { componentsApart, cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
 import { explanationDate, statementQuestion } from './questions.ts';
 
 interface StatementClaim {
@@ -200,7 +200,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       for (const fact of facts) {
         if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
         const pair = [trigger.id, fact.id].sort().join('|');
-        if (seenPairs.has(pair)) continue;
+        // Each names a component the other never mentions: one's denial is about another thing.
+        if (seenPairs.has(pair) || componentsApart(trigger, fact)) continue;
         const theirs = mine.positive
           ? statements.get(fact.id)!.find((s) => denies(s, mine))
           : asserted.get(fact.id)!.find((s) => denies(mine, s));
@@ -238,6 +239,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const change of facts) {
       if (change.id === dependency.fact.id || time(change) <= time(dependency.fact)) continue;
       if (!triggerIds.has(change.id) && !triggerIds.has(dependency.fact.id)) continue;
+      if (componentsApart(dependency.fact, change)) continue;
       const cues = cuesOfFact(change);
       const changed = cues.change || cues.correction || (dependency.ends && COMPLETION.test(change.content));
       if (!changed || cues.tentative) continue;

@@ -27,7 +27,7 @@ import {
 export type { FactEntity };
 
 /** Bumped whenever extraction changes; facts extracted by an older version are re-extracted. */
-export const EXTRACTOR_VERSION = 5;
+export const EXTRACTOR_VERSION = 6;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 

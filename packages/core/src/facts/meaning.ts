@@ -563,6 +563,16 @@ export function statementsOf(fact: FactReading): Statement[] {
       const after = words.slice(deniedFrom + 1);
       const verbAt = removalAt >= 0 ? -1 : after.findIndex((w) => w.pos === 'VERB' && anchorConcept(w, 'statement', new Set(), new Set()) !== null);
       if (verbAt >= 0) verb = anchorConcept(after[verbAt]!, 'statement', new Set(), new Set())!;
+      // "Query it through the replica, never the primary", "use pnpm, not npm": with no verb of its own after a
+      // comma, the denial is of the clause's act ("never query the primary"), not of the thing.
+      const before = words.slice(0, deniedFrom);
+      if (verbAt < 0 && removalAt < 0 && words[deniedFrom - 1]?.lower === ',' && !after.some((w) => w.pos === 'VERB' || w.pos === 'AUX')) {
+        const act = [...before].reverse().find((w) => w.pos === 'VERB' && anchorConcept(w, 'statement', new Set(), new Set()) !== null);
+        if (act) {
+          verb = anchorConcept(act, 'statement', new Set(), new Set())!;
+          target.push(verb);
+        }
+      }
       const rest = after.slice(verbAt + 1);
       const phrase: Word[] = [];
       for (const w of rest) {
