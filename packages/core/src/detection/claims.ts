@@ -38,8 +38,6 @@ export interface SlotClaim {
   /** The fact's text in lower case, and the component name it opens with, if any (see leadsApart). */
   text: string;
   lead: string | null;
-  /** The components the fact names anywhere (`ledger-worker`, `billing_invoice_daily`, `pg-billing-02`), its values aside (see componentsApart). */
-  components: readonly string[];
   /** What a count counts ("connection"), when it is one. */
   unitWord?: string;
   /** Concepts around the value (see meaning.ts): anchors, nouns among them that modify the next, names, statistic qualifiers. */
@@ -166,7 +164,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
     let claim = byKey.get(key);
     if (!claim) {
       words ??= textWords(fact.content);
-      lead ??= { text: fact.content.toLowerCase(), lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
+      lead ??= { text: namedIn(fact).text, lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
       claim = {
         fact,
         key,
@@ -185,7 +183,6 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
         tentative,
         words,
         ...lead,
-        components: [],
         ...(e.type === 'count' && e.unit ? { unitWord: canonicalWord(e.unit, 'count') ?? e.unit } : {}),
         frame: new Set(),
         aliases: new Set(),
@@ -221,12 +218,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
       claim.display.push(displayOf(e));
     }
   }
-  const claims = [...byKey.values()];
-  if (claims.length > 0) {
-    const components = componentsOf(fact);
-    for (const c of claims) c.components = components;
-  }
-  return claims;
+  return [...byKey.values()];
 }
 
 /** A name as code writes it: words joined by hyphens, underscores or dots, not part of a path or a longer name. */
@@ -236,6 +228,18 @@ const FUNCTION_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'as', 'and', 'or',
 const COMPONENT_ROLE =
   /[-_](?:api|apis|service|svc|worker|proxy|gateway|indexer|publisher|consumer|producer|scheduler|janitor|loader|exporter|importer|poller|portal|site|app|ui|db|cache|cli|sdk|bot|job|cron|queue|topic|bucket|cluster|server|daemon|runner|router|engine|store|sync|daily|hourly|weekly|monthly|events|stream|table|index|lambda|function|pipeline|dag)$/i;
 
+/** A fact's components, their words and its lower-cased text, read once per fact object (a run compares each fact with many). */
+const componentsByFact = new WeakMap<DetectorFact, { names: string[]; words: string[]; text: string }>();
+function namedIn(fact: DetectorFact): { names: string[]; words: string[]; text: string } {
+  let found = componentsByFact.get(fact);
+  if (!found) {
+    const names = readComponents(fact);
+    const words = [...new Set(names.flatMap((n) => n.split(/[-_.]/)).filter((w) => w.length >= 3))];
+    componentsByFact.set(fact, (found = { names, words, text: fact.content.toLowerCase() }));
+  }
+  return found;
+}
+
 /**
  * The components a fact names: names with a digit or an underscore (`pg-billing-02`,
  * `billing_invoice_daily`), ending in what a component is (`-api`, `-worker`), led by a
@@ -243,15 +247,6 @@ const COMPONENT_ROLE =
  * (`LEDGER_TIMEOUT_MS`, `retry_delay=15m`) are not components, and a name the fact states as a
  * value ("the model is gpt-4o-mini") is what it claims, not what it is about.
  */
-/** A fact's components and lower-cased text, read once per fact object (a run compares each fact with many). */
-const componentsByFact = new WeakMap<DetectorFact, { names: string[]; text: string }>();
-function namedIn(fact: DetectorFact): { names: string[]; text: string } {
-  let found = componentsByFact.get(fact);
-  if (!found) componentsByFact.set(fact, (found = { names: readComponents(fact), text: fact.content.toLowerCase() }));
-  return found;
-}
-export const componentsOf = (fact: DetectorFact): string[] => namedIn(fact).names;
-
 function readComponents(fact: DetectorFact): string[] {
   const values = fact.entities.map((e) => String(e.value).toLowerCase());
   const names = new Set<string>();
@@ -329,7 +324,7 @@ export function componentsApart(a: DetectorFact, b: DetectorFact): boolean {
 
 /** Is a frame word (a stem) a word of a component the claim's fact names, or its subject? */
 const namesComponent = (c: SlotClaim, w: string) =>
-  w === c.subject || c.components.some((n) => n.split(/[-_.]/).some((part) => part.length >= 3 && (part.startsWith(w) || w.startsWith(part))));
+  w === c.subject || namedIn(c.fact).words.some((part) => part.startsWith(w) || w.startsWith(part));
 
 /** What a count counts must agree ("6 engineers" and "6 servers" are not one slot); a bare number counts anything. */
 const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.unitWord === undefined || a.unitWord === b.unitWord;

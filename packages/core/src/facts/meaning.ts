@@ -565,9 +565,10 @@ export function statementsOf(fact: FactReading): Statement[] {
       if (verbAt >= 0) verb = anchorConcept(after[verbAt]!, 'statement', new Set(), new Set())!;
       // "Query it through the replica, never the primary", "use pnpm, not npm": with no verb of its own after a
       // comma, the denial is of the clause's act ("never query the primary"), not of the thing.
-      const before = words.slice(0, deniedFrom);
       if (verbAt < 0 && removalAt < 0 && words[deniedFrom - 1]?.lower === ',' && !after.some((w) => w.pos === 'VERB' || w.pos === 'AUX')) {
-        const act = [...before].reverse().find((w) => w.pos === 'VERB' && anchorConcept(w, 'statement', new Set(), new Set()) !== null);
+        const act = words
+          .slice(0, deniedFrom)
+          .reverse().find((w) => w.pos === 'VERB' && anchorConcept(w, 'statement', new Set(), new Set()) !== null);
         if (act) {
           verb = anchorConcept(act, 'statement', new Set(), new Set())!;
           target.push(verb);
