@@ -164,7 +164,7 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
     let claim = byKey.get(key);
     if (!claim) {
       words ??= textWords(fact.content);
-      lead ??= { text: namedIn(fact).text, lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
+      lead ??= { text: fact.content.toLowerCase(), lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
       claim = {
         fact,
         key,
@@ -271,8 +271,17 @@ function readComponents(fact: DetectorFact): string[] {
   }
   // A team or product its scope names, written as a proper name in the text ("Sprints on Identity are 2 weeks long" in team/identity).
   const leaf = fact.scope.includes('/') ? fact.scope.slice(fact.scope.lastIndexOf('/') + 1) : '';
-  const proper = leaf.length >= 3 && /^[a-z]+$/.test(leaf) && [...fact.content.matchAll(new RegExp(`\\b${leaf}\\b`, 'gi'))].some(([w]) => w !== leaf);
-  if (proper) names.add(leaf);
+  if (leaf.length >= 3 && /^[a-z]+$/.test(leaf)) {
+    const lower = fact.content.toLowerCase();
+    const isLetter = (i: number) => /[a-z]/i.test(fact.content[i] ?? '');
+    for (let at = lower.indexOf(leaf); at >= 0; at = lower.indexOf(leaf, at + 1)) {
+      const word = fact.content.slice(at, at + leaf.length);
+      if (word !== leaf && !isLetter(at - 1) && !isLetter(at + leaf.length)) {
+        names.add(leaf);
+        break;
+      }
+    }
+  }
   return [...names];
 }
 
@@ -298,10 +307,10 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
   // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
   // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
   if (a.fact !== b.fact && leadsApart(a, b)) return false;
-  if (a.fact !== b.fact && componentsApart(a.fact, b.fact)) return false;
   // Two named subjects, neither fact mentioning the other's ("Memory limit for ledger-worker ..." / "... for tax-proxy ..."), are two things.
   if (!a.implicit && !b.implicit && a.subject !== b.subject && !a.words.has(b.subject) && !b.words.has(a.subject)) return false;
-  return sameSlotByWords(a, b) || alignedByMeaning(a, b);
+  // Components last: most pairs a run meets are not one slot by their words already.
+  return (sameSlotByWords(a, b) || alignedByMeaning(a, b)) && (a.fact === b.fact || !componentsApart(a.fact, b.fact));
 }
 
 /** A name a fact opens with that reads as a component's (`billing-api`, `risk_velocity_daily`, `pg-discovery-02`). */

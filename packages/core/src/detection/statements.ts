@@ -200,12 +200,12 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       for (const fact of facts) {
         if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
         const pair = [trigger.id, fact.id].sort().join('|');
-        // Each names a component the other never mentions: one's denial is about another thing.
-        if (seenPairs.has(pair) || componentsApart(trigger, fact)) continue;
+        if (seenPairs.has(pair)) continue;
         const theirs = mine.positive
           ? statements.get(fact.id)!.find((s) => denies(s, mine))
           : asserted.get(fact.id)!.find((s) => denies(mine, s));
-        if (!theirs) continue;
+        // Each names a component the other never mentions: one's denial is about another thing.
+        if (!theirs || componentsApart(trigger, fact)) continue;
         seenPairs.add(pair);
         const [older, newer] = time(fact) <= time(trigger) ? [fact, trigger] : [trigger, fact];
         const cues = cuesOfFact(newer);
@@ -239,10 +239,9 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const change of facts) {
       if (change.id === dependency.fact.id || time(change) <= time(dependency.fact)) continue;
       if (!triggerIds.has(change.id) && !triggerIds.has(dependency.fact.id)) continue;
-      if (componentsApart(dependency.fact, change)) continue;
       const cues = cuesOfFact(change);
       const changed = cues.change || cues.correction || (dependency.ends && COMPLETION.test(change.content));
-      if (!changed || cues.tentative) continue;
+      if (!changed || cues.tentative || componentsApart(dependency.fact, change)) continue;
       const names = statements.get(change.id)!.some((s) => dependency.target.every((w) => s.nouns.has(w) || s.about.has(w) || s.verbs.has(`v:${w}`)));
       if (!names) continue;
       conflicts.push({
