@@ -35,9 +35,6 @@ export interface SlotClaim {
   tentative: boolean;
   /** Singular words of the fact's text (a subject named anywhere in it). */
   words: ReadonlySet<string>;
-  /** The fact's text in lower case, and the component name it opens with, if any (see leadsApart). */
-  text: string;
-  lead: string | null;
   /** What a count counts ("connection"), when it is one. */
   unitWord?: string;
   /** Concepts around the value (see meaning.ts): anchors, nouns among them that modify the next, names, statistic qualifiers. */
@@ -151,7 +148,6 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
   // A request to forget something states nothing itself.
   if (fact.entities.some((e) => e.type === 'deletion')) return [];
   let words: ReadonlySet<string> | undefined;
-  let lead: { text: string; lead: string | null } | undefined;
   const concepts = new Set(
     fact.entities.filter((e) => e.type === 'statement' || e.type === 'concepts').flatMap((e) => (e.frame ?? []).map((f) => f.replace(/^v:|=$/g, ''))),
   );
@@ -164,7 +160,6 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
     let claim = byKey.get(key);
     if (!claim) {
       words ??= textWords(fact.content);
-      lead ??= { text: fact.content.toLowerCase(), lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null };
       claim = {
         fact,
         key,
@@ -182,7 +177,6 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
         previous: new Set(),
         tentative,
         words,
-        ...lead,
         ...(e.type === 'count' && e.unit ? { unitWord: canonicalWord(e.unit, 'count') ?? e.unit } : {}),
         frame: new Set(),
         aliases: new Set(),
@@ -223,19 +217,30 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
 
 /** A name as code writes it: words joined by hyphens, underscores or dots, not part of a path or a longer name. */
 const NAME_TOKEN = /(?<![\w.-])([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)(?![\w-]|\.\w)/gi;
+/** A name a fact opens with reads as a component's (`billing-api`, `risk_velocity_daily`, `pg-discovery-02`). */
+const LEADING_NAME = /^\s*(?:the\s+)?`?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)`?(?=[\s:'’,]|$)/i;
 const FUNCTION_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'as', 'and', 'or', 'in', 'on', 'by', 'for', 'at', 'per', 'up', 'out', 'off']);
 /** The last word of a component's name says what it is: an English compound ("invite-only", "server-rendered") never ends so. */
 const COMPONENT_ROLE =
   /[-_](?:api|apis|service|svc|worker|proxy|gateway|indexer|publisher|consumer|producer|scheduler|janitor|loader|exporter|importer|poller|portal|site|app|ui|db|cache|cli|sdk|bot|job|cron|queue|topic|bucket|cluster|server|daemon|runner|router|engine|store|sync|daily|hourly|weekly|monthly|events|stream|table|index|lambda|function|pipeline|dag)$/i;
 
 /** A fact's components, their words and its lower-cased text, read once per fact object (a run compares each fact with many). */
-const componentsByFact = new WeakMap<DetectorFact, { names: string[]; words: string[]; text: string }>();
-function namedIn(fact: DetectorFact): { names: string[]; words: string[]; text: string } {
+interface Named {
+  /** Its components (see readComponents), and their words of three letters or more. */
+  names: string[];
+  words: string[];
+  /** The name it opens with, whatever its words (see leadsApart). */
+  lead: string | null;
+  text: string;
+}
+const componentsByFact = new WeakMap<DetectorFact, Named>();
+function namedIn(fact: DetectorFact): Named {
   let found = componentsByFact.get(fact);
   if (!found) {
-    const names = readComponents(fact);
+    const text = fact.content.toLowerCase();
+    const names = readComponents(fact, text);
     const words = [...new Set(names.flatMap((n) => n.split(/[-_.]/)).filter((w) => w.length >= 3))];
-    componentsByFact.set(fact, (found = { names, words, text: fact.content.toLowerCase() }));
+    componentsByFact.set(fact, (found = { names, words, lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null, text }));
   }
   return found;
 }
@@ -247,7 +252,7 @@ function namedIn(fact: DetectorFact): { names: string[]; words: string[]; text: 
  * (`LEDGER_TIMEOUT_MS`, `retry_delay=15m`) are not components, and a name the fact states as a
  * value ("the model is gpt-4o-mini") is what it claims, not what it is about.
  */
-function readComponents(fact: DetectorFact): string[] {
+function readComponents(fact: DetectorFact, lower: string): string[] {
   const values = fact.entities.map((e) => String(e.value).toLowerCase());
   const names = new Set<string>();
   for (const match of fact.content.matchAll(NAME_TOKEN)) {
@@ -272,7 +277,6 @@ function readComponents(fact: DetectorFact): string[] {
   // A team or product its scope names, written as a proper name in the text ("Sprints on Identity are 2 weeks long" in team/identity).
   const leaf = fact.scope.includes('/') ? fact.scope.slice(fact.scope.lastIndexOf('/') + 1) : '';
   if (leaf.length >= 3 && /^[a-z]+$/.test(leaf)) {
-    const lower = fact.content.toLowerCase();
     const isLetter = (i: number) => /[a-z]/i.test(fact.content[i] ?? '');
     for (let at = lower.indexOf(leaf); at >= 0; at = lower.indexOf(leaf, at + 1)) {
       const word = fact.content.slice(at, at + leaf.length);
@@ -304,19 +308,22 @@ export function sameSlot(a: SlotClaim, b: SlotClaim): boolean {
   // never mentions and they share none ("pg-discovery-02 runs Postgres 15.6" / "the primary was
   // upgraded to Postgres 16", both under infra), they are about two things.
   if (a.implicit && b.implicit && namesApart(a, b)) return false;
-  // Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the
-  // primary contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
-  if (a.fact !== b.fact && leadsApart(a, b)) return false;
   // Two named subjects, neither fact mentioning the other's ("Memory limit for ledger-worker ..." / "... for tax-proxy ..."), are two things.
   if (!a.implicit && !b.implicit && a.subject !== b.subject && !a.words.has(b.subject) && !b.words.has(a.subject)) return false;
-  // Components last: most pairs a run meets are not one slot by their words already.
-  return (sameSlotByWords(a, b) || alignedByMeaning(a, b)) && (a.fact === b.fact || !componentsApart(a.fact, b.fact));
+  // Names last: most pairs a run meets are not one slot by their words already.
+  return (sameSlotByWords(a, b) || alignedByMeaning(a, b)) && (a.fact === b.fact || !(leadsApart(a.fact, b.fact) || componentsApart(a.fact, b.fact)));
 }
 
-/** A name a fact opens with that reads as a component's (`billing-api`, `risk_velocity_daily`, `pg-discovery-02`). */
-const LEADING_NAME = /^\s*(?:the\s+)?`?([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)`?(?=[\s:'’,]|$)/i;
-const leadsApart = (a: SlotClaim, b: SlotClaim) =>
-  a.lead !== null && b.lead !== null && a.lead !== b.lead && !b.text.includes(a.lead) && !a.text.includes(b.lead);
+
+/**
+ * Facts that open by naming different components ("spellcheck-worker is owned by Discovery; Vinh is the primary
+ * contact" / "preview-env-api is owned by ...; Esteban is ..."), neither naming the other's, are about two things.
+ */
+function leadsApart(a: DetectorFact, b: DetectorFact): boolean {
+  const x = namedIn(a);
+  const y = namedIn(b);
+  return x.lead !== null && y.lead !== null && x.lead !== y.lead && !y.text.includes(x.lead) && !x.text.includes(y.lead);
+}
 
 /**
  * Each fact names a component the other never mentions ("Memory limit for ledger-worker is 1Gi" /

@@ -568,10 +568,12 @@ export function statementsOf(fact: FactReading): Statement[] {
       if (verbAt < 0 && removalAt < 0 && words[deniedFrom - 1]?.lower === ',' && !after.some((w) => w.pos === 'VERB' || w.pos === 'AUX')) {
         const act = words
           .slice(0, deniedFrom)
-          .reverse().find((w) => w.pos === 'VERB' && anchorConcept(w, 'statement', new Set(), new Set()) !== null);
+          .reverse()
+          .map((w) => (w.pos === 'VERB' ? anchorConcept(w, 'statement', new Set(), new Set()) : null))
+          .find((concept) => concept !== null);
         if (act) {
-          verb = anchorConcept(act, 'statement', new Set(), new Set())!;
-          target.push(verb);
+          verb = act;
+          target.push(act);
         }
       }
       const rest = after.slice(verbAt + 1);

@@ -119,6 +119,7 @@ function strengthOf(
   identities: ReadonlySet<string>,
   fact: DetectorFact,
   claims: (f: DetectorFact) => SlotClaim[],
+  probesOf: (f: DetectorFact) => readonly string[],
   crowded: (key: string) => boolean,
 ): number {
   const mine = claims(trigger);
@@ -127,7 +128,7 @@ function strengthOf(
   const related = fact.match_keys.filter((k) => probes.has(k) || identities.has(k));
   if (related.some((k) => !crowded(k))) return 2;
   // What the other fact depends on or denies, named by the trigger ("relies on ... events" meets "usage events").
-  const named = probeKeysOf(fact.entities).filter((k) => trigger.match_keys.includes(k));
+  const named = probesOf(fact).filter((k) => trigger.match_keys.includes(k));
   if (named.some((k) => !crowded(k))) return 2;
   return related.length > 0 || named.length > 0 ? 1 : 0;
 }
@@ -193,7 +194,14 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const claims = cachedClaims();
   const holders = new Map<string, number>();
   // Holders of a key by what they state and by what they name (a dependency's or a denial's target).
-  for (const f of pool) for (const k of new Set([...f.match_keys, ...probeKeysOf(f.entities)])) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
+  // A fact's probe keys are read once, however many triggers meet it.
+  const probeKeys = new Map<DetectorFact, string[]>();
+  const probesOf = (f: DetectorFact) => {
+    let found = probeKeys.get(f);
+    if (!found) probeKeys.set(f, (found = probeKeysOf(f.entities)));
+    return found;
+  };
+  for (const f of pool) for (const k of new Set([...f.match_keys, ...probesOf(f)])) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
   const crowded = (key: string) => (holders.get(key) ?? 0) >= CROWDED_KEY_HOLDERS;
   const lists = triggers.map((trigger) => {
     const probes = new Set(probeKeysOf(trigger.entities));
@@ -204,7 +212,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k) && !crowded(k));
     for (const fact of pool) {
       if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
-      const strength = strengthOf(trigger, probes, identities, fact, claims, crowded);
+      const strength = strengthOf(trigger, probes, identities, fact, claims, probesOf, crowded);
       // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
       // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie.
@@ -216,7 +224,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
       const fact = known.get(id);
       if (!fact || triggerSet.has(id) || ranked.some((r) => r.fact.id === id)) continue;
       // A neighbour that also shares a claim or a name is as strong as one found by its keys (the keys read only the newest facts).
-      const tie = strengthOf(trigger, probes, identities, fact, claims, crowded);
+      const tie = strengthOf(trigger, probes, identities, fact, claims, probesOf, crowded);
       if (tie > 0 || near.has(id) || sharesKey(fact) || bearsOn(trigger, fact, claims)) ranked.push({ fact, strength: Math.max(tie, 1) });
     }
     // A middle step comes after the fact the trigger restates, and announces a change it made
