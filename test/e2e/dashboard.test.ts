@@ -13,7 +13,7 @@ import type { CommitOutput, QueryOutput } from '@engram/core';
 import { detectionJobs } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eq } from 'drizzle-orm';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, firstLoadSize, staleReason } from '../../infra/dashboard-build.ts';
 import { connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
@@ -858,9 +858,43 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     }
 
     // Dana's dashboard is still open: its next request ends the session with the server's reason.
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members', exact: true }).click();
-    await heading('Sign in to Engram').waitFor();
-    await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
+    // The Members view loads several things at once, and the first 401 clears the cookie: a load
+    // that leaves after that is answered "not signed in", which must not replace the reason. Hold
+    // the view's loads, answer /members as the server does, then the others as the server answers
+    // a request without the cookie, all at once (as they arrive when the server is slow).
+    const held = new Map<string, Route>();
+    let allHeld = () => {};
+    const holding = new Promise<void>((resolve) => (allHeld = resolve));
+    await page.route(/\/api\/v1\//, async (route) => {
+      if (held.has('/api/v1/members') && held.has('/api/v1/tokens')) return route.continue();
+      held.set(new URL(route.request().url()).pathname, route);
+      if (held.has('/api/v1/members') && held.has('/api/v1/tokens')) allHeld();
+    });
+    try {
+      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members', exact: true }).click();
+      await holding;
+      const first = held.get('/api/v1/members')!;
+      held.delete('/api/v1/members');
+      const answered = await first.fetch();
+      expect(answered.status()).toBe(401);
+      const late = await Promise.all(
+        [...held].map(async ([pathname, route]) => {
+          const response = await fetch(`${server.baseUrl}${pathname}`, { headers: { accept: 'application/json' } });
+          return { route, status: response.status, body: await response.text() };
+        }),
+      );
+      expect(late.map((l) => l.status)).toEqual(late.map(() => 401));
+      await first.fulfill({ response: answered });
+      // A load the page dropped when it signed out cannot be answered any more; that is fine.
+      await Promise.all(late.map((l) => l.route.fulfill({ status: l.status, contentType: 'application/json', body: l.body }).catch(() => {})));
+      await heading('Sign in to Engram').waitFor();
+      // Let the page read the late answers before looking.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      expect(await page.getByText(/Your session has ended/).count()).toBe(0);
+      await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
+    } finally {
+      await page.unroute(/\/api\/v1\//);
+    }
   });
 
   it('shows failed detection work on the detective view, and lets the owner requeue it (issue 19)', { timeout: 90_000 }, async () => {

@@ -51,10 +51,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     setSessionLostHandler((error) => {
       setCsrfToken(null);
-      setState({
-        status: 'signed-out',
-        notice: endedMembership(error) ?? 'Your session has ended (it expired, or its token was revoked). Sign in again to continue.',
-      });
+      const ended = endedMembership(error);
+      // A view loads several things at once, and the first 401 clears the cookie: a request that
+      // left after it is answered "not signed in", which must not replace the server's reason.
+      setState((current) =>
+        current.status === 'signed-out' && !ended
+          ? current
+          : { status: 'signed-out', notice: ended ?? 'Your session has ended (it expired, or its token was revoked). Sign in again to continue.' },
+      );
     });
     return () => setSessionLostHandler(null);
   }, []);
