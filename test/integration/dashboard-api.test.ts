@@ -125,7 +125,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       expect(body).toEqual({
         member: { id: expect.any(String), display_name: 'Olive', role: 'owner' },
         workspace: { id: ws.workspaceId, name: 'Sessions', engram_id: ws.engramId },
-        csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        csrf_token: expect.stringMatching(/^egc_[A-Za-z0-9_-]{43}$/),
         expires_at: expect.any(String),
       });
       expect(new Date(body.expires_at).getTime() - Date.now()).toBeGreaterThan(SESSION_TTL_MS - 60_000);

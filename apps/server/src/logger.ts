@@ -56,9 +56,9 @@ export function scrubQueryParams(text: string | undefined): string | undefined {
   return text?.replace(/\nparams: .*$/gm, '\nparams: [redacted]');
 }
 
-// Engram's own credentials by shape (member tokens, invite keys, dashboard sessions), and any
-// long random-looking run (a CSRF token, a foreign key), wherever they sit in a URL.
-const CREDENTIAL_SHAPE = /\b(?:egm|egs|ek)_[A-Za-z0-9_.-]{16,}/;
+// Engram's own credentials by shape (member tokens, invite keys, dashboard sessions and their CSRF
+// tokens), and any long random-looking run (a foreign key), wherever they sit in a URL.
+const CREDENTIAL_SHAPE = /\b(?:egm|egs|egc|ek)_[A-Za-z0-9_.-]{16,}/;
 const RANDOM_RUN = /[A-Za-z0-9_+/=-]{32,}/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const looksRandom = (run: string) => !UUID.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);

@@ -27,6 +27,11 @@ export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
 const SESSION_PREFIX = 'egs_';
+/**
+ * CSRF tokens carry a prefix too, so a log recognises one wherever a client put it: without it, a
+ * random token that happened to hold no digit (about one in 1,500) did not look random enough.
+ */
+const CSRF_PREFIX = 'egc_';
 const SESSION_SHAPE = /^egs_[A-Za-z0-9_-]{43}$/;
 
 /** `POST /api/v1/session` body. */
@@ -97,7 +102,7 @@ export async function openDashboardSession(
     throw error;
   }
   const sessionId = SESSION_PREFIX + randomBytes(32).toString('base64url');
-  const csrfToken = randomBytes(32).toString('base64url');
+  const csrfToken = CSRF_PREFIX + randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + (options.ttlMs ?? SESSION_TTL_MS));
   await insertDashboardSession(forWorkspace(db, principal.workspaceId), {
     sessionHash: hashToken(sessionId),
