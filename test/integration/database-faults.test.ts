@@ -162,8 +162,13 @@ describe.skipIf(!adminUrl)('the database under faults (Postgres behind a TCP pro
       const listed = await rest('/api/v1/facts');
       expect(listed.status).toBe(503);
       const body = (await listed.json()) as { error: { code: string; message: string; details: { reason: string } } };
-      expect(body.error).toMatchObject({ code: 'unavailable', details: { reason: 'timeout' } });
-      expect(body.error.message).toMatch(/request deadline of 8000 ms/);
+      expect(body.error.code).toBe('unavailable');
+      // Whichever gives up first, as for the commit: the request deadline (the read took an open
+      // connection, which stalled), or a new connection's connect timeout (none was left open: how
+      // many the pool kept depends on how earlier requests and the audit writer overlapped).
+      expect(`${body.error.details.reason}: ${body.error.message}`).toMatch(
+        /^(timeout: .*request deadline of 8000 ms|unavailable: The database is unavailable \((CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_DESTROYED|ECONNRESET): )/,
+      );
 
       const ready = await fetch(`${server.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
