@@ -118,6 +118,24 @@ export function registerRequestDeadline(app: FastifyInstance, deadlineMs: number
     reply.raw.once('close', () => clearTimeout(timer));
     done();
   });
+  // A handler that finishes after its deadline was answered has nothing left to send. Its result
+  // is dropped (Fastify would send it again and log FST_ERR_REP_ALREADY_SENT); what it did (an
+  // import committed, say) stays done, and a late failure is logged once.
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const result: unknown = handler.call(this, request, reply);
+      if (!(result instanceof Promise)) return result;
+      return result.then(
+        (value: unknown) => (reply.sent ? undefined : value),
+        (error: unknown) => {
+          if (!reply.sent) throw error;
+          request.log.warn({ err: error }, 'request failed after its deadline had been answered');
+          return undefined;
+        },
+      );
+    };
+  });
 }
 
 declare module 'fastify' {
