@@ -1,5 +1,5 @@
 import { portable, withoutTypeArrays } from '@engram/mcp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
 describe('portable tool schemas', () => {
@@ -19,5 +19,35 @@ describe('portable tool schemas', () => {
     expect(json).toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
     expect(wrapped.safeParse({ valid_until: null, count: 2 }).success).toBe(true);
     expect(wrapped['~standard'].validate({ valid_until: 3, count: 2 })).toMatchObject({ issues: expect.any(Array) });
+  });
+
+  it('names an output schema by its content, so a client compiles its validator once, not on every tools/list', async () => {
+    const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/ajv');
+    const jsonOf = (schema: z.ZodType, options?: { identified?: boolean }) =>
+      portable(schema, options)['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+    const first = z.object({ status: z.string(), count: z.number().int() });
+    const same = z.object({ status: z.string(), count: z.number().int() });
+    const other = z.object({ status: z.string(), count: z.number().int(), note: z.string() });
+    const id = jsonOf(first, { identified: true }).$id;
+    expect(id).toMatch(/^urn:engram:schema:[0-9a-f]{32}$/);
+    // The same schema is the same id wherever it comes from; a changed schema is a new one.
+    expect(jsonOf(same, { identified: true }).$id).toBe(id);
+    expect(jsonOf(other, { identified: true }).$id).not.toBe(id);
+    // Input schemas (which models read) are left as they were.
+    expect(jsonOf(first)).not.toHaveProperty('$id');
+    // The SDK client's validator compiles an id it has seen once (its Ajv engine, counted), and still validates.
+    const validator = new AjvJsonSchemaValidator();
+    const engine = (validator as unknown as { ajv: { compile: (schema: unknown) => unknown } }).ajv;
+    expect(typeof engine?.compile).toBe('function');
+    const compile = vi.spyOn(engine, 'compile');
+    for (let i = 0; i < 3; i++) {
+      const check = validator.getValidator(structuredClone(jsonOf(first, { identified: true })));
+      expect(check({ status: 'ready', count: 2 }).valid).toBe(true);
+      expect(check({ status: 'ready', count: 'two' }).valid).toBe(false);
+    }
+    expect(compile).toHaveBeenCalledTimes(1);
+    // Without an id, every listing compiles again.
+    for (let i = 0; i < 3; i++) validator.getValidator(structuredClone(jsonOf(first)));
+    expect(compile).toHaveBeenCalledTimes(4);
   });
 });

@@ -146,7 +146,7 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         title: tool.title,
         description: tool.description,
         inputSchema: portable(tool.input),
-        outputSchema: portable(tool.output),
+        outputSchema: portable(tool.output, { identified: true }),
         annotations: { title: tool.title, ...tool.annotations },
         ...(tool.meta ? { _meta: tool.meta } : {}),
       },
