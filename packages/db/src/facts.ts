@@ -109,6 +109,11 @@ const NEIGHBOUR_COLUMNS = sql.raw(
   ['id', 'lineage_id', 'agent_id', 'durability', 'entities', 'committed_at', 'provenance', 'expires_at'].map((c) => `f.${c}`).join(', '),
 );
 
+/** Current, unexpired facts (as `f`) of a scope embedded by `model`: where a new fact's near-duplicates are. */
+const currentInScope = (workspaceId: string, scope: string, model: string | null, at: Date) =>
+  sql`f.workspace_id = ${workspaceId} and f.scope = ${scope} and f.embedding_model = ${model} and f.valid_until is null
+      and (f.expires_at is null or f.expires_at > ${ts(at)})`;
+
 /**
  * The current facts of a scope nearest to `embedding` (same embedding model only), most similar
  * first. Uses the HNSW index; iterative scans keep the scope filter from starving the result.
@@ -131,9 +136,7 @@ export async function nearestCurrentInScope(
     // The vector is sent once: the order is by the selected distance (still the HNSW ordering).
     sql`select ${NEIGHBOUR_COLUMNS}, f.embedding <=> ${vector}::halfvec as distance
         from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.scope = ${params.scope} and f.embedding_model = ${params.model}
-          and f.valid_until is null
-          and (f.expires_at is null or f.expires_at > ${ts(params.at ?? new Date())})
+        where ${currentInScope(tenant.workspaceId, params.scope, params.model, params.at ?? new Date())}
           ${params.entitySignature === undefined ? sql`` : sql`and f.entity_signature = ${params.entitySignature}`}
         order by distance
         limit ${params.limit}`,
@@ -201,9 +204,25 @@ export interface InsertedFact {
 export async function insertFact(
   tenant: TenantDb,
   fact: NewFact,
-  options: { closeLineageId: string | null; detectionReason: string | null; last?: boolean },
+  options: {
+    closeLineageId: string | null;
+    detectionReason: string | null;
+    last?: boolean;
+    /**
+     * Insert only if no current, unexpired fact of the scope embedded by the same model (pass it
+     * for a fact with an embedding) states exactly the same values (`entity_signature`): such a
+     * fact may be one this one corroborates, which the caller decides. Not inserted, `inserted`
+     * is false, as for an identical current fact.
+     */
+    unlessSameValuesAt?: Date;
+  },
 ): Promise<InsertedFact> {
   const w = tenant.workspaceId;
+  const unlessSameValues = options.unlessSameValuesAt
+    ? sql`where not exists (
+          select 1 from facts f
+          where ${currentInScope(w, fact.scope, fact.embeddingModel, options.unlessSameValuesAt)} and f.entity_signature = ${fact.entitySignature})`
+    : sql``;
   const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null`;
   const closeLineage = options.closeLineageId
     ? sql`update facts set valid_until = greatest(valid_from, ${ts(fact.committedAt)})
@@ -217,10 +236,11 @@ export async function insertFact(
         insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, fact_type, agent_id,
           member_id, provenance, entities, entity_signature, match_keys, extractor_version, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
           expires_at, memory_op, supersedes_fact_id, durability, source)
-        values (${fact.id}, ${w}, ${fact.lineageId}, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence},
-          ${fact.factType}, ${fact.agentId}, ${fact.memberId}, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
-          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
-          ${fact.ttlDays}, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}, ${fact.durability}, ${fact.source})
+        select ${fact.id}::uuid, ${w}::uuid, ${fact.lineageId}::uuid, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence}::float8,
+          ${fact.factType}, ${fact.agentId}, ${fact.memberId}::uuid, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
+          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}::smallint, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
+          ${fact.ttlDays}::int, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}::uuid, ${fact.durability}, ${fact.source}
+        ${unlessSameValues}
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
         returning id, committed_at
       ),

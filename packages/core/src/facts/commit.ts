@@ -1,7 +1,8 @@
 /**
  * The commit pipeline (SPEC §5): validate → secret scan → normalize + hash → dedup → entities →
  * embedding → lineage → close superseded window → insert → enqueue detection, the last three in
- * one statement.
+ * one statement. A new fact that nothing current already states takes one round trip: the insert,
+ * guarded against those, goes straight away; only if a guard holds do the dedup reads run.
  */
 import { createHash, createHmac } from 'node:crypto';
 import {
@@ -188,7 +189,12 @@ export interface FactDraft {
  * Stores a new fact: a time-ordered id, its expiry (TTL, or a day for ephemeral facts), the
  * superseded window closed and a detection job enqueued for durable facts, in one statement.
  */
-export async function storeNewFact(tenant: TenantDb, services: FactServices, draft: FactDraft, options: { last?: boolean } = {}) {
+export async function storeNewFact(
+  tenant: TenantDb,
+  services: FactServices,
+  draft: FactDraft,
+  options: { last?: boolean; unlessSameValuesAt?: Date } = {},
+) {
   const id = uuidv7(draft.committedAt.getTime());
   const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
   const fact: NewFact = {
@@ -221,6 +227,7 @@ export async function storeNewFact(tenant: TenantDb, services: FactServices, dra
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
     last: options.last,
+    unlessSameValuesAt: options.unlessSameValuesAt,
   });
   return { fact, stored };
 }
@@ -301,6 +308,33 @@ export async function commitFact(
   const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
   await services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings });
 
+  const draft: FactDraft = {
+    content: input.content,
+    contentHash: hash,
+    scope: input.scope,
+    confidence: input.confidence,
+    factType: input.fact_type,
+    agentId,
+    memberId: resolveMemberId(principal),
+    provenance: input.provenance ?? null,
+    entities,
+    embedding: embedding ?? null,
+    committedAt: now,
+    ttlDays: input.ttl_days ?? null,
+    durability: input.durability,
+    source: 'commit',
+    lineageId: null,
+    supersedesFactId: null,
+  };
+  const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
+  // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
+  // fact exists (the unique key) or, for a plain add, a current fact of the scope states the same
+  // values (it may be one this commit corroborates). Either way the pipeline below decides.
+  if (input.operation === 'add' && !input.corrects_lineage) {
+    const first = await storeNewFact(tenant, services, draft, { last: true, unlessSameValuesAt: plainAdd && embedding ? now : undefined });
+    if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
+  }
+
   // The reads that decide what to store, and the store, in one confined transaction: one switch
   // to the tenant role per commit, and the reads pipelined on one connection.
   return forWorkspace(services.db, principal.workspaceId).transaction(async (tenant) => {
@@ -319,7 +353,6 @@ export async function commitFact(
     // A plain add may be another agent saying what is already known. Only facts stating the same
     // values can be that, so the search covers the scope's facts with the same entity signature;
     // it runs alongside the exact-duplicate check (neither waits on the other).
-    const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
     const [existing, sameValues] = await Promise.all([
       findCurrentDuplicate(tenant, input.scope, hash),
       plainAdd ? nearest(signature) : Promise.resolve([]),
@@ -352,24 +385,7 @@ export async function commitFact(
 
     if (restated) await closeLineage(tenant, restated.lineageId, now);
     // The store is the transaction's last statement: it goes with COMMIT, in one round trip.
-    const { fact, stored } = await storeNewFact(tenant, services, {
-      content: input.content,
-      contentHash: hash,
-      scope: input.scope,
-      confidence: input.confidence,
-      factType: input.fact_type,
-      agentId,
-      memberId: resolveMemberId(principal),
-      provenance: input.provenance ?? null,
-      entities,
-      embedding: embedding ?? null,
-      committedAt: now,
-      ttlDays: input.ttl_days ?? null,
-      durability: input.durability,
-      source: 'commit',
-      lineageId: lineage.lineageId,
-      supersedesFactId: lineage.supersedes,
-    }, { last: true });
+    const { fact, stored } = await storeNewFact(tenant, services, { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes }, { last: true });
     if (!stored.inserted) {
       // An identical commit won a race for the same scope; answer like the dedup check would have
       // (in a transaction of its own: this one has ended).
@@ -377,25 +393,29 @@ export async function commitFact(
       if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
       throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
     }
-    services.log.info(
-      { workspace_id: principal.workspaceId, fact_id: stored.id, memory_op: fact.memoryOp, scope: input.scope },
-      'fact committed',
-    );
-    return {
-      fact_id: stored.id,
-      lineage_id: fact.lineageId,
-      committed_at: stored.committedAt.toISOString(),
-      duplicate: false,
-      corroborated: false,
-      memory_op: fact.memoryOp,
-      supersedes_fact_id: fact.supersedesFactId,
-      verified: fact.provenance !== null,
-      durability: fact.durability,
-      expires_at: iso(fact.expiresAt),
-      ...(lineage.note ? { note: lineage.note } : {}),
-      ...(restated ? { note: 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.' } : {}),
-    };
+    const note = restated
+      ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
+      : lineage.note;
+    return committed(services, principal, fact, stored, note);
   });
+}
+
+/** A stored commit's answer (and its log line). */
+function committed(services: FactServices, principal: MemberPrincipal, fact: NewFact, stored: { id: string; committedAt: Date }, note?: string): CommitOutput {
+  services.log.info({ workspace_id: principal.workspaceId, fact_id: stored.id, memory_op: fact.memoryOp, scope: fact.scope }, 'fact committed');
+  return {
+    fact_id: stored.id,
+    lineage_id: fact.lineageId,
+    committed_at: stored.committedAt.toISOString(),
+    duplicate: false,
+    corroborated: false,
+    memory_op: fact.memoryOp,
+    supersedes_fact_id: fact.supersedesFactId,
+    verified: fact.provenance !== null,
+    durability: fact.durability,
+    expires_at: iso(fact.expiresAt),
+    ...(note ? { note } : {}),
+  };
 }
 
 /** How many facts per shared key are read to see whether a claim moved on since a fact. */
