@@ -19,8 +19,22 @@ import {
   silentLogger,
   type MemberPrincipal,
 } from '@engram/core';
-import { claimDetectionRun, completeRun, createDb, detectionJobs, detectionRuns, type ClaimedRun, type DbHandle, type RunStats } from '@engram/db';
-import { eq } from 'drizzle-orm';
+import {
+  applyRetirements,
+  claimDetectionRun,
+  completeRun,
+  conflicts,
+  createDb,
+  detectionJobs,
+  detectionRuns,
+  facts,
+  forWorkspace,
+  insertConflicts,
+  type ClaimedRun,
+  type DbHandle,
+  type RunStats,
+} from '@engram/db';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
@@ -142,16 +156,55 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
       (n: number) => `The search worker pool size is ${n} threads`,
       (n: number) => `The mailer queue retries failed jobs ${n} times`,
     ];
-    // Twenty facts per slot, each from its own agent (no session settles them), interleaved.
+    // Thirty facts per slot, each from its own agent (no session settles them), interleaved.
     const ids: string[] = [];
-    for (let i = 0; i < 20; i++) for (const [s, text] of slots.entries()) ids.push(await ws.commit(text(i + 2), `agent-${s}-${i}`));
+    for (let i = 0; i < 30; i++) for (const [s, text] of slots.entries()) ids.push(await ws.commit(text(i + 2), `agent-${s}-${i}`));
     // The run is called directly: its commits' jobs must not wait for the next test's workers.
     await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const stats = await runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: 'run-interleaved', workspaceId: ws.id, triggerFactIds: ids });
-    // One step per slot, each reading that slot's 20 facts: 60 reads. Steps of 25 triggers in
-    // arrival order would read every slot in every step (about 180).
-    expect(stats.factsRead).toBe(60);
+    // One read per slot, of that slot's 30 facts: 90 reads. Steps of 25 triggers in arrival order
+    // would read every slot in every step (about 270); reads of 25 triggers per slot, 180.
+    expect(stats.factsRead).toBe(90);
     expect(stats.conflictsRaised).toBe(3);
+  });
+
+  it('applies a chain of settlements in one step, and settles the conflicts they and other closings made moot', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(handle.db, ws.id);
+    // Two facts another agent disagrees with, in conflicts raised earlier.
+    const other = await ws.commit('The cache TTL is 15 seconds', 'agent-2');
+    const corrected = await ws.commit('The export job runs every 15 minutes', 'agent-3');
+    const rival = await ws.commit('The export job runs every 20 minutes', 'agent-4');
+    // One agent in one working session: 30, then 60, then 90 (each settles the one before).
+    const a = await ws.commit('The cache TTL is 30 seconds');
+    const b = await ws.commit('The cache TTL is 60 seconds');
+    const c = await ws.commit('The cache TTL is 90 seconds');
+    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const [first, second] = await tenant.transaction((tx) =>
+      insertConflicts(tx, [
+        { kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high', question: 'TTL 15 or 30?', explanation: null, factIds: [other, a] },
+        { kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high', question: 'Every 15 or 20 minutes?', explanation: null, factIds: [corrected, rival] },
+      ]),
+    );
+    // The second conflict's fact is closed by its author, not by the detector.
+    await tenant.execute(sql`update facts set valid_until = now() where id = ${corrected}`);
+
+    const stats = await runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: 'run-chain', workspaceId: ws.id, triggerFactIds: [a, b, c] });
+    expect(stats.factsRetired).toBe(2);
+    const rows = await handle.db.select().from(facts).where(eq(facts.workspaceId, ws.id));
+    const row = (id: string) => rows.find((r) => r.id === id)!;
+    expect(row(a)).toMatchObject({ retiredBy: 'detector', retiredForFactId: b });
+    expect(row(a).validUntil).not.toBeNull();
+    // B is both retired (by C) and the settler of A: one row, both changes.
+    expect(row(b)).toMatchObject({ retiredBy: 'detector', retiredForFactId: c, memoryOp: 'update', supersedesFactId: a });
+    expect(row(b).validUntil).not.toBeNull();
+    expect(row(c)).toMatchObject({ validUntil: null, memoryOp: 'update', supersedesFactId: b });
+    // The TTL conflict has one current fact left; so has the export one, closed outside the run.
+    const status = async (id: string) => (await handle.db.select().from(conflicts).where(eq(conflicts.id, id)))[0]!.status;
+    expect(await status(first!)).toBe('resolved');
+    expect(await status(second!)).toBe('resolved');
+    // Applying the same retirements again closes nothing.
+    expect(await tenant.transaction((tx) => applyRetirements(tx, [{ factId: a, byFactId: b, at: new Date() }]))).toBe(0);
   });
 
   it('retries a failed run with backoff and gives the jobs up after the last attempt', async () => {

@@ -96,23 +96,37 @@ export const factSetKey = (ids: readonly string[]) =>
 
 /**
  * Closes settled facts' windows (marked as the detector's doing, so they can be restored) and notes
- * on the settling fact that it updated them.
+ * on each settling fact the first fact it updated. One statement for all of them: a run retires
+ * hundreds of facts in a busy workspace, and a round trip each was a fifth of its time. A fact both
+ * retired and settling another (A → B → C) is one row change. Returns how many windows it closed
+ * (a fact closed meanwhile is left as it is, and does not count).
  */
 export async function applyRetirements(tenant: TenantDb, retirements: readonly RetirementRecord[]): Promise<number> {
-  let closed = 0;
-  for (const r of retirements) {
-    const rows = await tenant.rows<{ id: string }>(sql`update facts set valid_until = greatest(valid_from, ${ts(r.at)}), retired_by = 'detector', retired_for_fact_id = ${r.byFactId}
-          where workspace_id = ${tenant.workspaceId} and id = ${r.factId} and valid_until is null
-          returning id`,
-    );
-    if (rows.length === 0) continue;
-    closed++;
-    await tenant.execute(
-      sql`update facts set memory_op = 'update', supersedes_fact_id = coalesce(supersedes_fact_id, ${r.factId})
-          where workspace_id = ${tenant.workspaceId} and id = ${r.byFactId} and memory_op = 'add'`,
-    );
-  }
-  return closed;
+  if (retirements.length === 0) return 0;
+  const w = tenant.workspaceId;
+  const [row] = await tenant.rows<{ closed: number }>(sql`with r as (
+          select * from unnest(${uuidArrayLiteral(retirements.map((r) => r.factId))}::uuid[], ${uuidArrayLiteral(retirements.map((r) => r.byFactId))}::uuid[],
+                               ${textArrayLiteral(retirements.map((r) => r.at.toISOString()))}::timestamptz[]) with ordinality as r(fact_id, by_id, at, n)
+        ), live as (
+          select r.* from r join facts f on f.workspace_id = ${w} and f.id = r.fact_id where f.valid_until is null
+        ), settler as (
+          select distinct on (by_id) by_id, fact_id from live order by by_id, n
+        ), target as (
+          select coalesce(l.fact_id, s.by_id) as id, l.at, l.by_id, s.fact_id as first_settled
+          from live l full join settler s on s.by_id = l.fact_id
+        ), changed as (
+          update facts f set
+            valid_until = case when t.at is null then f.valid_until else greatest(f.valid_from, t.at) end,
+            retired_by = case when t.at is null then f.retired_by else 'detector' end,
+            retired_for_fact_id = case when t.at is null then f.retired_for_fact_id else t.by_id end,
+            memory_op = case when t.first_settled is not null and f.memory_op = 'add' then 'update' else f.memory_op end,
+            supersedes_fact_id = case when t.first_settled is not null and f.memory_op = 'add' then coalesce(f.supersedes_fact_id, t.first_settled) else f.supersedes_fact_id end
+          from target t
+          where f.workspace_id = ${w} and f.id = t.id and (t.at is null or f.valid_until is null)
+          returning t.at is not null as closed
+        )
+        select count(*) filter (where closed)::int as closed from changed`);
+  return Number(row?.closed ?? 0);
 }
 
 /**
@@ -173,12 +187,18 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
 
 /**
  * Open conflicts that a settlement made moot (fewer than two of their facts still current) are
- * marked resolved, saying so.
+ * marked resolved, saying so. Given the facts just closed, only the conflicts naming one of them
+ * are read (a run retiring facts step by step would otherwise read every open conflict each step);
+ * without, every open conflict of the workspace (facts also close by correction, deletion, expiry).
  */
-export async function resolveSettledConflicts(tenant: TenantDb, now: Date): Promise<number> {
+export async function resolveSettledConflicts(tenant: TenantDb, now: Date, closedFactIds?: readonly string[]): Promise<number> {
+  if (closedFactIds?.length === 0) return 0;
+  const naming = closedFactIds
+    ? sql`and c.id in (select conflict_id from conflict_facts where workspace_id = ${tenant.workspaceId} and fact_id = any(${uuidArrayLiteral(closedFactIds)}::uuid[]))`
+    : sql``;
   const rows = await tenant.rows<{ id: string }>(sql`update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
           resolution = 'Settled automatically: a later fact superseded all but one side.'
-        where c.workspace_id = ${tenant.workspaceId} and c.status = 'open'
+        where c.workspace_id = ${tenant.workspaceId} and c.status = 'open' ${naming}
           and (select count(*) from conflict_facts cf join facts f on f.id = cf.fact_id
                where cf.conflict_id = c.id and f.valid_until is null) < 2
         returning c.id`,

@@ -5,6 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { canonicalWord, singular, slotParts, valueKind } from '../facts/entities.ts';
 import { lookupTechnology, technologyDisplayName } from '../facts/vocabulary.ts';
+import { perFact } from './per-fact.ts';
 
 /** One fact's claim about one slot (subject + attribute + qualifiers). */
 export interface SlotClaim {
@@ -57,15 +58,18 @@ export interface SlotClaim {
 /** Entity types that are not values of a slot (statements, cues, requests, dependencies are read by their own tiers). */
 const NOT_SLOT_VALUES = new Set(['config_key', 'cue', 'statement', 'deletion', 'dependency', 'concepts']);
 
-/** The fact's cues as the extractor stored them (and, for facts stored before cues existed, its text). */
-export function cuesOfFact(fact: DetectorFact): { change: boolean; tentative: boolean; correction: boolean } {
+/**
+ * The fact's cues as the extractor stored them (and, for facts stored before cues existed, its
+ * text), read once per fact (the tiers ask for them pair by pair).
+ */
+export const cuesOfFact = perFact((fact): { change: boolean; tentative: boolean; correction: boolean } => {
   const cues = new Set(fact.entities.filter((e) => e.type === 'cue').map((e) => String(e.value)));
   return {
     change: cues.has('change') || announcesChange(fact.content),
     tentative: cues.has('tentative') || changeInProgress(fact.content),
     correction: cues.has('correction'),
   };
-}
+});
 
 const NUMERIC_TYPES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'port']);
 
@@ -233,17 +237,12 @@ interface Named {
   lead: string | null;
   text: string;
 }
-const componentsByFact = new WeakMap<DetectorFact, Named>();
-function namedIn(fact: DetectorFact): Named {
-  let found = componentsByFact.get(fact);
-  if (!found) {
-    const text = fact.content.toLowerCase();
-    const names = readComponents(fact, text);
-    const words = [...new Set(names.flatMap((n) => n.split(/[-_.]/)).filter((w) => w.length >= 3))];
-    componentsByFact.set(fact, (found = { names, words, lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null, text }));
-  }
-  return found;
-}
+const namedIn = perFact((fact): Named => {
+  const text = fact.content.toLowerCase();
+  const names = readComponents(fact, text);
+  const words = [...new Set(names.flatMap((n) => n.split(/[-_.]/)).filter((w) => w.length >= 3))];
+  return { names, words, lead: LEADING_NAME.exec(fact.content)?.[1]?.toLowerCase() ?? null, text };
+});
 
 /**
  * The components a fact names: names with a digit or an underscore (`pg-billing-02`,

@@ -43,20 +43,9 @@ export function analyzeSlots(
   facts: readonly DetectorFact[],
   triggerIds: ReadonlySet<string>,
   claims: (fact: DetectorFact) => SlotClaim[] = claimsOf,
+  index: SlotIndex = indexSlots(facts, claims),
 ): DeterministicOutcome {
-  // Claims indexed by kind and attribute word, so each trigger claim meets only plausible peers.
-  const index = new Map<string, SlotClaim[]>();
-  const triggerClaims: SlotClaim[] = [];
-  for (const fact of facts) {
-    for (const claim of claims(fact)) {
-      for (const key of indexKeys(claim)) {
-        const list = index.get(key) ?? [];
-        list.push(claim);
-        index.set(key, list);
-      }
-      if (triggerIds.has(fact.id) && fact.valid_until === null) triggerClaims.push(claim);
-    }
-  }
+  const triggerClaims = facts.filter((f) => triggerIds.has(f.id) && f.valid_until === null).flatMap(claims);
   // One timeline per trigger claim: every claim about the same slot, oldest first.
   const timelines = new Map<string, SlotClaim[]>();
   for (const trigger of triggerClaims) {
@@ -116,12 +105,23 @@ export function analyzeSlots(
   for (const claims of touched) {
     const current = claims.filter(isCurrent);
     // Each pair must be about one slot itself: two peers of one trigger can be two things ("Memory limit is 4Gi"
-    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi"). Each pair is judged once.
+    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi"). A claim is
+    // in once one pair holds it, so each looks only until it finds one (a crowded slot where every
+    // value differs costs a pass, not every pair); each pair is judged oldest first.
     const inPair = new Set<SlotClaim>();
+    const opposed = (i: number, j: number) => {
+      const [c, other] = i < j ? [current[i]!, current[j]!] : [current[j]!, current[i]!];
+      return other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c));
+    };
     for (let i = 0; i < current.length; i++) {
-      for (let j = i + 1; j < current.length; j++) {
-        const [c, other] = [current[i]!, current[j]!];
-        if (other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c))) inPair.add(c).add(other);
+      if (inPair.has(current[i]!)) continue;
+      for (let j = 0; j < current.length; j++) {
+        // An earlier claim still without a pair already looked at this one, and found nothing.
+        if (j === i || (j < i && !inPair.has(current[j]!))) continue;
+        if (opposed(i, j)) {
+          inPair.add(current[i]!).add(current[j]!);
+          break;
+        }
       }
     }
     const involved = current.filter((c) => inPair.has(c));
@@ -134,6 +134,26 @@ export function analyzeSlots(
     conflicts: mergeDrafts(drafts),
     reasons,
   };
+}
+
+/**
+ * The claims of a run's facts, indexed by kind and attribute word, so each trigger claim meets
+ * only plausible peers. A run analysing its triggers in steps over the same facts builds it once.
+ */
+export type SlotIndex = ReadonlyMap<string, readonly SlotClaim[]>;
+
+export function indexSlots(facts: readonly DetectorFact[], claims: (fact: DetectorFact) => SlotClaim[] = claimsOf): SlotIndex {
+  const index = new Map<string, SlotClaim[]>();
+  for (const fact of facts) {
+    for (const claim of claims(fact)) {
+      for (const key of indexKeys(claim)) {
+        const list = index.get(key);
+        if (list) list.push(claim);
+        else index.set(key, [claim]);
+      }
+    }
+  }
+  return index;
 }
 
 /** Keys a claim is indexed under in a run: its kind with each attribute word, and with each anchor of its frame. */

@@ -298,7 +298,7 @@ export async function resolveConflict(
     if (type === 'dismissed') await unflagAgents(tx, conflict.id);
     // Closing windows can leave other open conflicts with a single current fact: settled, as the
     // detector marks them after its own retirements.
-    const settled = closed.length > 0 ? await resolveSettledConflicts(tx, now) : 0;
+    const settled = await resolveSettledConflicts(tx, now, closed);
     return { status, winner: winner?.id ?? null, closed, resolution: command.resolution, resolvedAt: now, settled, already: false };
   });
 

@@ -17,10 +17,10 @@ import {
   type RunStats,
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
-import { probeKeysOf } from '../facts/entities.ts';
 import { cachedClaims } from './claims.ts';
-import { analyzeSlots } from './deterministic.ts';
-import { analyzeStatements } from './statements.ts';
+import { analyzeSlots, indexSlots } from './deterministic.ts';
+import { probesOf } from './per-fact.ts';
+import { analyzeStatements, readStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
 
 /** Most facts a run reads per slot key (newest first); a slot's timeline keeps its newest 100 claims. */
@@ -48,21 +48,26 @@ export interface RunInput {
  * Triggers read together, and analysed together. A run groups its triggers by shared slot; each
  * group, up to TRIGGERS_READ_TOGETHER triggers, reads its slots once (a busy workspace's backlog
  * restates the same few subjects: one at a time, a run read each crowded slot once per trigger).
- * Analysis is synchronous, and a crowded slot's timeline costs tens of milliseconds, so with an
- * in-process worker a big step stalls every request the process serves: at 10,000 facts and 50
- * clients in one workspace (npm run bench -- --concurrency), analysing 25 triggers of one slot at
- * once gave /healthz a p99 of 123-150 ms (backlog drained in 7.0-7.6 s); reading and analysing 8
- * at a time, 66-77 ms (12.9 s, reading 2.4 times the rows); reading 25 and analysing 8 at a time,
- * 79-113 ms (10.6-10.8 s). So what was read is analysed TRIGGERS_ANALYSED_TOGETHER triggers at a
- * time, yielding in between, each step seeing the retirements the one before applied.
+ * A slot key reads at most FACTS_PER_KEY facts however many triggers share it, so a big group
+ * reads little more than a small one: 1,674 queued commits on 10,000 facts (the concurrency
+ * bench's story) read 61,000 fact rows in groups of 25 and 21,000 in groups of 400, and the run
+ * took half the time. Analysis is synchronous, and a crowded slot's timeline costs tens of
+ * milliseconds, so with an in-process worker a big step stalls every request the process serves:
+ * at 10,000 facts and 50 clients in one workspace (npm run bench -- --concurrency), analysing 25
+ * triggers of one slot at once gave /healthz a p99 of 123-150 ms; 8 at a time, 79-113 ms. So what
+ * was read is analysed TRIGGERS_ANALYSED_TOGETHER triggers at a time, yielding in between, each
+ * step seeing the retirements the one before applied; the slot index is built once per group.
  */
-const TRIGGERS_READ_TOGETHER = 25;
+const TRIGGERS_READ_TOGETHER = 400;
 const TRIGGERS_ANALYSED_TOGETHER = 8;
+/** Facts whose claims and statements are read between two yields to the requests the process serves. */
+const FACTS_READ_BETWEEN_YIELDS = 250;
+const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
 /** Trigger rows read per statement when a run starts. */
 const TRIGGERS_READ_AT_ONCE = 500;
 
 /** The slot and meaning keys a trigger is read by. */
-const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probeKeysOf(f.entities)])];
+const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probesOf(f)])];
 /** Slot keys (`count:auth:pool`) as opposed to keys by meaning, statement, dependency or value. */
 const isSlotKey = (k: string) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:') && !k.startsWith('neg:') && !k.startsWith('dep:') && !k.startsWith('val:');
 
@@ -128,15 +133,26 @@ export async function runDeterministicPass(
     const byId = new Map(facts.map((f) => [f.id, f]));
     totals.factsRead += facts.length;
     const claims = cachedClaims();
+    // Each fact's claims and statements are read once, a slice at a time between requests (all at
+    // once, inside the first step, the first step of a group of 1,500-2,600 facts held the process
+    // for 60-80 ms).
+    for (let start = 0; start < facts.length; start += FACTS_READ_BETWEEN_YIELDS) {
+      for (const fact of facts.slice(start, start + FACTS_READ_BETWEEN_YIELDS)) {
+        claims(fact);
+        readStatements(fact);
+      }
+      await yieldToRequests();
+    }
+    const index = indexSlots(facts, claims);
     for (const step of chunks(triggers, TRIGGERS_ANALYSED_TOGETHER)) {
       const live = step.filter((t) => t.valid_until === null);
       if (live.length === 0) continue;
       const triggerIds = new Set(live.map((t) => t.id));
-      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds, claims), analyzeStatements(facts, triggerIds));
+      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds, claims, index), analyzeStatements(facts, triggerIds));
       const { retired, raised } = await tenant.transaction(async (tx) => {
         const closed = await applyRetirements(tx, outcome.retirements);
         const created = await insertConflicts(tx, outcome.conflicts);
-        if (closed > 0) await resolveSettledConflicts(tx, now);
+        if (closed > 0) await resolveSettledConflicts(tx, now, outcome.retirements.map((r) => r.factId));
         return { retired: closed, raised: created.length };
       });
       // What this step retired is history for the next (the database closed it, or found it closed).
@@ -150,9 +166,12 @@ export async function runDeterministicPass(
       }
       totals.conflictsRaised += raised;
       totals.factsRetired += retired;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToRequests();
     }
   }
+  // Conflicts whose facts closed outside the detector (a correction, a deletion, an expiry) are
+  // settled too, once per run.
+  await resolveSettledConflicts(tenant, now);
   if (totals.factsRetired > 0 || totals.conflictsRaised > 0) {
     services.log.info(
       { workspace_id: input.workspaceId, run_id: input.runId, retired: totals.factsRetired, raised: totals.conflictsRaised },

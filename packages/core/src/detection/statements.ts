@@ -15,6 +15,7 @@
  */
 import type { ConflictRecord, DetectorFact, FactEntity, RetirementRecord } from '@engram/db';
 import { componentsApart, cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
+import { perFact } from './per-fact.ts';
 import { explanationDate, statementQuestion } from './questions.ts';
 
 interface StatementClaim {
@@ -38,6 +39,14 @@ interface StatementClaim {
 
 const isVerb = (w: string) => w.startsWith('v:');
 const isAlias = (w: string) => w.endsWith('=');
+
+/** A fact's statements and what it asserts, read once per fact (a run analyses its triggers in steps over the same facts). */
+export const readStatements = perFact((fact): { all: StatementClaim[]; asserted: StatementClaim[] } => {
+  const all = statementsOfFact(fact);
+  const positive = all.filter((s) => s.positive);
+  // What a fact asserts, all clauses together: "worked with Michael since they met" asserts a meeting.
+  return { all, asserted: positive.length === 0 ? [] : [mergeStatements(positive)] };
+});
 
 function statementsOfFact(fact: DetectorFact): StatementClaim[] {
   if (fact.entities.some((e) => e.type === 'deletion')) return [];
@@ -147,14 +156,6 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     reasons.set(older.id, reason);
     retirements.push({ factId: older.id, byFactId: newer.id, at: newer.committed_at });
   };
-  const statements = new Map(facts.map((f) => [f.id, statementsOfFact(f)]));
-  // What a fact asserts, all clauses together: "worked with Michael since they met" asserts a meeting.
-  const asserted = new Map(
-    facts.map((f) => {
-      const positive = statements.get(f.id)!.filter((s) => s.positive);
-      return [f.id, positive.length === 0 ? [] : [mergeStatements(positive)]] as const;
-    }),
-  );
   const triggers = facts.filter((f) => triggerIds.has(f.id) && current(f));
 
   // Deletion requests retire the earlier facts that name all of what they name.
@@ -165,7 +166,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       for (const fact of facts) {
         if (fact.id === request.id || !current(fact) || time(fact) > time(request)) continue;
         // What it names, all of it, or most of it (a request paraphrases: "the hotfix/* branch naming note").
-        const names = statements.get(fact.id)!.flatMap((s) => [...s.nouns, ...s.about, ...s.aliases, ...[...s.verbs].map((v) => v.slice(2))]);
+        const names = readStatements(fact).all.flatMap((s) => [...s.nouns, ...s.about, ...s.aliases, ...[...s.verbs].map((v) => v.slice(2))]);
         const hit = target.filter((w) => names.includes(w)).length;
         // A request that names someone ("the bit about Rik approving") retires only facts that name them.
         if ((deletion.about ?? []).some((n) => !names.includes(n))) continue;
@@ -195,15 +196,16 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   const seenPairs = new Set<string>();
   for (const trigger of triggers) {
     if (retired.has(trigger.id)) continue;
-    const mineAll = [...statements.get(trigger.id)!.filter((s) => !s.positive), ...asserted.get(trigger.id)!];
+    const own = readStatements(trigger);
+    const mineAll = [...own.all.filter((s) => !s.positive), ...own.asserted];
     for (const mine of mineAll) {
       for (const fact of facts) {
         if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
         const pair = [trigger.id, fact.id].sort().join('|');
         if (seenPairs.has(pair)) continue;
         const theirs = mine.positive
-          ? statements.get(fact.id)!.find((s) => denies(s, mine))
-          : asserted.get(fact.id)!.find((s) => denies(mine, s));
+          ? readStatements(fact).all.find((s) => denies(s, mine))
+          : readStatements(fact).asserted.find((s) => denies(mine, s));
         // Each names a component the other never mentions: one's denial is about another thing.
         if (!theirs || componentsApart(trigger, fact)) continue;
         seenPairs.add(pair);
@@ -242,7 +244,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       const cues = cuesOfFact(change);
       const changed = cues.change || cues.correction || (dependency.ends && COMPLETION.test(change.content));
       if (!changed || cues.tentative || componentsApart(dependency.fact, change)) continue;
-      const names = statements.get(change.id)!.some((s) => dependency.target.every((w) => s.nouns.has(w) || s.about.has(w) || s.verbs.has(`v:${w}`)));
+      const names = readStatements(change).all.some((s) => dependency.target.every((w) => s.nouns.has(w) || s.about.has(w) || s.verbs.has(`v:${w}`)));
       if (!names) continue;
       conflicts.push({
         kind: 'stale',

@@ -22,7 +22,8 @@
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
  */
 import { factsByIds, factsMatching, scopeKeyMates, scopeNeighbours, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
-import { identityKey, IDENTITY_TYPES, probeKeysOf } from '../../facts/entities.ts';
+import { identityKey, IDENTITY_TYPES } from '../../facts/entities.ts';
+import { probesOf } from '../per-fact.ts';
 import { cachedClaims, cuesOfFact, sameSlot, type SlotClaim } from '../claims.ts';
 
 /** A fact the story must show, with what it needs to be placed and costed. */
@@ -119,7 +120,6 @@ function strengthOf(
   identities: ReadonlySet<string>,
   fact: DetectorFact,
   claims: (f: DetectorFact) => SlotClaim[],
-  probesOf: (f: DetectorFact) => readonly string[],
   crowded: (key: string) => boolean,
 ): number {
   const mine = claims(trigger);
@@ -143,7 +143,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const triggers = (await factsByIds(tenant, ids)).filter((t) => t.durability === 'durable');
   const triggerSet = new Set(triggerFactIds);
   const keys = new Set<string>();
-  for (const t of triggers) for (const k of [...t.match_keys, ...probeKeysOf(t.entities)]) keys.add(k);
+  for (const t of triggers) for (const k of [...t.match_keys, ...probesOf(t)]) keys.add(k);
   const triggerIds = triggers.map((t) => t.id);
   const [pool, anywhere, inScope, sharingWords, keyMates] = await Promise.all([
     factsMatching(tenant, [...keys], FACTS_PER_KEY),
@@ -194,17 +194,10 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const claims = cachedClaims();
   const holders = new Map<string, number>();
   // Holders of a key by what they state and by what they name (a dependency's or a denial's target).
-  // A fact's probe keys are read once, however many triggers meet it.
-  const probeKeys = new Map<DetectorFact, string[]>();
-  const probesOf = (f: DetectorFact) => {
-    let found = probeKeys.get(f);
-    if (!found) probeKeys.set(f, (found = probeKeysOf(f.entities)));
-    return found;
-  };
   for (const f of pool) for (const k of new Set([...f.match_keys, ...probesOf(f)])) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
   const crowded = (key: string) => (holders.get(key) ?? 0) >= CROWDED_KEY_HOLDERS;
   const lists = triggers.map((trigger) => {
-    const probes = new Set(probeKeysOf(trigger.entities));
+    const probes = new Set(probesOf(trigger));
     const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
     const ranked: { fact: DetectorFact; strength: number }[] = [];
     const myKeys = new Set(trigger.match_keys);
@@ -212,7 +205,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k) && !crowded(k));
     for (const fact of pool) {
       if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
-      const strength = strengthOf(trigger, probes, identities, fact, claims, probesOf, crowded);
+      const strength = strengthOf(trigger, probes, identities, fact, claims, crowded);
       // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
       // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie.
@@ -224,7 +217,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
       const fact = known.get(id);
       if (!fact || triggerSet.has(id) || ranked.some((r) => r.fact.id === id)) continue;
       // A neighbour that also shares a claim or a name is as strong as one found by its keys (the keys read only the newest facts).
-      const tie = strengthOf(trigger, probes, identities, fact, claims, probesOf, crowded);
+      const tie = strengthOf(trigger, probes, identities, fact, claims, crowded);
       if (tie > 0 || near.has(id) || sharesKey(fact) || bearsOn(trigger, fact, claims)) ranked.push({ fact, strength: Math.max(tie, 1) });
     }
     // A middle step comes after the fact the trigger restates, and announces a change it made

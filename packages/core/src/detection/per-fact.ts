@@ -1,0 +1,21 @@
+/**
+ * What the tiers read off a fact, once per fact object. A run compares each fact it read with many
+ * others, pair by pair and step by step, and a fact's text and entities do not change while it is
+ * read (a retirement only closes its window), so each reading is kept with the fact object.
+ */
+import type { DetectorFact } from '@engram/db';
+import { probeKeysOf } from '../facts/entities.ts';
+
+/** `read`, remembered per fact object (and forgotten with it). */
+export function perFact<T>(read: (fact: DetectorFact) => T): (fact: DetectorFact) => T {
+  const cache = new WeakMap<DetectorFact, T>();
+  return (fact) => {
+    if (cache.has(fact)) return cache.get(fact)!;
+    const value = read(fact);
+    cache.set(fact, value);
+    return value;
+  };
+}
+
+/** The keys of what a fact depends on or denies (see probeKeysOf). */
+export const probesOf = perFact((fact) => probeKeysOf(fact.entities));
