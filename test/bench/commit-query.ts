@@ -8,15 +8,18 @@
  *
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The server runs as its own
- * process (`engram start`); the clients are the SDK's real MCP client. The reference is the same
- * fact row inserted directly with postgres.js (prepared, one row per statement).
+ * process (`engram start`); the clients are the SDK's real MCP client. The references: the same
+ * fact row inserted directly with postgres.js (prepared, one row per statement) for engram_commit;
+ * the service's own hybrid SQL (`hybridCandidates`, confined to the workspace as the service runs
+ * it, at engram_query's depth for limit 10) for engram_query; and `engram_status` for `tools/list`
+ * (both answer from the MCP layer with little or no database work). Each ratio is printed.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, matchKeysOf, uuidv7 } from '@engram/core';
-import { createDb, queryRows, textArrayLiteral, vectorLiteral } from '@engram/db';
+import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates, queryRows, textArrayLiteral, vectorLiteral } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -139,8 +142,42 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   }
   report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
 
+  const lists: number[] = [];
+  const statuses: number[] = [];
+  for (let i = 0; i < 20; i++) await Promise.all([main.listTools(), mustCall(main, 'engram_status', {})]);
+  for (let i = 0; i < QUERIES; i++) {
+    lists.push(await timed(() => main.listTools()));
+    statuses.push(await timed(() => mustCall(main, 'engram_status', {})));
+  }
+  report({ size, metric: 'tools/list over MCP, sequential', p50: median(lists), p99: percentile(lists, 99), perSecond: null });
+  report({ size, metric: 'engram_status over MCP, sequential', p50: median(statuses), p99: percentile(statuses, 99), perSecond: null });
+
   await Promise.all(clients.map((c) => c.close()));
+  await directQueryReference(databaseUrl, workspaceId, size);
   await directInsertReference(databaseUrl, workspaceId, size, CONCURRENT_COMMITS);
+}
+
+/** engram_query's depth for limit 10: max(30, limit × 3). */
+const QUERY_DEPTH = 30;
+
+async function directQueryReference(databaseUrl: string, workspaceId: string, size: number): Promise<void> {
+  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
+  const tenant = forWorkspace(handle.db, workspaceId);
+  const embeddings = QUERY_TOPICS.map((topic) => embedLocally(topic));
+  const query = (i: number) =>
+    hybridCandidates(tenant, {
+      embedding: embeddings[i % QUERY_TOPICS.length]!,
+      model: LOCAL_EMBEDDING_MODEL,
+      topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!,
+      includeEphemeral: false,
+      window: { kind: 'current' },
+      depth: QUERY_DEPTH,
+    });
+  for (let i = 0; i < 20; i++) await query(i);
+  const latencies: number[] = [];
+  for (let i = 0; i < QUERIES; i++) latencies.push(await timed(() => query(i)));
+  report({ size, metric: 'direct hybrid SQL (hybridCandidates), sequential', p50: median(latencies), p99: percentile(latencies, 99), perSecond: null });
+  await handle.close();
 }
 
 const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
@@ -189,8 +226,22 @@ const lines = rows.map(
     `| ${r.size.toLocaleString('en-US')} | ${r.metric} | ${r.p50 === null ? '' : fmt(r.p50)} | ${r.p99 === null ? '' : fmt(r.p99)} | ${r.perSecond === null ? '' : r.perSecond.toFixed(0)} |`,
 );
 const ratios = SIZES.map((size) => {
-  const engram = rows.find((r) => r.size === size && r.metric.startsWith('engram_commit') && r.metric.includes('concurrent'));
-  const direct = rows.find((r) => r.size === size && r.metric.startsWith('direct insert') && r.metric.includes('concurrent'));
-  return engram && direct ? `${size.toLocaleString('en-US')} facts: commit throughput ${(((engram.perSecond ?? 0) / (direct.perSecond ?? 1)) * 100).toFixed(0)}% of direct insert` : '';
+  const find = (start: string, sequential: boolean) => rows.find((r) => r.size === size && r.metric.startsWith(start) && r.metric.includes('sequential') === sequential);
+  const ratio = (a: Row | undefined, b: Row | undefined, key: 'p50' | 'p99') => (a?.[key] && b?.[key] ? `${(a[key] / b[key]).toFixed(2)}×` : '—');
+  const engram = find('engram_commit', false);
+  const direct = find('direct insert', false);
+  const [commit, insert, query, hybrid, list, status] = [
+    find('engram_commit', true),
+    find('direct insert', true),
+    find('engram_query', true),
+    find('direct hybrid SQL', true),
+    find('tools/list', true),
+    find('engram_status', true),
+  ];
+  return [
+    `${size.toLocaleString('en-US')} facts, sequential: engram_commit p50 ${ratio(commit, insert, 'p50')} the direct insert's, p99 ${ratio(commit, insert, 'p99')}; ` +
+      `engram_query p50 ${ratio(query, hybrid, 'p50')} the direct hybrid SQL's; tools/list p50 ${ratio(list, status, 'p50')} engram_status's`,
+    engram && direct ? `${size.toLocaleString('en-US')} facts: commit throughput ${(((engram.perSecond ?? 0) / (direct.perSecond ?? 1)) * 100).toFixed(0)}% of direct insert` : '',
+  ].join('\n');
 });
 process.stdout.write(`\n${header}\n${lines.join('\n')}\n\n${ratios.filter(Boolean).join('\n')}\n`);

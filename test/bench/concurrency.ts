@@ -7,7 +7,7 @@
  *   npm run bench -- --concurrency                    # clients 1,10,50,200; 25 s windows; 10,000 facts; one workspace and many; Postgres
  *   npm run bench -- --concurrency --clients 1,10 --window 5 --size 2000
  *   npm run bench -- --concurrency --workspaces many --embedded
- *   npm run bench -- --concurrency --node-options=--max-old-space-size=256    # the server's heap as in a 512 MB VM
+ *   npm run bench -- --concurrency "--node-options=--max-old-space-size=256 --max-semi-space-size=16"    # the server's heap as in a 512 MB VM
  *
  * Options: --clients (comma-separated), --window seconds (25), --size facts seeded (10000),
  * --workspaces one|many|both (both), --embedded, --warmup seconds (5), --settle seconds before "RSS
@@ -138,7 +138,8 @@ const TICKS_PER_SECOND = 100;
 function serverNodeOptions(): string {
   if (args['node-options'] !== undefined) return args['node-options'];
   const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  return /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
+  const found = /NODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(dockerfile);
+  return found?.[1] ?? found?.[2] ?? '';
 }
 const NODE_OPTIONS = serverNodeOptions();
 

@@ -12,25 +12,15 @@
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { parseArgs } from 'node:util';
-import {
-  authenticateToken,
-  commitFact,
-  CommitInput,
-  LocalEmbedder,
-  provisionWorkspace,
-  runDeterministicPass,
-  silentLogger,
-} from '@engram/core';
-import { createDb, migrate } from '@engram/db';
+import { commitFact, CommitInput, runDeterministicPass, silentLogger } from '@engram/core';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
-import { BULK_LIMITS, seed } from './seed.ts';
+import { seededWorkspace } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({ options: { size: { type: 'string', default: '100000' }, runs: { type: 'string', default: '50' } } });
 const SIZE = Number(args.size);
 const RUNS = Number(args.runs);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
 // Triggers of every kind: a value for a crowded slot, a new slot, a technology, a version, a statement.
 const TRIGGERS = [
@@ -43,13 +33,8 @@ const TRIGGERS = [
 ];
 
 const url = await createScratchDatabase(ADMIN_URL, 'engram_bench_detect');
-const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 4, limits: BULK_LIMITS });
+const { handle, workspaceId, principal, services } = await seededWorkspace(url, SIZE, { name: 'detection bench', maxConnections: 4 });
 try {
-  await migrate(handle.db);
-  const created = await provisionWorkspace(handle.db, SECRET, { name: 'detection bench' });
-  await seed(url, created.workspaceId, 0, SIZE);
-  const principal = await authenticateToken(handle.db, created.ownerToken);
-  const services = { db: handle.db, embedder: new LocalEmbedder(), secret: SECRET, log: silentLogger };
   const timings: number[] = [];
   const read: number[] = [];
   const byKind = new Map<number, { ms: number[]; read: number[] }>();
@@ -59,7 +44,7 @@ try {
     const started = performance.now();
     const stats = await runDeterministicPass(
       { db: handle.db, log: silentLogger },
-      { runId: `bench-${i}`, workspaceId: created.workspaceId, triggerFactIds: [committed.fact_id!] },
+      { runId: `bench-${i}`, workspaceId: workspaceId, triggerFactIds: [committed.fact_id!] },
     );
     if (i >= 5) {
       const ms = performance.now() - started;

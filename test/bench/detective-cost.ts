@@ -23,7 +23,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import {
   applyForgetting,
-  authenticateToken,
   batchStory,
   BATCH_CHARS,
   buildStory,
@@ -31,20 +30,18 @@ import {
   CommitInput,
   composeStory,
   createDetective,
-  LocalEmbedder,
   OVERLAP_LINES,
-  provisionWorkspace,
   silentLogger,
   startDetectionWorker,
   SYSTEM_PROMPT,
   userPrompt,
 } from '@engram/core';
 import { loadConfig } from '@engram/config';
-import { createDb, forWorkspace, migrate, narrativeCandidates, queryRows, storyFacts } from '@engram/db';
+import { forWorkspace, narrativeCandidates, queryRows, storyFacts } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { chatReply, countTokens, startFakeOpenAI } from '../support/fake-openai.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
-import { BULK_LIMITS, factText, seed } from './seed.ts';
+import { BENCH_SECRET, factText, seededWorkspace } from './seed.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -57,25 +54,19 @@ const SIZES = args.sizes.split(',').map(Number);
 const BURST = Number(args.burst);
 const LONE = Number(args.lone);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const AGENTS = 8;
 
 const fake = await startFakeOpenAI();
 fake.defaultChat = (body) => chatReply(body, '{"confusions":[]}');
-const config = loadConfig({ ENGRAM_SECRET: SECRET, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: fake.baseUrl, LOG_LEVEL: 'silent' });
+const config = loadConfig({ ENGRAM_SECRET: BENCH_SECRET, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: fake.baseUrl, LOG_LEVEL: 'silent' });
 const detective = createDetective(config)!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rows: string[][] = [];
 
 for (const size of SIZES) {
   const url = await createScratchDatabase(ADMIN_URL, 'engram_bench_detective');
-  const handle = await createDb({ kind: 'postgres', url }, { maxConnections: 8, limits: BULK_LIMITS });
+  const { handle, workspaceId, principal, services } = await seededWorkspace(url, size, { name: 'detective cost bench', maxConnections: 8 });
   try {
-    await migrate(handle.db);
-    const created = await provisionWorkspace(handle.db, SECRET, { name: 'detective cost bench' });
-    await seed(url, created.workspaceId, 0, size);
-    const principal = await authenticateToken(handle.db, created.ownerToken);
-    const services = { db: handle.db, embedder: new LocalEmbedder(), secret: SECRET, log: silentLogger };
     const worker = startDetectionWorker({ db: handle.db, log: silentLogger, detective }, { pollMs: 50 });
     let serial = size;
     const commit = async (agent: number) => {
@@ -86,7 +77,7 @@ for (const size of SIZES) {
       for (;;) {
         const [left] = await queryRows<{ n: number }>(
           handle.db,
-          sql`select count(*)::int as n from detection_jobs where workspace_id = ${created.workspaceId} and status in ('pending', 'running')`,
+          sql`select count(*)::int as n from detection_jobs where workspace_id = ${workspaceId} and status in ('pending', 'running')`,
         );
         if (Number(left!.n) === 0) return;
         await sleep(50);
@@ -99,7 +90,7 @@ for (const size of SIZES) {
                    coalesce(sum(completion_tokens), 0)::int as completion, coalesce(sum(story_facts), 0)::int as story,
                    count(*) filter (where status = 'failed')::int as failed,
                    coalesce(percentile_cont(0.5) within group (order by duration_ms), 0)::int as ms
-            from detection_runs where workspace_id = ${created.workspaceId} and started_at >= ${since.toISOString()}::timestamptz`,
+            from detection_runs where workspace_id = ${workspaceId} and started_at >= ${since.toISOString()}::timestamptz`,
       );
       return { runs: Number(r!.runs), calls: Number(r!.calls), prompt: Number(r!.prompt), completion: Number(r!.completion), story: Number(r!.story), failed: Number(r!.failed), medianRunMs: Number(r!.ms) };
     };
@@ -139,7 +130,7 @@ for (const size of SIZES) {
     await worker.stop();
 
     // Building one lone commit's story (evidence and background), without the model call.
-    const tenantForStory = forWorkspace(handle.db, created.workspaceId);
+    const tenantForStory = forWorkspace(handle.db, workspaceId);
     const buildMs: number[] = [];
     for (const id of loneIds) {
       const started = performance.now();
@@ -149,7 +140,7 @@ for (const size of SIZES) {
     const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? 0;
 
     // The seed design: the whole curve story, on every commit.
-    const tenant = forWorkspace(handle.db, created.workspaceId);
+    const tenant = forWorkspace(handle.db, workspaceId);
     const now = new Date();
     const survivors = applyForgetting(await narrativeCandidates(tenant, now), { seed: 'baseline', now, triggerIds: new Set() });
     const contents = new Map((await storyFacts(tenant, survivors.map((s) => s.fact.id))).map((f) => [f.id, f]));

@@ -3,8 +3,19 @@
  * would load them: the HNSW index built once after.
  */
 import { defaultDatabaseLimits, type Config, type DatabaseLimits } from '@engram/config';
-import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, matchKeysOf, uuidv7 } from '@engram/core';
-import { createDb, facts, forWorkspace, uuidArrayLiteral } from '@engram/db';
+import {
+  authenticateToken,
+  contentHash,
+  embedLocally,
+  EXTRACTOR_VERSION,
+  extractEntities,
+  LocalEmbedder,
+  matchKeysOf,
+  provisionWorkspace,
+  silentLogger,
+  uuidv7,
+} from '@engram/core';
+import { createDb, facts, forWorkspace, migrate, uuidArrayLiteral } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { factText } from './story.ts';
 
@@ -15,6 +26,23 @@ export { factText, QUERY_TOPICS } from './story.ts';
  * request may (the service's statement timeouts would cancel them).
  */
 export const BULK_LIMITS: DatabaseLimits = { ...defaultDatabaseLimits(), readTimeoutMs: 3_600_000, writeTimeoutMs: 3_600_000, detectionTimeoutMs: 3_600_000, lockTimeoutMs: 60_000 };
+
+/** The server secret every benchmark's service runs with. */
+export const BENCH_SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A Postgres database migrated, with one workspace seeded with `size` facts of the story: its
+ * handle (the caller closes it), the owner, and the fact services commits run with in process.
+ */
+export async function seededWorkspace(url: string, size: number, options: { name: string; maxConnections: number }) {
+  const handle = await createDb({ kind: 'postgres', url }, { maxConnections: options.maxConnections, limits: BULK_LIMITS });
+  await migrate(handle.db);
+  const created = await provisionWorkspace(handle.db, BENCH_SECRET, { name: options.name });
+  await seed(url, created.workspaceId, 0, size);
+  const principal = await authenticateToken(handle.db, created.ownerToken);
+  const services = { db: handle.db, embedder: new LocalEmbedder(), secret: BENCH_SECRET, log: silentLogger };
+  return { handle, workspaceId: created.workspaceId, principal, services };
+}
 
 export async function seed(databaseUrl: string, workspaceId: string, from: number, to: number): Promise<void> {
   await seedWorkspaces({ kind: 'postgres', url: databaseUrl }, [{ workspaceId, count: to - from }], from);
