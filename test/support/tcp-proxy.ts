@@ -91,7 +91,11 @@ export class TcpProxy {
   #accept(client: net.Socket): void {
     client.on('error', () => {});
     if (this.#mode === 'full') {
-      client.once('data', () => client.end(tooManyClients()));
+      // Postgres decides at the startup message: one that arrives after `up` is served.
+      client.once('data', (startup: Buffer) => {
+        if (this.#mode === 'full') client.end(tooManyClients());
+        else this.#forward(client, startup);
+      });
       return;
     }
     if (this.#mode === 'stall') {
@@ -101,7 +105,13 @@ export class TcpProxy {
       client.once('close', () => this.#pairs.delete(pair));
       return;
     }
+    this.#forward(client);
+  }
+
+  /** Connects `client` to the target, sending `first` (bytes already read from it) ahead. */
+  #forward(client: net.Socket, first?: Buffer): void {
     const upstream = net.connect(this.#target.port, this.#target.host);
+    if (first) upstream.write(first);
     upstream.on('error', () => client.destroy());
     const pair: [net.Socket, net.Socket | undefined] = [client, upstream];
     this.#pairs.add(pair);
