@@ -4,6 +4,7 @@
  *   npm run bench                       # sizes 10000,100000
  *   npm run bench -- --sizes 10000 --commits 300 --queries 200
  *   npm run bench -- --sizes 10000 --no-worker    # without the in-process detection worker
+ *   npm run bench -- --sizes 10000 "--node-options=--cpu-prof --cpu-prof-dir=prof"   # the server's NODE_OPTIONS
  *   npm run bench -- --concurrency ...            # 1 to 200 concurrent clients: test/bench/concurrency.ts
  *
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
@@ -44,6 +45,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // Run the server without its in-process detection worker, to see what detection costs requests.
     'no-worker': { type: 'boolean', default: false },
+    // The server's NODE_OPTIONS (e.g. a heap limit, or --cpu-prof to profile it).
+    'node-options': { type: 'string' },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -192,6 +195,7 @@ const server = await startCli(
     PORT: '0',
     LOG_LEVEL: 'warn',
     ...(args['no-worker'] ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
+    ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
   }),
 );
 try {
