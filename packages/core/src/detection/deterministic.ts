@@ -83,11 +83,11 @@ export function analyzeSlots(
       const since = firstTrigger.get(claims)!;
       for (let i = 1; i < current.length; i++) {
         const newer = current[i]!;
-        if (retiredBy.has(newer.fact.id)) continue;
-        const judged = newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id);
+        // A newer claim from before every trigger has only older ones before it, none of them a
+        // trigger: all its pairs were judged.
+        if (retiredBy.has(newer.fact.id) || (newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id))) continue;
         for (let j = 0; j < i; j++) {
           const older = current[j]!;
-          if (judged && !triggerIds.has(older.fact.id)) continue;
           if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
           const reason = settles(older, newer, claims);
           if (reason) {

@@ -192,8 +192,16 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     }
   }
 
-  // Polarity: a trigger's statements against the other facts' opposite ones.
-  const seenPairs = new Set<string>();
+  // Polarity: a trigger's statements against the other facts' opposite ones. Pairs already judged,
+  // by the lesser id then the greater (a key string built per pair was most of a run's time).
+  const seenPairs = new Map<string, Set<string>>();
+  const pairSeen = (a: string, b: string) => (a < b ? seenPairs.get(a)?.has(b) : seenPairs.get(b)?.has(a)) === true;
+  const seePair = (a: string, b: string) => {
+    const [lesser, greater] = a < b ? [a, b] : [b, a];
+    const seen = seenPairs.get(lesser);
+    if (seen) seen.add(greater);
+    else seenPairs.set(lesser, new Set([greater]));
+  };
   for (const trigger of triggers) {
     if (retired.has(trigger.id)) continue;
     const own = readStatements(trigger);
@@ -201,14 +209,13 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const mine of mineAll) {
       for (const fact of facts) {
         if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
-        const pair = [trigger.id, fact.id].sort().join('|');
-        if (seenPairs.has(pair)) continue;
+        if (pairSeen(trigger.id, fact.id)) continue;
         const theirs = mine.positive
           ? readStatements(fact).all.find((s) => denies(s, mine))
           : readStatements(fact).asserted.find((s) => denies(mine, s));
         // Each names a component the other never mentions: one's denial is about another thing.
         if (!theirs || componentsApart(trigger, fact)) continue;
-        seenPairs.add(pair);
+        seePair(trigger.id, fact.id);
         const [older, newer] = time(fact) <= time(trigger) ? [fact, trigger] : [trigger, fact];
         const cues = cuesOfFact(newer);
         if (cues.change || cues.correction) {
