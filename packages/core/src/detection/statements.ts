@@ -193,7 +193,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   }
 
   // Polarity: a trigger's statements against the other facts' opposite ones. Pairs already judged,
-  // by the lesser id then the greater (a key string built per pair was most of a run's time).
+  // by the lesser id then the greater (a key string built per pair was most of this pass's time).
   const seenPairs = new Map<string, Set<string>>();
   const pairSeen = (a: string, b: string) => (a < b ? seenPairs.get(a)?.has(b) : seenPairs.get(b)?.has(a)) === true;
   const seePair = (a: string, b: string) => {
