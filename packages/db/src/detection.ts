@@ -57,18 +57,23 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
  */
 export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<DetectorFact[]> {
   if (keys.length === 0) return [];
+  // The ids are found first (a range scan of the key index per key), then each is looked up by
+  // primary key: one plan whatever the statistics say. Written as `f.id in (...)`, on tables nothing
+  // had analyzed yet (a new workspace's first minutes) the subquery was probed once per fact of the
+  // workspace: 1.9 s for a run's 1,600 keys at 1,000 facts, 6 ms this way (analyzed or not).
   return normalize(
-    await tenant.read(sql`select ${DETECTOR_COLUMNS} from facts f
-          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
-            and f.id in (
-              select fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
-              cross join lateral (
-                select fact_id from fact_keys
-                where workspace_id = ${tenant.workspaceId} and key = k.key
-                order by committed_at desc nulls last -- the index order: a range scan, no sort
-                limit ${perKey}
-              ) fk
-            )`,
+    await tenant.read(sql`select ${DETECTOR_COLUMNS}
+          from (
+            select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
+            cross join lateral (
+              select fact_id from fact_keys
+              where workspace_id = ${tenant.workspaceId} and key = k.key
+              order by committed_at desc nulls last -- the index order: a range scan, no sort
+              limit ${perKey}
+            ) fk
+          ) found
+          cross join lateral (select * from facts f where f.id = found.fact_id) f
+          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null`,
     ),
   );
 }
