@@ -14,7 +14,8 @@
  * after" (5), --drain-timeout seconds (300), --client-threads (default one per 50 clients, at most one
  * per core), --node-options (the server's NODE_OPTIONS; default the Dockerfile's), --keep (keep the
  * Postgres database), --never-analyzed (seed without ANALYZE: compare query p50 at --size 1000 and
- * 50000 on a database nothing has analyzed but the service itself).
+ * 50000 on a database nothing has analyzed but the service itself), --no-worker (the server without its
+ * in-process detection worker: the backlog is counted, not drained).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
  * its NODE_OPTIONS), with the in-process detection worker and the default pool of 10, on a scratch
@@ -99,6 +100,9 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '5' },
     settle: { type: 'string', default: '5' },
     'drain-timeout': { type: 'string', default: '300' },
+    // The server without its in-process detection worker: what requests cost without detection
+    // beside them (the backlog is counted, not drained).
+    'no-worker': { type: 'boolean', default: false },
     'client-threads': { type: 'string' },
     'node-options': { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -115,7 +119,8 @@ const SIZE = Number(args.size);
 const MODES: Mode[] = args.workspaces === 'both' ? ['one', 'many'] : [args.workspaces as Mode];
 const WARMUP_MS = Number(args.warmup) * 1000;
 const SETTLE_MS = Number(args.settle) * 1000;
-const DRAIN_TIMEOUT_MS = Number(args['drain-timeout']) * 1000;
+const NO_WORKER = args['no-worker'];
+const DRAIN_TIMEOUT_MS = NO_WORKER ? 0 : Number(args['drain-timeout']) * 1000;
 const EMBEDDED = args.embedded;
 if (CLIENT_COUNTS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--clients must list positive integers, e.g. 1,10,50,200 (got ${args.clients})`);
 if (!MODES.every((m) => m === 'one' || m === 'many')) throw new Error(`--workspaces must be one, many or both (got ${args.workspaces})`);
@@ -718,6 +723,7 @@ try {
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       NODE_OPTIONS,
+      ...(NO_WORKER ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
     }),
   );
   const pid = server.child.pid!;
@@ -762,7 +768,7 @@ try {
         `  ${window.opsPerSecond.toFixed(0)} ops/s, commit ${pair(window.commitMs)} ms, query ${pair(window.queryMs)} ms, ${window.errors} errors` +
           `${window.errorSamples.length ? ` (${window.errorSamples.join(' | ')})` : ''}; /healthz p99 ${ms(percentile(window.watch.healthMs, 99))} ms ` +
           `(the poller's own loop p99 ${ms(window.watch.mainLoopP99Ms)} ms); client CPU ${window.clientCores.toFixed(2)} cores; ` +
-          `backlog ${row.backlogAtStop} jobs, drained in ${row.drainSeconds === null ? `over ${DRAIN_TIMEOUT_MS / 1000}` : row.drainSeconds.toFixed(1)} s; ` +
+          `backlog ${row.backlogAtStop} jobs, ${NO_WORKER ? 'not drained (no worker)' : `drained in ${row.drainSeconds === null ? `over ${DRAIN_TIMEOUT_MS / 1000}` : row.drainSeconds.toFixed(1)} s`}; ` +
           `server log: ${row.serverLog.warn} warn, ${row.serverLog.error} error${row.serverLog.top.length ? ` (${row.serverLog.top.join(' | ')})` : ''}`,
       );
       await sleep(SETTLE_MS);
@@ -822,7 +828,7 @@ for (const mode of MODES) {
         `| ${r.clients} | ${ms(percentile(s.watch.healthMs, 99))} / ${ms(Math.max(...s.watch.healthMs))}${s.watch.healthErrors ? ` (${s.watch.healthErrors} failed)` : ''} | ${ms(r.drainHealthMaxMs!)} | ` +
         `${MiB(r.peakRssKiB!).toFixed(0)} | ${after.toFixed(0)} (${vsIdle > 0 ? '+' : ''}${vsIdle}%) | ${s.serverCores.toFixed(2)} | ${s.databaseCores === null ? '–' : s.databaseCores.toFixed(2)} | ` +
         `${s.clientCores.toFixed(2)} (${s.threads}, ${ms(s.clientLoopP99Ms)}) | ${s.machineCores.toFixed(2)} | ${r.backlogAtStop}${r.failedJobs ? ` (${r.failedJobs} failed)` : ''} | ` +
-        `${r.drainSeconds === null ? `> ${DRAIN_TIMEOUT_MS / 1000}` : r.drainSeconds!.toFixed(1)} | ${runs} | ${r.serverLog!.warn} / ${r.serverLog!.error} |`
+        `${NO_WORKER ? 'no worker' : r.drainSeconds === null ? `> ${DRAIN_TIMEOUT_MS / 1000}` : r.drainSeconds!.toFixed(1)} | ${runs} | ${r.serverLog!.warn} / ${r.serverLog!.error} |`
       );
     }),
   );
