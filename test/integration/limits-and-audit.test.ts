@@ -1,6 +1,6 @@
 /** Rate limits shared between instances, and the audit log, on each engine. */
 import { AuditLog, authenticateToken, provisionWorkspace, silentLogger } from '@engram/core';
-import { queryRows, type DbHandle } from '@engram/db';
+import { countHits, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -132,6 +132,39 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     await expect.poll(total, { timeout: 30_000, interval: 50 }).toBe(41); // the PATCH and the 40 reads
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await total()).toBe(41);
+  });
+
+  it('adds the hits of many counters in one statement and returns each count', async () => {
+    const db = handles[0]!.db;
+    const ws = await provisionWorkspace(db, TEST_SECRET, {});
+    const minute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    const tag = `batch-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const keys = { token: `token:${tag}:requests`, agent: `agent:${tag}:commits`, address: `address:${tag}:requests` };
+    const first = await countHits(db, [
+      { key: keys.token, windowStart: minute, windowSeconds: 60, workspaceId: ws.workspaceId, weight: 3 },
+      { key: keys.agent, windowStart: hour, windowSeconds: 3600, workspaceId: ws.workspaceId, weight: 1 },
+      { key: keys.address, windowStart: minute, windowSeconds: 60, workspaceId: null, weight: 2 },
+    ]);
+    expect(Object.fromEntries(first)).toEqual({ [keys.token]: 3, [keys.agent]: 1, [keys.address]: 2 });
+    // Existing counters grow; a counter of another window is a row of its own.
+    const next = await countHits(db, [
+      { key: keys.address, windowStart: minute, windowSeconds: 60, workspaceId: null, weight: 5 },
+      { key: keys.token, windowStart: new Date(minute.getTime() + 60_000), windowSeconds: 60, workspaceId: ws.workspaceId, weight: 4 },
+    ]);
+    expect(Object.fromEntries(next)).toEqual({ [keys.address]: 7, [keys.token]: 4 });
+    const stored = await queryRows<{ key: string; count: number; workspace_id: string | null; expires_at: string }>(
+      db,
+      sql`select key, count, workspace_id, expires_at::text from rate_limit_counters where key like ${`%:${tag}:%`} order by key, window_start`,
+    );
+    expect(stored.map((r) => [r.key, r.count, r.workspace_id])).toEqual([
+      [keys.address, 7, null],
+      [keys.agent, 1, ws.workspaceId],
+      [keys.token, 3, ws.workspaceId],
+      [keys.token, 4, ws.workspaceId],
+    ]);
+    expect(new Date(stored[1]!.expires_at.replace(' ', 'T').replace(/\+00$/, 'Z')).getTime()).toBe(hour.getTime() + 3_600_000);
+    expect(await countHits(db, [])).toEqual(new Map());
   });
 
   it('limits workspaces created per address through open signup', async () => {

@@ -9,7 +9,7 @@
  * the hit is counted in the database before the request proceeds, so limits hold exactly where it
  * matters; far below them, other instances' hits are known within a second.
  */
-import { countHit, databaseFault, healthOf, withinDeadline, type Database } from '@engram/db';
+import { countHit, countHits, databaseFault, healthOf, withinDeadline, type Database } from '@engram/db';
 import type { Principal } from './auth.ts';
 import { EngramError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -130,33 +130,46 @@ export class RateLimiter {
     }
   }
 
-  /** Adds locally admitted hits to the shared counters (and refreshes this instance's view). */
+  /**
+   * Adds locally admitted hits to the shared counters (and refreshes this instance's view), all
+   * counters in one statement.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const now = Date.now();
+      const due: [string, Counter, number][] = [];
       for (const [key, counter] of this.counters) {
-        const expired = counter.windowStart + counter.windowSeconds * 1000 <= now;
-        if (counter.pending === 0) {
-          if (expired) this.counters.delete(key);
-          continue;
+        if (counter.pending > 0) {
+          due.push([key, counter, counter.pending]);
+          counter.pending = 0;
+        } else if (counter.windowStart + counter.windowSeconds * 1000 <= now) {
+          this.counters.delete(key);
         }
-        const weight = counter.pending;
-        counter.pending = 0;
-        try {
-          const window = await countHit(this.db, {
+      }
+      if (due.length === 0) return;
+      let counts: Map<string, number>;
+      try {
+        counts = await countHits(
+          this.db,
+          due.map(([key, counter, weight]) => ({
             key,
+            windowStart: new Date(counter.windowStart),
             windowSeconds: counter.windowSeconds,
             workspaceId: counter.workspaceId,
-            now: new Date(counter.windowStart),
             weight,
-          });
-          counter.synced = window.count;
-          counter.syncedAt = now;
-        } catch (error) {
-          counter.pending += weight;
-          if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
-          return;
-        }
+          })),
+        );
+      } catch (error) {
+        // Nothing was added: every hit waits for the next sync.
+        for (const [, counter, weight] of due) counter.pending += weight;
+        if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
+        return;
+      }
+      for (const [key, counter] of due) {
+        const count = counts.get(key);
+        if (count === undefined) continue;
+        counter.synced = count;
+        counter.syncedAt = now;
       }
     });
     return this.flushing;

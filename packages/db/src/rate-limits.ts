@@ -31,6 +31,44 @@ export async function countHit(
   return { count: Number(row?.count ?? 0), windowStart, windowEnd };
 }
 
+/** Hits to add to one counter's window, for {@link countHits}. */
+export interface CounterHits {
+  key: string;
+  windowStart: Date;
+  windowSeconds: number;
+  workspaceId: string | null;
+  weight: number;
+}
+
+/**
+ * Adds hits to many counters in one statement (an instance's background sync: one round trip
+ * however many tokens and agents it saw) and returns each counter's count so far, by key. Rows
+ * are written in key order, so two instances syncing the same counters lock them in the same
+ * order. Each key may appear once.
+ */
+export async function countHits(db: Database, hits: readonly CounterHits[]): Promise<Map<string, number>> {
+  if (hits.length === 0) return new Map();
+  const rows = [...hits]
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((h) => ({
+      key: h.key,
+      window_start: h.windowStart.toISOString(),
+      workspace_id: h.workspaceId,
+      weight: h.weight,
+      expires_at: new Date(h.windowStart.getTime() + h.windowSeconds * 1000).toISOString(),
+    }));
+  const counted = await queryRows<{ key: string; count: number }>(
+    db,
+    sql`insert into rate_limit_counters (key, window_start, workspace_id, count, expires_at)
+        select r.key, r.window_start, r.workspace_id, r.weight, r.expires_at
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          as r(key text, window_start timestamptz, workspace_id uuid, weight int, expires_at timestamptz)
+        on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
+        returning key, count`,
+  );
+  return new Map(counted.map((row) => [row.key, Number(row.count)]));
+}
+
 /** Drops counters of windows that have ended (maintenance). */
 export async function purgeRateLimitCounters(db: Database, now = new Date()): Promise<number> {
   const rows = await queryRows<{ key: string }>(
