@@ -209,21 +209,26 @@ export async function insertFact(
     detectionReason: string | null;
     last?: boolean;
     /**
-     * Insert only if no current, unexpired fact of the scope embedded by the same model (pass it
-     * for a fact with an embedding) states exactly the same values (`entity_signature`): such a
-     * fact may be one this one corroborates, which the caller decides. Not inserted, `inserted`
-     * is false, as for an identical current fact.
+     * Insert only if no fact this one may corroborate is current: one of the scope, unexpired,
+     * durable, from another agent, embedded by the same model (pass it for a fact with an
+     * embedding) within `maxDistance` (cosine) of this one, stating exactly the same values
+     * (`entity_signature`). The caller decides about such a fact; not inserted, `inserted` is
+     * false, as for an identical current fact.
      */
-    unlessSameValuesAt?: Date;
+    unlessCorroborating?: { at: Date; maxDistance: number };
   },
 ): Promise<InsertedFact> {
   const w = tenant.workspaceId;
-  const unlessSameValues = options.unlessSameValuesAt
+  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null::halfvec`;
+  const guard = options.unlessCorroborating;
+  // Only candidates of the signature index are measured, and the vector is sent once.
+  const unlessCorroborating = guard
     ? sql`where not exists (
           select 1 from facts f
-          where ${currentInScope(w, fact.scope, fact.embeddingModel, options.unlessSameValuesAt)} and f.entity_signature = ${fact.entitySignature})`
+          where ${currentInScope(w, fact.scope, fact.embeddingModel, guard.at)} and f.entity_signature = ${fact.entitySignature}
+            and f.durability = 'durable' and f.agent_id is distinct from ${fact.agentId}
+            and (f.embedding <=> v.embedding) <= ${guard.maxDistance}::float8)`
     : sql``;
-  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null`;
   const closeLineage = options.closeLineageId
     ? sql`update facts set valid_until = greatest(valid_from, ${ts(fact.committedAt)})
           where workspace_id = ${w} and lineage_id = ${options.closeLineageId} and valid_until is null
@@ -238,9 +243,10 @@ export async function insertFact(
           expires_at, memory_op, supersedes_fact_id, durability, source)
         select ${fact.id}::uuid, ${w}::uuid, ${fact.lineageId}::uuid, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence}::float8,
           ${fact.factType}, ${fact.agentId}, ${fact.memberId}::uuid, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
-          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}::smallint, ${textArrayLiteral(fact.keywords)}::text[], ${embedding}, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
+          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}::smallint, ${textArrayLiteral(fact.keywords)}::text[], v.embedding, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
           ${fact.ttlDays}::int, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}::uuid, ${fact.durability}, ${fact.source}
-        ${unlessSameValues}
+        from (select ${embedding} as embedding) v
+        ${unlessCorroborating}
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
         returning id, committed_at
       ),

@@ -193,7 +193,7 @@ export async function storeNewFact(
   tenant: TenantDb,
   services: FactServices,
   draft: FactDraft,
-  options: { last?: boolean; unlessSameValuesAt?: Date } = {},
+  options: { last?: boolean; unlessCorroboratingAt?: Date } = {},
 ) {
   const id = uuidv7(draft.committedAt.getTime());
   const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
@@ -227,7 +227,8 @@ export async function storeNewFact(
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
     last: options.last,
-    unlessSameValuesAt: options.unlessSameValuesAt,
+    // A little wider than the corroboration threshold: the database measures in its own floating point.
+    unlessCorroborating: options.unlessCorroboratingAt ? { at: options.unlessCorroboratingAt, maxDistance: 1 - CORROBORATION_SIMILARITY + 1e-6 } : undefined,
   });
   return { fact, stored };
 }
@@ -328,10 +329,11 @@ export async function commitFact(
   };
   const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
   // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
-  // fact exists (the unique key) or, for a plain add, a current fact of the scope states the same
-  // values (it may be one this commit corroborates). Either way the pipeline below decides.
+  // fact exists (the unique key) or, for a plain add, a fact it may corroborate is current (another
+  // agent's durable fact of the scope, as similar as corroboration needs, stating the same values).
+  // Either way the pipeline below decides.
   if (input.operation === 'add' && !input.corrects_lineage) {
-    const first = await storeNewFact(tenant, services, draft, { last: true, unlessSameValuesAt: plainAdd && embedding ? now : undefined });
+    const first = await storeNewFact(tenant, services, draft, { last: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined });
     if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
   }
 
