@@ -8,9 +8,10 @@
  *   git worktree add /tmp/engram-base <rev> && (cd /tmp/engram-base && npm ci)
  *   node test/bench/commit-query.ts --sizes 100000 --keep   # prints "bench database <name>"
  *   node test/bench/side-by-side.ts --base /tmp/engram-base --database postgres://postgres@127.0.0.1:5432/<name> \
- *     [--head .] [--modes query,commit] [--rounds 5] [--calls 800] [--worker] [--node-options="--cpu-prof --cpu-prof-dir=/tmp/prof"]
+ *     [--head .] [--modes query,commit,prose] [--rounds 5] [--calls 800] [--worker] [--node-options="--cpu-prof --cpu-prof-dir=/tmp/prof"]
  *
- * The database must be one `npm run bench -- --keep` left (its workspace is named "bench"), at a
+ * Modes: `query`, `commit` (a fact with values), `prose` (a fact that states no value), `status`,
+ * `list` (tools/list). The database must be one `npm run bench -- --keep` left (its workspace is named "bench"), at a
  * schema both builds can run on (the newer build migrates it first). Without `--worker` the
  * servers run no in-process detection, so the figures are the request path's alone; with it, each
  * run starts with no detection backlog. Needs Linux (/proc) and the ENGRAM_SECRET the bench used.
@@ -42,7 +43,7 @@ if (!args.base || !args.database) {
   process.stderr.write('Usage: node test/bench/side-by-side.ts --base <checkout> --database <url of a kept bench database> [--head .]\n');
   process.exit(2);
 }
-const MODES = args.modes.split(',') as ('query' | 'commit' | 'status' | 'list')[];
+const MODES = args.modes.split(',') as ('query' | 'commit' | 'prose' | 'status' | 'list')[];
 const ROUNDS = Number(args.rounds);
 const CALLS = Number(args.calls);
 const WARM_UP = 100;
@@ -76,6 +77,24 @@ const cpuSeconds = (pid: number) => {
 };
 
 let serial = Date.now() % 1_000_000;
+
+// `prose`: commits that state no value (most of what agents say about a codebase's design), each
+// a different sentence, in four scopes from five agents.
+const PROSE = [
+  ['The billing worker', 'The search service', 'The gateway', 'The inventory service', 'The mobile client', 'The ledger', 'The scheduler', 'The mailer'],
+  ['retries', 'caches', 'validates', 'batches', 'logs', 'owns', 'streams', 'signs', 'compresses', 'audits'],
+  ['webhooks', 'query results', 'auth tokens', 'stock reservations', 'push notifications', 'ledger entries', 'cron jobs', 'outgoing mail', 'session cookies', 'export files', 'image uploads', 'feature flags'],
+  ['before production', 'through the outbox', 'in memory', 'behind the load balancer', 'on every deploy', 'with exponential backoff', 'through a sidecar', 'after review'],
+  ['for reporting', 'for the checkout flow', 'for search ranking', 'for the admin console', 'for partner integrations', 'for the nightly export', 'for fraud review', 'for the support team', 'for onboarding', 'for the public API'],
+];
+function proseOf(n: number): string {
+  let rest = n;
+  return PROSE.map((words) => {
+    const word = words[rest % words.length]!;
+    rest = Math.floor(rest / words.length);
+    return word;
+  }).join(' ');
+}
 async function call(client: Client, mode: (typeof MODES)[number], i: number): Promise<void> {
   if (mode === 'list') {
     await client.listTools();
@@ -87,7 +106,9 @@ async function call(client: Client, mode: (typeof MODES)[number], i: number): Pr
       ? { name: 'engram_query', arguments: { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 } }
       : mode === 'status'
         ? { name: 'engram_status', arguments: {} }
-        : { name: 'engram_commit', arguments: { content: `The service-${n % 5000} worker pool has ${n % 97} threads in region r${n % 7}`, scope: 'bench/side-by-side', confidence: 0.9, agent_id: `sbs-${n % 5}` } };
+        : mode === 'prose'
+          ? { name: 'engram_commit', arguments: { content: proseOf(n), scope: `bench/prose-${n % 4}`, confidence: 0.9, agent_id: `sbs-${n % 5}` } }
+          : { name: 'engram_commit', arguments: { content: `The service-${n % 5000} worker pool has ${n % 97} threads in region r${n % 7}`, scope: 'bench/side-by-side', confidence: 0.9, agent_id: `sbs-${n % 5}` } };
   const result = await client.callTool(request);
   if (result.isError) throw new Error(`${request.name}: ${JSON.stringify(result.content)}`);
 }
