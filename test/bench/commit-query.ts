@@ -90,7 +90,8 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-async function directInsertReference(databaseUrl: string, workspaceId: string, size: number, count: number): Promise<void> {
+/** The commit's reference: the same fact row inserted directly with postgres.js, prepared, one row per statement. */
+function directInserter(databaseUrl: string, workspaceId: string) {
   const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
   const insertOne = async () => {
     const { content, scope } = commitArgs();
@@ -102,10 +103,10 @@ async function directInsertReference(databaseUrl: string, workspaceId: string, s
               ${JSON.stringify(entities)}::text::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
               ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
   };
-  for (let i = 0; i < 50; i++) await insertOne();
-  const sequential: number[] = [];
-  for (let i = 0; i < Math.min(count, 300); i++) sequential.push(await timed(insertOne));
-  report({ size, metric: 'direct insert (postgres.js), sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: 1000 / (sequential.reduce((a, b) => a + b, 0) / sequential.length) });
+  return { insertOne, end: () => client.end() };
+}
+
+async function concurrentInsertReference(insertOne: () => Promise<void>, size: number, count: number): Promise<void> {
   const latencies: number[] = [];
   const t0 = performance.now();
   await Promise.all(
@@ -115,19 +116,30 @@ async function directInsertReference(databaseUrl: string, workspaceId: string, s
   );
   const elapsed = performance.now() - t0;
   report({ size, metric: `direct insert (postgres.js), ${CLIENTS} concurrent`, p50: median(latencies), p99: percentile(latencies, 99), perSecond: (count / elapsed) * 1000 });
-  await client.end();
 }
+
+const perSecond = (latencies: number[]) => 1000 / (latencies.reduce((a, b) => a + b, 0) / latencies.length);
 
 async function measure(size: number, mcpUrl: string, token: string, databaseUrl: string, workspaceId: string): Promise<void> {
   const clients: Client[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectMcp(mcpUrl, token)));
   const main = clients[0]!;
-  // Warm up the server (JIT, caches, connections) before measuring.
+  const reference = directInserter(databaseUrl, workspaceId);
+  const hybrid = await directQuerier(databaseUrl, workspaceId);
+  // Warm up the server (JIT, caches, connections) and the references before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
+  for (let i = 0; i < 50; i++) await reference.insertOne();
 
+  // Each call and its reference alternate, so both meet the same state of the database: right
+  // after a checkpoint every write also logs whole pages, and measured one after the other the
+  // first would pay for that and the second not.
   const sequential: number[] = [];
-  const t0 = performance.now();
-  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) sequential.push(await timed(() => mustCall(main, 'engram_commit', commitArgs())));
-  report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: (SEQUENTIAL_COMMITS / (performance.now() - t0)) * 1000 });
+  const inserts: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) {
+    sequential.push(await timed(() => mustCall(main, 'engram_commit', commitArgs())));
+    inserts.push(await timed(reference.insertOne));
+  }
+  report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
+  report({ size, metric: 'direct insert (postgres.js), sequential', p50: median(inserts), p99: percentile(inserts, 99), perSecond: perSecond(inserts) });
 
   const concurrent: number[] = [];
   const t1 = performance.now();
@@ -137,13 +149,20 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
     }),
   );
   report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent), p99: percentile(concurrent, 99), perSecond: (CONCURRENT_COMMITS / (performance.now() - t1)) * 1000 });
+  await concurrentInsertReference(reference.insertOne, size, CONCURRENT_COMMITS);
 
-  for (let i = 0; i < 20; i++) await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
+  for (let i = 0; i < 20; i++) {
+    await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
+    await hybrid.query(i);
+  }
   const queries: number[] = [];
+  const direct: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
     queries.push(await timed(() => mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 })));
+    direct.push(await timed(() => hybrid.query(i)));
   }
   report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
+  report({ size, metric: 'direct hybrid SQL (hybridCandidates), sequential', p50: median(direct), p99: percentile(direct, 99), perSecond: null });
 
   const lists: number[] = [];
   const statuses: number[] = [];
@@ -156,14 +175,15 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   report({ size, metric: 'engram_status over MCP, sequential', p50: median(statuses), p99: percentile(statuses, 99), perSecond: null });
 
   await Promise.all(clients.map((c) => c.close()));
-  await directQueryReference(databaseUrl, workspaceId, size);
-  await directInsertReference(databaseUrl, workspaceId, size, CONCURRENT_COMMITS);
+  await reference.end();
+  await hybrid.close();
 }
 
 /** engram_query's depth for limit 10: max(30, limit × 3). */
 const QUERY_DEPTH = 30;
 
-async function directQueryReference(databaseUrl: string, workspaceId: string, size: number): Promise<void> {
+/** The query's reference: the service's own hybrid SQL, confined to the workspace as the service runs it. */
+async function directQuerier(databaseUrl: string, workspaceId: string) {
   const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
   const tenant = forWorkspace(handle.db, workspaceId);
   const embeddings = QUERY_TOPICS.map((topic) => embedLocally(topic));
@@ -176,11 +196,7 @@ async function directQueryReference(databaseUrl: string, workspaceId: string, si
       window: { kind: 'current' },
       depth: QUERY_DEPTH,
     });
-  for (let i = 0; i < 20; i++) await query(i);
-  const latencies: number[] = [];
-  for (let i = 0; i < QUERIES; i++) latencies.push(await timed(() => query(i)));
-  report({ size, metric: 'direct hybrid SQL (hybridCandidates), sequential', p50: median(latencies), p99: percentile(latencies, 99), perSecond: null });
-  await handle.close();
+  return { query, close: () => handle.close() };
 }
 
 const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
