@@ -1,0 +1,196 @@
+/**
+ * Where a sequential call's time goes, layer by layer, on Postgres: a bare HTTP request
+ * (`/healthz`), the MCP layer (`tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
+ * through the SDK's MCP client, and the database work they stand on issued directly (the hybrid
+ * SQL, a single-row insert). For each: p50 latency, and the CPU the server process and this
+ * process (the client) spent per call, read from /proc and `process.cpuUsage`. Layers take turns
+ * in blocks of 200 calls, so a machine that changes speed affects them alike.
+ *
+ *   npm run bench:layers                     # 10,000 facts, 5 rounds
+ *   npm run bench:layers -- --size 2000 --rounds 3 --layers healthz,list,query,sdk-query,hybrid
+ *   npm run bench:layers -- "--node-options=--cpu-prof --cpu-prof-dir=/tmp/prof"   # the server's NODE_OPTIONS
+ *
+ * The server runs as its own process (`engram start`) without its in-process detection worker;
+ * needs Linux (/proc) and a Postgres with pgvector where it may create a database
+ * (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates, textArrayLiteral, vectorLiteral } from '@engram/db';
+import postgres from 'postgres';
+import { cliEnv, startCli } from '../support/cli.ts';
+import { connectMcp, mustCall } from '../support/mcp.ts';
+import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import { raiseLimits } from './limits.ts';
+import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
+import { fmt, median } from './stats.ts';
+
+const LAYERS = ['healthz', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'hybrid', 'commit', 'sdk-commit', 'prose-commit', 'insert'] as const;
+type Layer = (typeof LAYERS)[number];
+const DESCRIPTIONS: Record<Layer, string> = {
+  healthz: 'GET /healthz (HTTP alone)',
+  list: 'tools/list, raw POST',
+  'sdk-list': 'tools/list, SDK client',
+  status: 'engram_status, raw POST',
+  query: 'engram_query, raw POST',
+  'sdk-query': 'engram_query, SDK client',
+  hybrid: 'hybrid SQL, direct (hybridCandidates)',
+  commit: 'engram_commit, raw POST',
+  'sdk-commit': 'engram_commit, SDK client',
+  'prose-commit': 'engram_commit of a fact with no value, raw POST',
+  insert: 'single-row insert, direct (postgres.js)',
+};
+
+const { values: args } = parseArgs({
+  options: {
+    size: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '5' },
+    layers: { type: 'string', default: LAYERS.join(',') },
+    'node-options': { type: 'string' },
+  },
+});
+const BLOCK = 200;
+const ROUNDS = Number(args.rounds);
+const chosen = args.layers.split(',') as Layer[];
+for (const layer of chosen) if (!LAYERS.includes(layer)) throw new Error(`--layers: unknown layer "${layer}"; the layers are ${LAYERS.join(', ')}`);
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
+
+// Facts with no value: most of what agents say about a design (see side-by-side.ts).
+const PROSE = [
+  ['The billing worker', 'The search service', 'The gateway', 'The inventory service', 'The mobile client', 'The ledger', 'The scheduler', 'The mailer'],
+  ['retries', 'caches', 'validates', 'batches', 'logs', 'owns', 'streams', 'signs', 'compresses', 'audits'],
+  ['webhooks', 'query results', 'auth tokens', 'stock reservations', 'push notifications', 'ledger entries', 'cron jobs', 'outgoing mail'],
+  ['before production', 'through the outbox', 'in memory', 'behind the load balancer', 'on every deploy', 'with exponential backoff'],
+];
+const proseOf = (n: number) => {
+  let rest = n;
+  return PROSE.map((words) => {
+    const word = words[rest % words.length]!;
+    rest = Math.floor(rest / words.length);
+    return word;
+  }).join(' ');
+};
+
+const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
+const server = await startCli(
+  cliEnv({
+    DATABASE_URL: databaseUrl,
+    ENGRAM_SECRET: BENCH_SECRET,
+    ENGRAM_ADMIN_TOKEN: ADMIN_TOKEN,
+    ENGRAM_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ENGRAM_IN_PROCESS_WORKER: 'false',
+    ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
+  }),
+);
+try {
+  const created = await fetch(new URL('/api/v1/admin/workspaces', server.mcpUrl), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const ws = (await created.json()) as { owner_token: string; workspace_id: string };
+  await raiseLimits(new URL('/', server.mcpUrl).toString(), ws.owner_token);
+  await seed(databaseUrl, ws.workspace_id, 0, Number(args.size));
+
+  const client = await connectMcp(server.mcpUrl, ws.owner_token);
+  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
+  const tenant = forWorkspace(handle.db, ws.workspace_id);
+  const direct = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const headers = {
+    authorization: `Bearer ${ws.owner_token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const post = async (message: Record<string, unknown>) => {
+    const res = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
+    const text = await res.text();
+    if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${JSON.stringify(message).slice(0, 80)} answered ${res.status}: ${text.slice(0, 300)}`);
+  };
+  const tool = (name: string, args: Record<string, unknown>) => post({ method: 'tools/call', params: { name, arguments: args } });
+  let n = 0;
+  const topic = () => QUERY_TOPICS[n++ % QUERY_TOPICS.length]!;
+  const fact = () => {
+    const i = 20_000_000 + n++;
+    return { ...factText(i), confidence: 0.9, agent_id: `bench-${i % 17}` };
+  };
+  const calls: Record<Layer, () => Promise<unknown>> = {
+    healthz: async () => (await fetch(new URL('/healthz', server.mcpUrl))).text(),
+    list: () => post({ method: 'tools/list', params: {} }),
+    'sdk-list': () => client.listTools(),
+    status: () => tool('engram_status', {}),
+    query: () => tool('engram_query', { topic: topic(), limit: 10 }),
+    'sdk-query': () => mustCall(client, 'engram_query', { topic: topic(), limit: 10 }),
+    hybrid: () => {
+      const t = topic();
+      return hybridCandidates(tenant, { embedding: embedLocally(t), model: LOCAL_EMBEDDING_MODEL, topic: t, includeEphemeral: false, window: { kind: 'current' }, depth: 30 });
+    },
+    commit: () => tool('engram_commit', fact()),
+    'sdk-commit': () => mustCall(client, 'engram_commit', fact()),
+    'prose-commit': () => {
+      const i = n++;
+      return tool('engram_commit', { content: proseOf(i), scope: `bench/prose-${i % 4}`, confidence: 0.9, agent_id: `bench-${i % 5}` });
+    },
+    insert: async () => {
+      const { content, scope } = fact();
+      const id = uuidv7();
+      const entities = extractEntities(content, scope);
+      await direct`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
+          extractor_version, embedding, embedding_model)
+        values (${id}, ${ws.workspace_id}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, 'reference',
+                ${JSON.stringify(entities)}::text::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
+                ${vectorLiteral(embedLocally(content))}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+    },
+  };
+
+  const serverCpuMs = () => {
+    const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  };
+  const results = new Map(chosen.map((layer) => [layer, { times: [] as number[], serverMs: 0, clientMs: 0 }]));
+  for (const layer of chosen) for (let i = 0; i < 100; i++) await calls[layer]();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const layer of chosen) {
+      const result = results.get(layer)!;
+      const server0 = serverCpuMs();
+      const client0 = process.cpuUsage();
+      for (let i = 0; i < BLOCK; i++) {
+        const t0 = performance.now();
+        await calls[layer]();
+        result.times.push(performance.now() - t0);
+      }
+      const used = process.cpuUsage(client0);
+      result.serverMs += serverCpuMs() - server0;
+      result.clientMs += (used.user + used.system) / 1000;
+    }
+    process.stderr.write(`  round ${round + 1} of ${ROUNDS} done\n`);
+  }
+  await client.close();
+  await handle.close();
+  await direct.end();
+
+  const calls_ = ROUNDS * BLOCK;
+  process.stdout.write(
+    `\nLayers, Postgres, ${Number(args.size).toLocaleString('en-US')} facts, ${ROUNDS} rounds of ${BLOCK} sequential calls per layer (${os.cpus().length} cores):\n\n` +
+      '| layer | p50 | server CPU per call | client CPU per call |\n| --- | ---: | ---: | ---: |\n' +
+      chosen
+        .map((layer) => {
+          const r = results.get(layer)!;
+          return `| ${DESCRIPTIONS[layer]} | ${fmt(median(r.times))} | ${(r.serverMs / calls_).toFixed(2)} ms | ${(r.clientMs / calls_).toFixed(2)} ms |`;
+        })
+        .join('\n') +
+      '\n',
+  );
+} finally {
+  await server.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  await dropScratchDatabase(ADMIN_URL, databaseUrl);
+}
