@@ -26,6 +26,7 @@ import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
 import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
+import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
 const LAYERS = ['healthz', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'hybrid', 'commit', 'sdk-commit', 'prose-commit', 'insert'] as const;
@@ -59,22 +60,6 @@ for (const layer of chosen) if (!LAYERS.includes(layer)) throw new Error(`--laye
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
-
-// Facts with no value: most of what agents say about a design (see side-by-side.ts).
-const PROSE = [
-  ['The billing worker', 'The search service', 'The gateway', 'The inventory service', 'The mobile client', 'The ledger', 'The scheduler', 'The mailer'],
-  ['retries', 'caches', 'validates', 'batches', 'logs', 'owns', 'streams', 'signs', 'compresses', 'audits'],
-  ['webhooks', 'query results', 'auth tokens', 'stock reservations', 'push notifications', 'ledger entries', 'cron jobs', 'outgoing mail'],
-  ['before production', 'through the outbox', 'in memory', 'behind the load balancer', 'on every deploy', 'with exponential backoff'],
-];
-const proseOf = (n: number) => {
-  let rest = n;
-  return PROSE.map((words) => {
-    const word = words[rest % words.length]!;
-    rest = Math.floor(rest / words.length);
-    return word;
-  }).join(' ');
-};
 
 const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
@@ -137,7 +122,7 @@ try {
     'sdk-commit': () => mustCall(client, 'engram_commit', fact()),
     'prose-commit': () => {
       const i = n++;
-      return tool('engram_commit', { content: proseOf(i), scope: `bench/prose-${i % 4}`, confidence: 0.9, agent_id: `bench-${i % 5}` });
+      return tool('engram_commit', { content: proseText(i), scope: `bench/prose-${i % 4}`, confidence: 0.9, agent_id: `bench-${i % 5}` });
     },
     insert: async () => {
       const { content, scope } = fact();

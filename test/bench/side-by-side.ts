@@ -23,7 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import postgres from 'postgres';
 import { cliEnv, runScript, startCli } from '../support/cli.ts';
-import { QUERY_TOPICS } from './story.ts';
+import { proseText, QUERY_TOPICS } from './story.ts';
 import { median, percentile } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -78,23 +78,6 @@ const cpuSeconds = (pid: number) => {
 
 let serial = Date.now() % 1_000_000;
 
-// `prose`: commits that state no value (most of what agents say about a codebase's design), each
-// a different sentence, in four scopes from five agents.
-const PROSE = [
-  ['The billing worker', 'The search service', 'The gateway', 'The inventory service', 'The mobile client', 'The ledger', 'The scheduler', 'The mailer'],
-  ['retries', 'caches', 'validates', 'batches', 'logs', 'owns', 'streams', 'signs', 'compresses', 'audits'],
-  ['webhooks', 'query results', 'auth tokens', 'stock reservations', 'push notifications', 'ledger entries', 'cron jobs', 'outgoing mail', 'session cookies', 'export files', 'image uploads', 'feature flags'],
-  ['before production', 'through the outbox', 'in memory', 'behind the load balancer', 'on every deploy', 'with exponential backoff', 'through a sidecar', 'after review'],
-  ['for reporting', 'for the checkout flow', 'for search ranking', 'for the admin console', 'for partner integrations', 'for the nightly export', 'for fraud review', 'for the support team', 'for onboarding', 'for the public API'],
-];
-function proseOf(n: number): string {
-  let rest = n;
-  return PROSE.map((words) => {
-    const word = words[rest % words.length]!;
-    rest = Math.floor(rest / words.length);
-    return word;
-  }).join(' ');
-}
 async function call(client: Client, mode: (typeof MODES)[number], i: number): Promise<void> {
   if (mode === 'list') {
     await client.listTools();
@@ -107,7 +90,7 @@ async function call(client: Client, mode: (typeof MODES)[number], i: number): Pr
       : mode === 'status'
         ? { name: 'engram_status', arguments: {} }
         : mode === 'prose'
-          ? { name: 'engram_commit', arguments: { content: proseOf(n), scope: `bench/prose-${n % 4}`, confidence: 0.9, agent_id: `sbs-${n % 5}` } }
+          ? { name: 'engram_commit', arguments: { content: proseText(n), scope: `bench/prose-${n % 4}`, confidence: 0.9, agent_id: `sbs-${n % 5}` } }
           : { name: 'engram_commit', arguments: { content: `The service-${n % 5000} worker pool has ${n % 97} threads in region r${n % 7}`, scope: 'bench/side-by-side', confidence: 0.9, agent_id: `sbs-${n % 5}` } };
   const result = await client.callTool(request);
   if (result.isError) throw new Error(`${request.name}: ${JSON.stringify(result.content)}`);

@@ -36,3 +36,23 @@ export function factText(n: number): { content: string; scope: string } {
   const template = TEMPLATES[Math.floor(n / 7) % TEMPLATES.length]!;
   return { content: `${template(subject, n)} (note ${n})`, scope: scopeOf(n) };
 }
+
+// Facts that state no value: most of what agents say about a design, and all of them share one
+// entity signature (the case the corroboration guard has to stay cheap for).
+const PROSE = [
+  ['The billing worker', 'The search service', 'The gateway', 'The inventory service', 'The mobile client', 'The ledger', 'The scheduler', 'The mailer'],
+  ['retries', 'caches', 'validates', 'batches', 'logs', 'owns', 'streams', 'signs', 'compresses', 'audits'],
+  ['webhooks', 'query results', 'auth tokens', 'stock reservations', 'push notifications', 'ledger entries', 'cron jobs', 'outgoing mail', 'session cookies', 'export files', 'image uploads', 'feature flags'],
+  ['before production', 'through the outbox', 'in memory', 'behind the load balancer', 'on every deploy', 'with exponential backoff', 'through a sidecar', 'after review'],
+  ['for reporting', 'for the checkout flow', 'for search ranking', 'for the admin console', 'for partner integrations', 'for the nightly export', 'for fraud review', 'for the support team', 'for onboarding', 'for the public API'],
+];
+
+/** The n-th fact with no value (a different sentence for each n below 76,800). */
+export function proseText(n: number): string {
+  let rest = n;
+  return PROSE.map((words) => {
+    const word = words[rest % words.length]!;
+    rest = Math.floor(rest / words.length);
+    return word;
+  }).join(' ');
+}
