@@ -10,7 +10,7 @@ export interface WindowCount {
 
 /**
  * Counts one hit against `key` in the current fixed window of `windowSeconds` and returns the
- * count so far, atomically across instances (one upsert on an unlogged table).
+ * count so far, atomically across instances (one upsert on an unlogged table, as in countHits).
  */
 export async function countHit(
   db: Database,
@@ -20,15 +20,10 @@ export async function countHit(
   const windowMs = params.windowSeconds * 1000;
   const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
   const windowEnd = new Date(windowStart.getTime() + windowMs);
-  const [row] = await queryRows<{ count: number }>(
-    db,
-    sql`insert into rate_limit_counters (key, window_start, workspace_id, count, expires_at)
-        values (${params.key}, ${windowStart.toISOString()}::timestamptz, ${params.workspaceId ?? null},
-                ${params.weight ?? 1}, ${windowEnd.toISOString()}::timestamptz)
-        on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
-        returning count`,
-  );
-  return { count: Number(row?.count ?? 0), windowStart, windowEnd };
+  const counts = await countHits(db, [
+    { key: params.key, windowStart, windowSeconds: params.windowSeconds, workspaceId: params.workspaceId ?? null, weight: params.weight ?? 1 },
+  ]);
+  return { count: counts.get(params.key) ?? 0, windowStart, windowEnd };
 }
 
 /** Hits to add to one counter's window, for {@link countHits}. */
