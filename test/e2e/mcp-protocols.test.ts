@@ -118,4 +118,30 @@ describe('MCP protocol revisions on one endpoint', () => {
       call.expect(result.structuredContent);
     }
   });
+
+  // A request that only calls tools gets a server with just those tools; what a client sees must
+  // not change: unknown tools, batches that also list, refused tools.
+  it('answers a call of an unknown tool, and a batch that calls and lists, as a whole server does', async () => {
+    const post = async (body: unknown, bearer = token) => {
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    type Answer = { id: number; result?: { isError?: boolean; tools?: { name: string }[]; content?: { text: string }[] }; error?: { message: string } };
+    const message = (a: Answer) => a.error?.message ?? a.result?.content?.[0]?.text ?? '';
+
+    const unknown = (await post(call(1, 'engram_nonexistent'))).body as Answer;
+    expect(message(unknown)).toMatch(/engram_nonexistent not found/);
+    const mixed = (await post([call(1, 'engram_status'), call(2, 'engram_nonexistent')])).body as Answer[];
+    expect(mixed.find((a) => a.id === 1)?.result?.isError).toBeFalsy();
+    expect(message(mixed.find((a) => a.id === 2)!)).toMatch(/engram_nonexistent not found/);
+
+    const batch = (await post([call(1, 'engram_status'), { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }])).body as Answer[];
+    expect(batch.find((a) => a.id === 1)?.result?.isError).toBeFalsy();
+    expect(batch.find((a) => a.id === 2)?.result?.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(CALLS.map((c) => c.name)));
+  });
 });

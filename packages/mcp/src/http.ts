@@ -15,14 +15,19 @@ function requestedBy(body: unknown): Requested {
   const tools = new Set<string>();
   const resources = new Set<string>();
   const prompts = new Set<string>();
+  let onlyToolCalls = true;
   for (const message of Array.isArray(body) ? body : [body]) {
-    if (typeof message !== 'object' || message === null) continue;
-    const { method, params } = message as { method?: unknown; params?: { name?: unknown; uri?: unknown } };
+    if (typeof message !== 'object' || message === null) {
+      onlyToolCalls = false;
+      continue;
+    }
+    const { method, params, id } = message as { method?: unknown; params?: { name?: unknown; uri?: unknown }; id?: unknown };
     if (method === 'tools/call' && typeof params?.name === 'string') tools.add(params.name);
+    else if (id !== undefined || typeof method !== 'string' || !method.startsWith('notifications/')) onlyToolCalls = false;
     if (method === 'prompts/get' && typeof params?.name === 'string') prompts.add(params.name);
     if (method === 'resources/read' && typeof params?.uri === 'string') resources.add(params.uri);
   }
-  return { tools, resources, prompts };
+  return { tools, resources, prompts, onlyToolCalls: onlyToolCalls && tools.size > 0 };
 }
 
 /**
@@ -56,11 +61,10 @@ export class McpEndpoint {
       const server = createEngramMcpServer(exchange.context, exchange.requested);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
-      try {
-        return await transport.handleRequest(request, { parsedBody });
-      } finally {
-        await server.close();
-      }
+      // In JSON mode the response holds every answer, so nothing is left running: the server and
+      // its transport are dropped, not closed (closing builds a "connection closed" error to
+      // reject pending calls, and there are none).
+      return transport.handleRequest(request, { parsedBody });
     }
     this.#exchanges.set(request, exchange);
     return this.#modern.fetch(request, { parsedBody });

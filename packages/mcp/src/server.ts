@@ -76,6 +76,11 @@ export interface Requested {
   tools: ReadonlySet<string>;
   resources: ReadonlySet<string>;
   prompts: ReadonlySet<string>;
+  /**
+   * True when the request only calls tools (and sends notifications): its server needs those tools
+   * and nothing else. Listing, reading and the handshake get every feature.
+   */
+  onlyToolCalls?: boolean;
 }
 
 const NOTHING: Requested = { tools: new Set(), resources: new Set(), prompts: new Set() };
@@ -106,8 +111,17 @@ export function createEngramMcpServer(context: McpRequestContext, requested: Req
     { capabilities, instructions: serverInstructions(names), jsonSchemaValidator },
   );
   const refusal = (feature: { name: string }) => refusalFor(feature, principal);
+  const refused = ALL_TOOLS.filter((t) => requested.tools.has(t.name) && !available(t));
+  // A request that only calls tools is answered by those tools alone: registering the rest (their
+  // schemas, the prompts, the resources) is most of the cost of building a server. (The declared
+  // capabilities install the tool handlers, so another name is still answered "not found".)
+  if (requested.onlyToolCalls) {
+    registerTools(server, tools.filter((t) => requested.tools.has(t.name)), ctx);
+    registerRefusals(server, refused, refusal, context);
+    return server;
+  }
   registerTools(server, tools, ctx);
-  registerRefusals(server, ALL_TOOLS.filter((t) => requested.tools.has(t.name) && !available(t)), refusal, context);
+  registerRefusals(server, refused, refusal, context);
   registerPrompts(server, ALL_PROMPTS.filter(available), ctx);
   registerPromptRefusals(server, ALL_PROMPTS.filter((p) => requested.prompts.has(p.name) && !available(p)), refusal, ctx);
   if (member) {
