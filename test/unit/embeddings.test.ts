@@ -34,6 +34,10 @@ describe('uuidv7', () => {
     const late = uuidv7(1_700_000_000_001);
     expect(early).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(early < late).toBe(true);
+    // The first 48 bits are the milliseconds; the rest is random.
+    expect(parseInt(early.replace(/-/g, '').slice(0, 12), 16)).toBe(1_700_000_000_000);
+    const same = new Set(Array.from({ length: 1000 }, () => uuidv7(1_700_000_000_000)));
+    expect(same.size).toBe(1000);
   });
 });
 
