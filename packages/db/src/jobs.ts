@@ -414,9 +414,10 @@ export async function detectionBacklog(db: Database, options: { workspaceId?: st
   const now = iso(options.now ?? new Date());
   const stuckBefore = iso(new Date((options.now ?? new Date()).getTime() - STUCK_AFTER_MS));
   const only = (column: SQL) => (options.workspaceId ? sql`and ${column} = ${options.workspaceId}` : sql``);
+  // A pending job is stuck when it waited too long and no run holds its workspace's lease. The
+  // live runs are read once and joined: asked per job, a backlog of 7,500 took 15 ms to describe.
   const stuck = sql`(
-    (j.status = 'pending' and j.run_after < ${stuckBefore}::timestamptz and not exists (
-      select 1 from detection_runs r where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${now}::timestamptz))
+    (j.status = 'pending' and j.run_after < ${stuckBefore}::timestamptz and live.workspace_id is null)
     or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
   const rows = await queryRows<{
     workspace_id: string;
@@ -438,6 +439,10 @@ export async function detectionBacklog(db: Database, options: { workspaceId?: st
                count(*) filter (where ${stuck})::int as stuck,
                min(case when j.status = 'running' then j.locked_until else j.run_after end) filter (where ${stuck}) as stuck_since
         from detection_jobs j join workspaces w on w.id = j.workspace_id and w.deleted_at is null
+        left join (
+          select distinct r.workspace_id from detection_runs r
+          where r.status = 'running' and r.lease_until > ${now}::timestamptz ${only(sql`r.workspace_id`)}
+        ) live on live.workspace_id = j.workspace_id
         where j.status in ('pending', 'running', 'failed') ${only(sql`j.workspace_id`)}
         group by j.workspace_id, w.engram_id, w.name
         order by w.engram_id`,
