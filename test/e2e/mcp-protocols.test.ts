@@ -120,12 +120,12 @@ describe('MCP protocol revisions on one endpoint', () => {
   });
 
   // A request that only calls tools gets a server with just those tools; what a client sees must
-  // not change: unknown tools, batches that also list, refused tools.
+  // not change: unknown tools, batches that also list (refused tools: test/integration/access.test.ts).
   it('answers a call of an unknown tool, and a batch that calls and lists, as a whole server does', async () => {
-    const post = async (body: unknown, bearer = token) => {
+    const post = async (body: unknown) => {
       const res = await fetch(mcpUrl, {
         method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
         body: JSON.stringify(body),
       });
       return { status: res.status, body: await res.json() };
