@@ -42,7 +42,7 @@ interface Sample {
   frames: string[];
 }
 
-const GC = /v8::internal::(Heap::|Scavenger|MarkCompact|ConcurrentMarking|MarkingVisitor|MinorMarkSweep|Sweeper|IncrementalMarking|PointersUpdating|Evacuat|ArrayBufferSweeper|MemoryAllocator|RememberedSet|GCTracer)|ScavengeVisitor|ConcurrentMarkingVisitor|Heap::CollectGarbage/;
+const GC = /v8::internal::(Heap::|Scavenger|MarkCompact|ConcurrentMarking|MarkingVisitor|MinorMarkSweep|Sweeper|IncrementalMarking|PointersUpdating|Evacuat|ArrayBufferSweeper|MemoryAllocator|RememberedSet|GCTracer|ScavengeVisitor)/;
 const COMPILER = /v8::internal::(compiler::|maglev::|baseline::|Compiler::|OptimizingCompileDispatcher|Parser|Scanner|interpreter::BytecodeGenerator)|turboshaft/;
 
 /**
