@@ -3,7 +3,7 @@
  * patches/postgres+3.4.9.patch). After a burst has opened every connection, sequential requests
  * stay on one warm backend instead of taking each connection in turn.
  */
-import { createDb } from '@engram/db';
+import { createDb, queryRows } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { describe, expect, inject, it } from 'vitest';
 
@@ -13,7 +13,7 @@ describe.skipIf(!url)('the request pool on postgres', () => {
   it('reuses the most recently released connection', async () => {
     const handle = await createDb({ kind: 'postgres', url: url! }, { maxConnections: 4 });
     try {
-      const backend = async (query: ReturnType<typeof sql>) => Number((await handle.db.execute<{ pid: number }>(query))[0]!.pid);
+      const backend = async (query: ReturnType<typeof sql>) => Number((await queryRows<{ pid: number }>(handle.db, query))[0]!.pid);
       // A burst: four statements at once, each holding its connection for a moment, open all four.
       const burst = await Promise.all(Array.from({ length: 4 }, () => backend(sql`select pg_backend_pid() as pid, pg_sleep(0.05)`)));
       expect(new Set(burst).size).toBe(4);
@@ -22,7 +22,7 @@ describe.skipIf(!url)('the request pool on postgres', () => {
       for (let i = 0; i < 8; i++) sequential.push(await backend(sql`select pg_backend_pid() as pid`));
       expect(new Set(sequential).size).toBe(1);
       // Reserved connections (transactions) come from the same end of the pool.
-      const reserved = await handle.db.transaction(async (tx) => Number((await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`))[0]!.pid));
+      const reserved = await handle.db.transaction(async (tx) => Number((await queryRows<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`))[0]!.pid));
       expect(reserved).toBe(sequential[0]);
     } finally {
       await handle.close();
