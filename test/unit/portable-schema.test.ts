@@ -1,4 +1,4 @@
-import { portable, withoutTypeArrays } from '@engram/mcp';
+import { parsedOutput, portable, withoutTypeArrays } from '@engram/mcp';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 
@@ -19,6 +19,24 @@ describe('portable tool schemas', () => {
     expect(json).toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
     expect(wrapped.safeParse({ valid_until: null, count: 2 }).success).toBe(true);
     expect(wrapped['~standard'].validate({ valid_until: 3, count: 2 })).toMatchObject({ issues: expect.any(Array) });
+  });
+
+  it('does not parse again what parsedOutput just produced with the same schema', () => {
+    let parses = 0;
+    const schema = z.object({ count: z.number().int() }).refine(() => ++parses > 0);
+    const other = z.object({ count: z.number().int() });
+    const validate = (s: z.ZodType, value: unknown) => portable(s, { identified: true })['~standard'].validate(value);
+    const parsed = parsedOutput(schema, { count: 2, extra: 'dropped' });
+    expect(parsed).toEqual({ count: 2 });
+    expect(parses).toBe(1);
+    // The SDK's check of that very value against that schema takes it as it is.
+    expect(validate(schema, parsed)).toEqual({ value: parsed });
+    expect(parses).toBe(1);
+    // An equal copy, or the value against another schema, is validated in full.
+    expect(validate(schema, { ...parsed })).toMatchObject({ value: { count: 2 } });
+    expect(parses).toBe(2);
+    expect(validate(other, parsed)).toMatchObject({ value: { count: 2 } });
+    expect(validate(schema, { count: 1.5 })).toMatchObject({ issues: expect.any(Array) });
   });
 
   it('names an output schema by its content, so a client compiles its validator once, not on every tools/list', async () => {

@@ -29,6 +29,21 @@ export function withoutTypeArrays(schema: unknown): unknown {
 }
 
 const wrapped = new WeakMap<object, unknown>();
+
+/** Values a schema just produced (see {@link parsedOutput}): validating them again is a no-op. */
+const parsedByUs = new WeakMap<object, object>();
+
+/**
+ * Parses a tool's output with its schema, and remembers the result, so that the SDK's check of the
+ * same structured content against the same (portable) schema, moments later, does not parse it a
+ * second time: a query's ten results took two full parses per call.
+ */
+export function parsedOutput<T extends z.ZodType>(schema: T, output: unknown): z.output<T> {
+  const parsed = schema.parse(output);
+  if (typeof parsed === 'object' && parsed !== null) parsedByUs.set(parsed, schema);
+  return parsed;
+}
+
 const wrappedIdentified = new WeakMap<object, unknown>();
 
 /**
@@ -69,7 +84,10 @@ export function portable<T extends z.ZodType>(schema: T, options: { identified?:
     return memo.get(key);
   };
   const jsonSchema = { input: convert('input'), output: convert('output') };
-  const facade = { ...standard, jsonSchema };
+  // What parsedOutput just produced with this very schema is valid as it is.
+  const validate = (value: unknown) =>
+    typeof value === 'object' && value !== null && parsedByUs.get(value) === schema ? { value } : standard.validate(value);
+  const facade = { ...standard, jsonSchema, validate };
   const proxy = new Proxy(schema, { get: (target, property, receiver) => (property === '~standard' ? facade : Reflect.get(target, property, receiver)) as unknown });
   cache.set(schema, proxy);
   return proxy;

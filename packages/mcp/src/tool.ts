@@ -16,7 +16,7 @@ import { auditIdentity } from '@engram/core';
 import { healthOf, withinDeadline, type Database } from '@engram/db';
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { portable } from './portable-schema.ts';
+import { parsedOutput, portable } from './portable-schema.ts';
 
 /** Minimal logger shape (pino-compatible) so this package stays framework-free. */
 export interface ToolLogger {
@@ -159,7 +159,7 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
           const work = tool.handler(args as z.output<typeof tool.input>, ctx);
           const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
-          const structured = tool.output.parse(output);
+          const structured = parsedOutput(tool.output, output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
         } catch (error) {
           // A database fault is logged once per outage by the health tracker, not once per call.
