@@ -2,45 +2,18 @@
  * The guard that keeps a commit to one round trip: a plain add is stored at once unless a fact it
  * may corroborate is current. Only such a fact sends the commit to the reads that decide.
  */
-import { contentHash, embedLocally, entitySignature, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, provisionWorkspace, uuidv7 } from '@engram/core';
+import { provisionWorkspace } from '@engram/core';
 import { forWorkspace, insertFact, type DbHandle, type NewFact } from '@engram/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
+import { newFact as draftFact } from '../support/new-fact.ts';
 
 const SCOPE = 'auth';
 const RATE = 'The auth service rate limit is 1000 req/s per IP';
 
-function newFact(content: string, options: { agentId: string; embeddingOf?: string; durability?: 'durable' | 'ephemeral' }): NewFact {
-  const id = uuidv7();
-  const entities = extractEntities(content, SCOPE);
-  return {
-    id,
-    lineageId: id,
-    content,
-    contentHash: contentHash(content),
-    scope: SCOPE,
-    confidence: 0.9,
-    factType: 'observation',
-    agentId: options.agentId,
-    memberId: null,
-    provenance: null,
-    entities,
-    entitySignature: entitySignature(entities),
-    matchKeys: matchKeysOf(entities),
-    extractorVersion: EXTRACTOR_VERSION,
-    keywords: [],
-    embedding: embedLocally(options.embeddingOf ?? content),
-    embeddingModel: LOCAL_EMBEDDING_MODEL,
-    committedAt: new Date(),
-    ttlDays: null,
-    expiresAt: null,
-    memoryOp: 'add',
-    supersedesFactId: null,
-    durability: options.durability ?? 'durable',
-    source: 'commit',
-  };
-}
+const newFact = (content: string, options: { agentId: string; embeddingOf?: string; durability?: 'durable' | 'ephemeral' }) =>
+  draftFact(content, { scope: SCOPE, ...options });
 
 describe.each(testDatabases())('the corroboration guard of a commit on $name', (engine) => {
   let handle: DbHandle;

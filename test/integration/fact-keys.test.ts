@@ -3,45 +3,15 @@
  * fact_keys has no foreign keys (checking two per key was a fifth of a commit's statement); a
  * trigger on facts deletes a fact's keys, also when a workspace's deletion cascades to its facts.
  */
-import { contentHash, embedLocally, entitySignature, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, provisionWorkspace, uuidv7 } from '@engram/core';
-import { forWorkspace, insertFact, queryRows, type DbHandle, type NewFact } from '@engram/db';
+import { provisionWorkspace } from '@engram/core';
+import { forWorkspace, insertFact, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
+import { newFact } from '../support/new-fact.ts';
 
 const SCOPE = 'payments/worker';
-
-function newFact(content: string): NewFact {
-  const id = uuidv7();
-  const entities = extractEntities(content, SCOPE);
-  return {
-    id,
-    lineageId: id,
-    content,
-    contentHash: contentHash(content),
-    scope: SCOPE,
-    confidence: 0.9,
-    factType: 'observation',
-    agentId: 'agent-a',
-    memberId: null,
-    provenance: null,
-    entities,
-    entitySignature: entitySignature(entities),
-    matchKeys: matchKeysOf(entities),
-    extractorVersion: EXTRACTOR_VERSION,
-    keywords: [],
-    embedding: embedLocally(content),
-    embeddingModel: LOCAL_EMBEDDING_MODEL,
-    committedAt: new Date(),
-    ttlDays: null,
-    expiresAt: null,
-    memoryOp: 'add',
-    supersedesFactId: null,
-    durability: 'durable',
-    source: 'commit',
-  };
-}
 
 describe.each(testDatabases())('match keys of a fact on $name', (engine) => {
   let handle: DbHandle;
@@ -57,7 +27,7 @@ describe.each(testDatabases())('match keys of a fact on $name', (engine) => {
 
   async function stored(content: string) {
     const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const fact = newFact(content);
+    const fact = newFact(content, { scope: SCOPE });
     expect(fact.matchKeys.length).toBeGreaterThan(3);
     expect((await insertFact(forWorkspace(handle.db, ws.workspaceId), fact, { closeLineageId: null, detectionReason: 'commit' })).inserted).toBe(true);
     return { workspaceId: ws.workspaceId, fact };
