@@ -29,6 +29,7 @@ export function withoutTypeArrays(schema: unknown): unknown {
 }
 
 const wrapped = new WeakMap<object, unknown>();
+const wrappedIdentified = new WeakMap<object, unknown>();
 
 /** Values a schema just produced (see {@link parsedOutput}): validating them again is a no-op. */
 const parsedByUs = new WeakMap<object, object>();
@@ -43,8 +44,6 @@ export function parsedOutput<T extends z.ZodType>(schema: T, output: unknown): z
   if (typeof parsed === 'object' && parsed !== null) parsedByUs.set(parsed, schema);
   return parsed;
 }
-
-const wrappedIdentified = new WeakMap<object, unknown>();
 
 /**
  * A schema with an `$id` naming its content. The MCP SDK clients (TypeScript, 1.x and 2.x) compile
