@@ -229,6 +229,31 @@ describe('embedded database: bounded waits and disk headroom', () => {
     expect((await client.query('select body from notes')).rows).toEqual([{ body: 'accepted' }]);
   });
 
+  it('opens a database it has just created in a fresh thread (the thread that ran initdb holds memory only a collection frees)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-create-'));
+    const options = { deadlineMs: 5_000, slowWorkDeadlineMs: 120_000, durable: true, report: () => {}, writeProblem: async () => undefined, diskExhausted: async () => false, watchdogMs: 60_000 };
+    try {
+      const created = await EmbeddedClient.open(path.join(dir, 'pgdata'), options);
+      try {
+        expect(created.threadsStarted).toBe(2);
+        await created.exec('create table kept (n int)');
+        await created.query('insert into kept values (1)');
+      } finally {
+        await created.close();
+      }
+      // An existing database is opened in the first thread, with what was committed.
+      const reopened = await EmbeddedClient.open(path.join(dir, 'pgdata'), options);
+      try {
+        expect(reopened.threadsStarted).toBe(1);
+        expect((await reopened.query('select n from kept')).rows).toEqual([{ n: 1 }]);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('starts a database on disk again when its thread stops answering: committed rows are there, the open transaction is not', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-restart-'));
     const restarted = await EmbeddedClient.open(path.join(dir, 'pgdata'), {

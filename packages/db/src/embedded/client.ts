@@ -31,7 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results, Transaction } from '@electric-sql/pglite';
 import { DatabaseUnavailableError } from '../faults.ts';
-import { fromWire, type Reply, type Request } from './protocol.ts';
+import { fromWire, type Opened, type Reply, type Request } from './protocol.ts';
 import { isSchemaWork, isWrite } from './statements.ts';
 
 type Parsers = NonNullable<QueryOptions['parsers']>;
@@ -75,6 +75,7 @@ export class EmbeddedClient {
   readonly #turns = new Turnstile();
   readonly #pending = new Map<number, (reply: Reply | DatabaseUnavailableError) => void>();
   #worker: Worker | undefined;
+  #threadsStarted = 0;
   /** The current thread has opened the database. */
   #ready = false;
   #nextId = 1;
@@ -97,6 +98,11 @@ export class EmbeddedClient {
     this.#options = options;
   }
 
+  /** Threads started so far: one per open, one more after creating the database, one per restart. */
+  get threadsStarted(): number {
+    return this.#threadsStarted;
+  }
+
   /** Starts the thread and opens the database in `dataDir` (`memory://` for one in memory). */
   static async open(dataDir: string, options: EmbeddedClientOptions): Promise<EmbeddedClient> {
     const client = new EmbeddedClient(dataDir, options);
@@ -112,6 +118,7 @@ export class EmbeddedClient {
     };
     closedMeanwhile();
     const worker = new Worker(new URL('./worker.ts', import.meta.url));
+    this.#threadsStarted++;
     this.#worker = worker;
     worker.unref();
     worker.on('message', (reply: Reply) => this.#answer(reply.id, reply));
@@ -119,8 +126,18 @@ export class EmbeddedClient {
     worker.on('exit', (code) => worker === this.#worker && this.#lost(`its thread exited with code ${code}`));
     try {
       const durable = this.#options.durable;
-      await this.#send({ op: 'open', dataDir: this.#dataDir, durable, pgliteWasmModule, initdbWasmModule }, deadlineIn(this.#options.slowWorkDeadlineMs));
+      const deadline = deadlineIn(this.#options.slowWorkDeadlineMs);
+      const opened = (await this.#send({ op: 'open', dataDir: this.#dataDir, durable, pgliteWasmModule, initdbWasmModule }, deadline)) as Opened;
       closedMeanwhile();
+      if (opened.created) {
+        // Creating the database (initdb, its own WebAssembly instance) leaves about 250 MB that
+        // only a garbage collection frees, and this thread allocates too little JavaScript for V8
+        // to run one: the server kept 660 MiB instead of 450. A fresh thread opens it instead.
+        await this.#send({ op: 'close' }, deadline);
+        this.#worker = undefined;
+        await worker.terminate();
+        return this.#start();
+      }
       this.#ready = true;
     } catch (error) {
       await worker.terminate();
