@@ -132,7 +132,7 @@ export class EmbeddedClient {
       if (opened.created) {
         // Creating the database (initdb, its own WebAssembly instance) leaves about 250 MB that
         // only a garbage collection frees, and this thread allocates too little JavaScript for V8
-        // to run one: the server kept 660 MiB instead of 450. A fresh thread opens it instead.
+        // to run one: a first start settled at 660 MiB instead of 490. A fresh thread opens it instead.
         await this.#send({ op: 'close' }, deadline);
         this.#worker = undefined;
         await worker.terminate();
