@@ -21,7 +21,10 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 /**
  * PGlite's own start parameters without `-F` (fsync off), with a WAL sync method that reaches
  * fsync, and at most 256 MB of WAL kept for reuse after a checkpoint (Postgres' default is 1 GB;
- * the worker runs the checkpoints, see worker.ts).
+ * the worker runs the checkpoints, see worker.ts). The buffer pool is 64 MB instead of 128: it
+ * lives in the WebAssembly memory, which never shrinks, and pages it does not hold are read from
+ * the operating system's cache. On 10,000 facts the server's RSS was 448 MiB idle instead of 515,
+ * at the same throughput (49 and 55 ops/s at 1 and 10 clients, against 51 and 55).
  */
 export const DURABLE_START_PARAMS: readonly string[] = [
   ...PGlite.defaultStartParams.filter((param) => param !== '-F'),
@@ -29,6 +32,8 @@ export const DURABLE_START_PARAMS: readonly string[] = [
   'wal_sync_method=fsync',
   '-c',
   'max_wal_size=256MB',
+  '-c',
+  'shared_buffers=64MB',
 ];
 
 type EmscriptenOptions = Parameters<NodeFS['init']>[1];
