@@ -12,13 +12,14 @@
  * Options: --clients (comma-separated), --window seconds (25), --size facts seeded (10000),
  * --workspaces one|many|both (both), --embedded, --warmup seconds (5), --settle seconds before "RSS
  * after" (5), --drain-timeout seconds (300), --client-threads (default one per 50 clients, at most one
- * per core), --node-options (the server's NODE_OPTIONS; default the Dockerfile's), --keep (keep the
+ * per core), --node-options (the server's NODE_OPTIONS; default the Dockerfile's), --allocator
+ * jemalloc|glibc (the server's malloc; default jemalloc, preloaded as the Dockerfile does), --keep (keep the
  * Postgres database), --never-analyzed (seed without ANALYZE: compare query p50 at --size 1000 and
  * 50000 on a database nothing has analyzed but the service itself), --no-worker (the server without its
  * in-process detection worker: the backlog is counted, not drained).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
- * its NODE_OPTIONS), with the in-process detection worker and the default pool of 10, on a scratch
+ * its NODE_OPTIONS, jemalloc), with the in-process detection worker and the default pool of 10, on a scratch
  * Postgres database (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
  * postgres://postgres@127.0.0.1:5432/postgres), or with --embedded on the embedded PGlite database
  * in a temporary data directory.
@@ -105,6 +106,8 @@ const { values: args } = parseArgs({
     'no-worker': { type: 'boolean', default: false },
     'client-threads': { type: 'string' },
     'node-options': { type: 'string' },
+    // The server's allocator: jemalloc (preloaded, as the Dockerfile does) or glibc's malloc.
+    allocator: { type: 'string', default: 'jemalloc' },
     keep: { type: 'boolean', default: false },
     // Seed without ANALYZE: the database the server starts on has never been analyzed.
     'never-analyzed': { type: 'boolean', default: false },
@@ -147,6 +150,19 @@ function serverNodeOptions(): string {
   return found?.[1] ?? found?.[2] ?? '';
 }
 const NODE_OPTIONS = serverNodeOptions();
+
+/** Where Debian's libjemalloc2 puts the library, for the architectures the image is built for. */
+const JEMALLOC_PATHS = ['/usr/lib/x86_64-linux-gnu/libjemalloc.so.2', '/usr/lib/aarch64-linux-gnu/libjemalloc.so.2'];
+
+/** The server's LD_PRELOAD: jemalloc as in the image (--allocator jemalloc, the default), or none. */
+function serverPreload(): string | undefined {
+  if (args.allocator === 'glibc') return undefined;
+  if (args.allocator !== 'jemalloc') throw new Error(`--allocator ${args.allocator}: use jemalloc (as the image) or glibc`);
+  const found = JEMALLOC_PATHS.find((p) => fs.existsSync(p));
+  if (!found) throw new Error('jemalloc is not installed here (apt-get install libjemalloc2), or pass --allocator glibc');
+  return found;
+}
+const LD_PRELOAD = serverPreload();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const epochNow = () => performance.timeOrigin + performance.now();
@@ -723,6 +739,7 @@ try {
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       NODE_OPTIONS,
+      ...(LD_PRELOAD ? { LD_PRELOAD } : {}),
       ...(NO_WORKER ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
     }),
   );
@@ -796,7 +813,7 @@ const engine = EMBEDDED ? 'embedded PGlite' : 'Postgres';
 const out: string[] = [
   `Concurrency benchmark, ${engine}, ${startedAt.toISOString()}: ${WINDOW_MS / 1000} s windows, a 50/50 mix of engram_commit and engram_query per client; ` +
     `${SIZE.toLocaleString('en-US')} facts seeded (one workspace: all of them; many: shared among ${MAX_CLIENTS} workspaces).`,
-  `Machine: ${CORES} cores, load average ${loadAverage} at the start (shared: judge by the ratios). Server NODE_OPTIONS "${NODE_OPTIONS}" (V8 heap limit ${heapLimitMiB.toFixed(0)} MiB). ` +
+  `Machine: ${CORES} cores, load average ${loadAverage} at the start (shared: judge by the ratios). Server NODE_OPTIONS "${NODE_OPTIONS}" (V8 heap limit ${heapLimitMiB.toFixed(0)} MiB), allocator ${LD_PRELOAD ? `jemalloc (${LD_PRELOAD})` : 'glibc'}. ` +
     `Idle server: RSS ${MiB(idle.rssKiB).toFixed(0)} MiB after the warm-up (${MiB(idle.startupRssKiB).toFixed(0)} MiB at startup), /healthz p50 ${ms(median(idle.healthMs))} ms.`,
   `Floor: the same mix straight to the database (${EMBEDDED ? 'the embedded database in the bench process, before the server started' : `postgres.js, pool of ${FLOOR_POOL}, after each server window`}): ` +
     'single-row insert into a `LIKE facts INCLUDING ALL` copy, and hybridCandidates (the service\'s hybrid SQL) on facts. ratio = ops/s ÷ floor ops/s.',
