@@ -16,7 +16,10 @@
  * jemalloc|glibc (the server's malloc; default jemalloc, preloaded as the Dockerfile does), --keep (keep the
  * Postgres database), --never-analyzed (seed without ANALYZE: compare query p50 at --size 1000 and
  * 50000 on a database nothing has analyzed but the service itself), --no-worker (the server without its
- * in-process detection worker: the backlog is counted, not drained).
+ * in-process detection worker: the backlog is counted, not drained), --statements (Postgres's own
+ * account of each server and floor window: the statements that took the most time, with calls per
+ * operation and mean execution and planning time, from pg_stat_statements, which must be in the
+ * server's shared_preload_libraries; its counters are reset cluster-wide before each window).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
  * its NODE_OPTIONS, jemalloc), with the in-process detection worker and the default pool of 10, on a scratch
@@ -111,6 +114,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // Seed without ANALYZE: the database the server starts on has never been analyzed.
     'never-analyzed': { type: 'boolean', default: false },
+    // Postgres's own account of each window, statement by statement (needs pg_stat_statements loaded).
+    statements: { type: 'boolean', default: false },
   },
 });
 
@@ -204,6 +209,56 @@ function backendsCpuSince(databaseName: string, before: Map<number, number>): nu
   let seconds = 0;
   for (const [pid, now] of backendsCpuSeconds(databaseName)) seconds += now - (before.get(pid) ?? 0);
   return seconds;
+}
+
+/** One statement's share of a window, from pg_stat_statements. */
+interface StatementCost {
+  calls: number;
+  execMs: number;
+  planMs: number;
+  text: string;
+}
+/**
+ * Postgres's own account of a window (--statements): pg_stat_statements is reset when the window
+ * starts and read when it ends, for the bench database only.
+ */
+function statementAccount(databaseUrl: string | undefined) {
+  if (!args.statements) return undefined;
+  if (!databaseUrl) throw new Error('--statements reads pg_stat_statements: it needs Postgres, not --embedded');
+  const pg = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  return {
+    async prepare(): Promise<void> {
+      try {
+        await pg`create extension if not exists pg_stat_statements`;
+        await pg`select 1 from pg_stat_statements limit 1`;
+      } catch (error) {
+        throw new Error(`--statements: pg_stat_statements is not usable here (${(error as Error).message}); add it to shared_preload_libraries and restart Postgres`, { cause: error });
+      }
+    },
+    async reset(): Promise<void> {
+      await pg`select pg_stat_statements_reset()`;
+    },
+    async read(): Promise<StatementCost[]> {
+      const found = await pg<{ calls: number; exec_ms: number; plan_ms: number; query: string }[]>`
+        select calls::float8 as calls, total_exec_time as exec_ms, total_plan_time as plan_ms, query
+        from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`;
+      return found.map((r) => ({ calls: r.calls, execMs: r.exec_ms, planMs: r.plan_ms, text: r.query.replace(/\s+/g, ' ').trim() }));
+    },
+    close: () => pg.end(),
+  };
+}
+type StatementAccount = NonNullable<ReturnType<typeof statementAccount>>;
+
+/** The statements that took most of a window's database time, per operation of the window. */
+function statementLines(costs: StatementCost[], operations: number, top = 12): string[] {
+  const total = costs.reduce((sum, c) => sum + c.execMs + c.planMs, 0);
+  return [...costs]
+    .sort((a, b) => b.execMs + b.planMs - (a.execMs + a.planMs))
+    .slice(0, top)
+    .map((c) => {
+      const share = ((c.execMs + c.planMs) / total) * 100;
+      return `    ${share.toFixed(1).padStart(5)}%  ${(c.calls / operations).toFixed(2).padStart(6)} calls/op  exec ${(c.execMs / Math.max(1, c.calls)).toFixed(3)} ms  plan ${(c.planMs / Math.max(1, c.calls)).toFixed(3)} ms  ${c.text.slice(0, 110)}`;
+    });
 }
 
 /** The whole machine's CPU time, busy and total (jiffies). */
@@ -387,6 +442,8 @@ interface FloorResult {
   emptyQueries: number;
   /** This process's CPU meanwhile, in cores (with --embedded it includes the database's thread). */
   benchCores: number;
+  /** The bench database's Postgres backends meanwhile, in cores (null on the embedded database). */
+  databaseCores: number | null;
   errors: number;
   errorSamples: string[];
 }
@@ -401,6 +458,8 @@ async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: numb
   let emptyQueries = 0;
   const errorSamples = new Set<string>();
   const cpu = process.cpuUsage();
+  const databaseName = databaseUrl ? decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) : undefined;
+  const databaseCpu = databaseName ? backendsCpuSeconds(databaseName) : undefined;
   const started = epochNow();
   const endAt = started + windowMs;
   await Promise.all(
@@ -451,6 +510,7 @@ async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: numb
     queryMs,
     emptyQueries,
     benchCores: (used.user + used.system) / 1000 / elapsedMs,
+    databaseCores: databaseName ? (backendsCpuSince(databaseName, databaseCpu!) * 1000) / elapsedMs : null,
     errors,
     errorSamples: [...errorSamples],
   };
@@ -680,13 +740,16 @@ function clientsOf(setup: Setup, mode: Mode, count: number): ClientSpec[] {
   return setup.many.slice(0, count).map((w) => ({ token: w.ownerToken, workspaceId: w.workspaceId }));
 }
 
-async function floorRows(handle: DbHandle, setup: Setup, onlyFor: Row[]): Promise<void> {
+async function floorRows(handle: DbHandle, setup: Setup, onlyFor: Row[], account?: StatementAccount): Promise<void> {
   // Warm the pool and the plans, as the server's warm-up does.
   const first = onlyFor[0]!;
   await runFloor(handle, clientsOf(setup, first.mode, Math.min(10, first.clients)).map((c) => c.workspaceId), Math.min(WARMUP_MS, 2000));
   for (const row of onlyFor) {
+    await account?.reset();
     row.floor = await runFloor(handle, clientsOf(setup, row.mode, row.clients).map((c) => c.workspaceId), WINDOW_MS);
-    log(`  floor ${row.mode}, ${row.clients} loops: ${row.floor.opsPerSecond.toFixed(0)} ops/s, insert ${pair(row.floor.insertMs)} ms, query ${pair(row.floor.queryMs)} ms, bench process CPU ${row.floor.benchCores.toFixed(2)} cores${row.floor.emptyQueries ? `, ${row.floor.emptyQueries} queries found nothing` : ''}${row.floor.errors ? `, ${row.floor.errors} errors: ${row.floor.errorSamples.join(' | ')}` : ''}`);
+    const statements = await account?.read();
+    log(`  floor ${row.mode}, ${row.clients} loops: ${row.floor.opsPerSecond.toFixed(0)} ops/s, insert ${pair(row.floor.insertMs)} ms, query ${pair(row.floor.queryMs)} ms, bench process CPU ${row.floor.benchCores.toFixed(2)} cores${row.floor.databaseCores === null ? '' : `, database CPU ${row.floor.databaseCores.toFixed(2)} cores`}${row.floor.emptyQueries ? `, ${row.floor.emptyQueries} queries found nothing` : ''}${row.floor.errors ? `, ${row.floor.errors} errors: ${row.floor.errorSamples.join(' | ')}` : ''}`);
+    if (statements) log(['  floor statements (share of database time, calls per operation, means):', ...statementLines(statements, row.floor.insertMs.length + row.floor.queryMs.length)].join('\n'));
   }
 }
 
@@ -699,8 +762,10 @@ log(`${EMBEDDED ? `embedded database in ${dataDir}` : `bench database ${new URL(
 let server: StartedCli | undefined;
 let stopping = false;
 let floorHandle: DbHandle | undefined;
+const account = statementAccount(databaseUrl);
 let idle = { startupRssKiB: 0, rssKiB: 0, healthMs: [] as number[] };
 try {
+  await account?.prepare();
   // Schema, workspaces and members, then the facts, before the server starts (the embedded
   // database can be open in one process at a time).
   const setupHandle = await createDb(database, { maxConnections: 1, limits: BULK_LIMITS });
@@ -768,7 +833,9 @@ try {
     for (const row of rows) {
       const clients = clientsOf(setup, row.mode, row.clients);
       log(`\n== ${row.mode === 'one' ? 'one workspace' : 'a workspace per client'}, ${row.clients} client(s), ${WINDOW_MS / 1000} s`);
+      await account?.reset();
       const window = await runServerWindow(server, clients, WINDOW_MS);
+      const statements = await account?.read();
       row.server = window;
       const drainWatch = watchServer(server);
       const drained = await drain(reader, clients);
@@ -788,15 +855,17 @@ try {
           `backlog ${row.backlogAtStop} jobs, ${NO_WORKER ? 'not drained (no worker)' : `drained in ${row.drainSeconds === null ? `over ${DRAIN_TIMEOUT_MS / 1000}` : row.drainSeconds.toFixed(1)} s`}; ` +
           `server log: ${row.serverLog.warn} warn, ${row.serverLog.error} error${row.serverLog.top.length ? ` (${row.serverLog.top.join(' | ')})` : ''}`,
       );
+      if (statements) log(['  server statements (share of database time, calls per operation, means):', ...statementLines(statements, window.commitMs.length + window.queryMs.length)].join('\n'));
       await sleep(SETTLE_MS);
       row.rssAfterKiB = procStatus(pid).rssKiB;
-      if (floorHandle) await floorRows(floorHandle, setup, [row]);
+      if (floorHandle) await floorRows(floorHandle, setup, [row], account);
     }
   } finally {
     await reader.close();
   }
 } finally {
   await floorHandle?.close();
+  await account?.close();
   stopping = true;
   await server?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
