@@ -7,7 +7,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
 import type { FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { parseTimestamp, textArrayLiteral, ts, tsOrNull, uuidArrayLiteral, vectorLiteral } from './values.ts';
+import { parseTimestamp, textArrayLiteral, ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
 
 
 /** A fact is current while its window is open and its TTL has not run out. */
@@ -188,92 +188,169 @@ export interface NewFact {
 }
 
 export interface InsertedFact {
-  /** False when an identical current fact won the race (the unique key held). */
+  /** False when an identical current fact won the race (the unique key held), or the guard held. */
   inserted: boolean;
   id: string;
   committedAt: Date;
   closedFactIds: string[];
 }
 
+/** How one fact is inserted (see insertFacts). */
+export interface InsertOptions {
+  /** The lineage whose current facts the new fact closes (an update), or null. */
+  closeLineageId: string | null;
+  /** The detection job's reason (durable facts), or null for no job. */
+  detectionReason: string | null;
+  /**
+   * Insert only if no fact this one may corroborate is current: one of the scope, unexpired,
+   * durable, from another agent, embedded by the same model (pass it for a fact with an
+   * embedding) within `maxDistance` (cosine) of this one, stating exactly the same values
+   * (`entity_signature`). The caller decides about such a fact; not inserted, `inserted` is
+   * false, as for an identical current fact.
+   */
+  unlessCorroborating?: { at: Date; maxDistance: number };
+}
+
+/** The columns of `facts` a new fact is written with, in the order insertFacts sends them. */
+const NEW_FACT_COLUMNS = [
+  'id', 'lineage_id', 'content', 'content_hash', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
+  'entities', 'entity_signature', 'match_keys', 'extractor_version', 'keywords', 'embedding', 'embedding_model',
+  'committed_at', 'valid_from', 'ttl_days', 'expires_at', 'memory_op', 'supersedes_fact_id', 'durability', 'source',
+] as const;
+
 /**
- * Inserts a fact in one statement: closes the superseded lineage's window, inserts the row
- * (unless an identical current fact exists) with its match keys, enqueues its detection job
- * (durable facts only) and counts the commit for its agent. One round trip, atomic. With `last`,
- * it is the last statement of its transaction and goes with COMMIT (see TenantDb.lastRows).
+ * The facts of one statement, as one JSON document (one parameter, whatever the number of facts):
+ * each row the fact's columns and how it is inserted. The vector travels as pgvector's text form.
  */
-export async function insertFact(
+function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): string {
+  return JSON.stringify(
+    batch.map(({ fact, options }, n) => ({
+      n,
+      id: fact.id,
+      lineage_id: fact.lineageId,
+      content: fact.content,
+      content_hash: fact.contentHash,
+      scope: fact.scope,
+      confidence: fact.confidence,
+      fact_type: fact.factType,
+      agent_id: fact.agentId,
+      member_id: fact.memberId,
+      provenance: fact.provenance,
+      entities: fact.entities,
+      entity_signature: fact.entitySignature,
+      match_keys: fact.matchKeys,
+      extractor_version: fact.extractorVersion,
+      keywords: fact.keywords,
+      embedding: fact.embedding ? vectorLiteral(fact.embedding) : null,
+      embedding_model: fact.embeddingModel,
+      committed_at: fact.committedAt.toISOString(),
+      valid_from: fact.committedAt.toISOString(),
+      ttl_days: fact.ttlDays,
+      expires_at: fact.expiresAt?.toISOString() ?? null,
+      memory_op: fact.memoryOp,
+      supersedes_fact_id: fact.supersedesFactId,
+      durability: fact.durability,
+      source: fact.source,
+      close_lineage_id: options.closeLineageId,
+      detection_reason: options.detectionReason,
+      guard_at: options.unlessCorroborating?.at.toISOString() ?? null,
+      guard_distance: options.unlessCorroborating?.maxDistance ?? null,
+    })),
+  );
+}
+
+/**
+ * Inserts facts of one workspace in one statement (any number; one is the ordinary commit, more is
+ * group commit): for each, closes the superseded lineage's window, inserts the row (unless an
+ * identical current fact exists, or its corroboration guard holds) with its match keys, enqueues
+ * its detection job (durable facts only) and counts the commit for its agent. One round trip,
+ * atomic. With `last`, it is the last statement of its transaction and goes with COMMIT (see
+ * TenantDb.lastRows). Results are in the order of `batch`.
+ */
+export async function insertFacts(
   tenant: TenantDb,
-  fact: NewFact,
-  options: {
-    closeLineageId: string | null;
-    detectionReason: string | null;
-    last?: boolean;
-    /**
-     * Insert only if no fact this one may corroborate is current: one of the scope, unexpired,
-     * durable, from another agent, embedded by the same model (pass it for a fact with an
-     * embedding) within `maxDistance` (cosine) of this one, stating exactly the same values
-     * (`entity_signature`). The caller decides about such a fact; not inserted, `inserted` is
-     * false, as for an identical current fact.
-     */
-    unlessCorroborating?: { at: Date; maxDistance: number };
-  },
-): Promise<InsertedFact> {
+  batch: readonly { fact: NewFact; options: InsertOptions }[],
+  options: { last?: boolean } = {},
+): Promise<InsertedFact[]> {
+  if (batch.length === 0) return [];
   const w = tenant.workspaceId;
-  const embedding = fact.embedding ? sql`${vectorLiteral(fact.embedding)}::halfvec` : sql`null::halfvec`;
-  const guard = options.unlessCorroborating;
-  // Only candidates of the signature index are measured, and the vector is sent once.
-  const unlessCorroborating = guard
-    ? sql`where not exists (
-          select 1 from facts f
-          where ${currentInScope(w, fact.scope, fact.embeddingModel, guard.at)} and f.entity_signature = ${fact.entitySignature}
-            and f.durability = 'durable' and f.agent_id is distinct from ${fact.agentId}
-            and (f.embedding <=> v.embedding) <= ${guard.maxDistance}::float8)`
-    : sql``;
-  const closeLineage = options.closeLineageId
-    ? sql`update facts set valid_until = greatest(valid_from, ${ts(fact.committedAt)})
-          where workspace_id = ${w} and lineage_id = ${options.closeLineageId} and valid_until is null
+  // Closing a lineage is an update's, one fact at a time (group commit takes new facts only).
+  const closing = batch.find((b) => b.options.closeLineageId)?.options.closeLineageId;
+  if (closing && batch.length > 1) throw new Error('insertFacts: a fact that closes a lineage is inserted alone');
+  const closeLineage = closing
+    ? sql`update facts set valid_until = greatest(valid_from, ${ts(batch[0]!.fact.committedAt)})
+          where workspace_id = ${w} and lineage_id = ${closing} and valid_until is null
           returning id`
     : sql`select null::uuid as id where false`;
-  const [row] = await rows<{ id: string | null; committed_at: Date | null; closed: string[] | null }>(
+  const found = await rows<{ n: number; id: string | null; committed_at: Date | null; closed: string[] | null }>(
     tenant,
-    sql`with closed as (${closeLineage}),
+    sql`with r as materialized (
+        select r.*, r.embedding::halfvec as vector
+        from jsonb_to_recordset(${factRows(batch)}::jsonb) as r(
+          n int, id uuid, lineage_id uuid, content text, content_hash text, scope text, confidence float8, fact_type text,
+          agent_id text, member_id uuid, provenance text, entities jsonb, entity_signature text, match_keys text[],
+          extractor_version smallint, keywords text[], embedding text, embedding_model text, committed_at timestamptz,
+          valid_from timestamptz, ttl_days int, expires_at timestamptz, memory_op text, supersedes_fact_id uuid,
+          durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8)
+      ),
+      closed as (${closeLineage}),
       inserted as (
-        insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, fact_type, agent_id,
-          member_id, provenance, entities, entity_signature, match_keys, extractor_version, keywords, embedding, embedding_model, committed_at, valid_from, ttl_days,
-          expires_at, memory_op, supersedes_fact_id, durability, source)
-        select ${fact.id}::uuid, ${w}::uuid, ${fact.lineageId}::uuid, ${fact.content}, ${fact.contentHash}, ${fact.scope}, ${fact.confidence}::float8,
-          ${fact.factType}, ${fact.agentId}, ${fact.memberId}::uuid, ${fact.provenance}, ${JSON.stringify(fact.entities)}::jsonb,
-          ${fact.entitySignature}, ${textArrayLiteral(fact.matchKeys)}::text[], ${fact.extractorVersion}::smallint, ${textArrayLiteral(fact.keywords)}::text[], v.embedding, ${fact.embeddingModel}, ${ts(fact.committedAt)}, ${ts(fact.committedAt)},
-          ${fact.ttlDays}::int, ${tsOrNull(fact.expiresAt)}, ${fact.memoryOp}, ${fact.supersedesFactId}::uuid, ${fact.durability}, ${fact.source}
-        from (select ${embedding} as embedding) v
-        ${unlessCorroborating}
+        insert into facts (workspace_id, ${sql.raw(NEW_FACT_COLUMNS.join(', '))})
+        select ${w}::uuid, ${sql.raw(NEW_FACT_COLUMNS.map((c) => (c === 'embedding' ? 'r.vector' : `r.${c}`)).join(', '))}
+        from r
+        -- Per fact (lateral, so always a probe of the signature index, whatever the statistics), and
+        -- only candidates of that index are measured.
+        left join lateral (
+          select true as held from facts f
+          where r.guard_at is not null and f.workspace_id = ${w} and f.scope = r.scope and f.embedding_model = r.embedding_model
+            and f.valid_until is null and (f.expires_at is null or f.expires_at > r.guard_at) and f.entity_signature = r.entity_signature
+            and f.durability = 'durable' and f.agent_id is distinct from r.agent_id
+            and (f.embedding <=> r.vector) <= r.guard_distance
+          limit 1
+        ) guard on true
+        where guard.held is null
+        -- One order for every writer of these keys: concurrent statements wait, never deadlock.
+        order by r.scope, r.content_hash
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
         returning id, committed_at
       ),
       job as (
         insert into detection_jobs (workspace_id, trigger_fact_id, reason)
-        select ${w}, i.id, ${options.detectionReason ?? 'commit'} from inserted i where ${options.detectionReason !== null}
+        select ${w}, i.id, r.detection_reason from inserted i join r on r.id = i.id where r.detection_reason is not null
       ),
       keys as (
         insert into fact_keys (workspace_id, key, committed_at, fact_id)
-        select ${w}, k, i.committed_at, i.id from inserted i, unnest(${textArrayLiteral(fact.matchKeys)}::text[]) k
+        select ${w}, k, i.committed_at, i.id from inserted i join r on r.id = i.id, unnest(r.match_keys) k
       ),
       agent as (
+        -- One row per agent (an upsert may touch a row once per statement), in agent order (no deadlock).
         insert into agents (workspace_id, agent_id, member_id, total_commits, last_seen_at)
-        select ${w}, ${fact.agentId}, ${fact.memberId}, 1, now() from inserted
+        select ${w}, r.agent_id, (array_agg(r.member_id order by r.n))[1], count(*), now()
+        from inserted i join r on r.id = i.id
+        group by r.agent_id order by r.agent_id
         on conflict (workspace_id, agent_id)
-        do update set total_commits = agents.total_commits + 1, last_seen_at = now()
+        do update set total_commits = agents.total_commits + excluded.total_commits, last_seen_at = now()
       )
-      select (select id from inserted) as id, (select committed_at from inserted) as committed_at,
-             (select array_agg(id) from closed) as closed`,
+      select r.n, i.id, i.committed_at, (select array_agg(c.id) from closed c) as closed
+      from r left join inserted i on i.id = r.id
+      order by r.n`,
     { last: options.last },
   );
-  return {
-    inserted: Boolean(row?.id),
-    id: row?.id ?? fact.id,
-    committedAt: row?.committed_at ? new Date(row.committed_at) : fact.committedAt,
-    closedFactIds: row?.closed ?? [],
-  };
+  return batch.map(({ fact }, n) => {
+    const row = found[n];
+    return {
+      inserted: Boolean(row?.id),
+      id: row?.id ?? fact.id,
+      committedAt: row?.committed_at ? new Date(row.committed_at) : fact.committedAt,
+      closedFactIds: row?.closed ?? [],
+    };
+  });
+}
+
+/** Inserts one fact (see insertFacts). */
+export async function insertFact(tenant: TenantDb, fact: NewFact, options: InsertOptions & { last?: boolean }): Promise<InsertedFact> {
+  const [inserted] = await insertFacts(tenant, [{ fact, options }], { last: options.last });
+  return inserted!;
 }
 
 /** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */

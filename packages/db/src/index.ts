@@ -19,3 +19,4 @@ export * from './dashboard.ts';
 export * from './access.ts';
 export * from './audit.ts';
 export * from './oauth.ts';
+export * from './fact-writer.ts';

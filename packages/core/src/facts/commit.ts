@@ -8,6 +8,7 @@ import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
   closeLineage,
+  factWriterOf,
   factsDismissedWith,
   factsMatching,
   findCurrentDuplicate,
@@ -193,7 +194,7 @@ export async function storeNewFact(
   tenant: TenantDb,
   services: FactServices,
   draft: FactDraft,
-  options: { last?: boolean; unlessCorroboratingAt?: Date } = {},
+  options: { last?: boolean; unlessCorroboratingAt?: Date; grouped?: boolean } = {},
 ) {
   const id = uuidv7(draft.committedAt.getTime());
   const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
@@ -223,13 +224,16 @@ export async function storeNewFact(
     durability: draft.durability,
     source: draft.source,
   };
-  const stored = await insertFact(tenant, fact, {
+  const insert = {
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
-    last: options.last,
     // A little wider than the corroboration threshold: the database measures in its own floating point.
     unlessCorroborating: options.unlessCorroboratingAt ? { at: options.unlessCorroboratingAt, maxDistance: 1 - CORROBORATION_SIMILARITY + 1e-6 } : undefined,
-  });
+  };
+  // Grouped: with the workspace's other commits of the moment, in one transaction (group commit).
+  const stored = options.grouped
+    ? await factWriterOf(services.db).insert(tenant.workspaceId, fact, insert)
+    : await insertFact(tenant, fact, { ...insert, last: options.last });
   return { fact, stored };
 }
 
@@ -333,7 +337,7 @@ export async function commitFact(
   // agent's durable fact of the scope, as similar as corroboration needs, stating the same values).
   // Either way the pipeline below decides.
   if (input.operation === 'add' && !input.corrects_lineage) {
-    const first = await storeNewFact(tenant, services, draft, { last: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined });
+    const first = await storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined });
     if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
   }
 
