@@ -19,7 +19,8 @@
  * in-process detection worker: the backlog is counted, not drained), --statements (Postgres's own
  * account of each server and floor window: the statements that took the most time, with calls per
  * operation and mean execution and planning time, from pg_stat_statements, which must be in the
- * server's shared_preload_libraries; its counters are reset cluster-wide before each window).
+ * server's shared_preload_libraries; its counters are reset cluster-wide before each window),
+ * --server-env NAME=value (repeatable: more of the server's environment, to compare settings).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
  * its NODE_OPTIONS, jemalloc), with the in-process detection worker and the default pool of 10, on a scratch
@@ -116,6 +117,8 @@ const { values: args } = parseArgs({
     'never-analyzed': { type: 'boolean', default: false },
     // Postgres's own account of each window, statement by statement (needs pg_stat_statements loaded).
     statements: { type: 'boolean', default: false },
+    // More of the server's environment, NAME=value (repeatable): to compare settings, e.g. ENGRAM_DB_POOL_SIZE=4.
+    'server-env': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -130,6 +133,13 @@ const SETTLE_MS = Number(args.settle) * 1000;
 const NO_WORKER = args['no-worker'];
 const DRAIN_TIMEOUT_MS = NO_WORKER ? 0 : Number(args['drain-timeout']) * 1000;
 const EMBEDDED = args.embedded;
+const SERVER_ENV = Object.fromEntries(
+  args['server-env'].map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--server-env takes NAME=value (got ${pair})`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 if (CLIENT_COUNTS.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--clients must list positive integers, e.g. 1,10,50,200 (got ${args.clients})`);
 if (!MODES.every((m) => m === 'one' || m === 'many')) throw new Error(`--workspaces must be one, many or both (got ${args.workspaces})`);
 // One invite key admits the members of the one workspace, and an invite admits at most 1,000.
@@ -806,6 +816,7 @@ try {
       NODE_OPTIONS,
       ...(LD_PRELOAD ? { LD_PRELOAD } : {}),
       ...(NO_WORKER ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
+      ...SERVER_ENV,
     }),
   );
   const pid = server.child.pid!;
