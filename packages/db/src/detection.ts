@@ -53,9 +53,12 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
 
 /**
  * Durable facts sharing a match key with these — current ones, and the most recent history (for
- * reversals) — the newest `perKey` for each key, so a crowded attribute cannot stall a run.
+ * reversals) — the newest `perKey` for each key, so a crowded attribute cannot stall a run. With
+ * `after`, only those committed after that instant (the same facts the newest `perKey` would
+ * include, found by a range scan that stops at it: a commit asking whether a claim moved on since
+ * an older fact reads a handful of rows instead of every key's twenty).
  */
-export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<DetectorFact[]> {
+export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number, after?: Date): Promise<DetectorFact[]> {
   if (keys.length === 0) return [];
   // The ids are found first (a range scan of the key index per key), then each is looked up by
   // primary key: one plan whatever the statistics say. Written as `f.id in (...)`, on tables nothing
@@ -67,7 +70,7 @@ export async function factsMatching(tenant: TenantDb, keys: readonly string[], p
             select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
             cross join lateral (
               select fact_id from fact_keys
-              where workspace_id = ${tenant.workspaceId} and key = k.key
+              where workspace_id = ${tenant.workspaceId} and key = k.key ${after ? sql`and committed_at > ${ts(after)}` : sql``}
               order by committed_at desc nulls last -- the index order: a range scan, no sort
               limit ${perKey}
             ) fk

@@ -440,8 +440,9 @@ export async function changedSince(
 ): Promise<boolean> {
   const keys = matchKeysOf(draft.entities);
   if (keys.length === 0) return false;
-  const candidates = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY)).filter(
-    (f) => f.valid_until === null && f.committed_at.getTime() > new Date(earlier.committed_at).getTime(),
+  const since = new Date(earlier.committed_at);
+  const candidates = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY, since)).filter(
+    (f) => f.valid_until === null && f.committed_at.getTime() > since.getTime(),
   );
   if (candidates.length === 0) return false;
   const compatible = await factsDismissedWith(tenant, earlier.id);
