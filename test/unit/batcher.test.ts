@@ -1,0 +1,71 @@
+/**
+ * The batcher behind group commit and grouped retrieval (packages/db/src/batcher.ts), without a
+ * database: what goes together, what goes alone, and how its callers are let go on.
+ */
+import { Batcher } from '@engram/db';
+import { describe, expect, it } from 'vitest';
+
+/** A batcher that records each batch it serves and answers every item with its double. */
+function doubling(options: { maxBatch?: number; maxInFlight?: number; perKey?: number } = {}, fail?: (items: number[]) => Error | undefined) {
+  const served: number[][] = [];
+  const batcher = new Batcher<number, number>(
+    async (items) => {
+      served.push(items);
+      await new Promise((resolve) => setImmediate(resolve));
+      const error = fail?.(items);
+      if (error) throw error;
+      return items.map((n) => n * 2);
+    },
+    { maxBatch: options.maxBatch ?? 8, maxInFlight: options.maxInFlight ?? 4, perKey: options.perKey },
+  );
+  return { batcher, served };
+}
+
+describe('batcher', () => {
+  it('serves what arrives while a key is being served together, in order, and other keys beside it', async () => {
+    const { batcher, served } = doubling({ maxBatch: 3 });
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n < 6 ? 'a' : 'b', n)));
+    expect(results).toEqual([2, 4, 6, 8, 10, 12]);
+    // a: the first alone, then at most three at a time; b: alone, beside a's first.
+    expect(served).toEqual([[1], [6], [2, 3, 4], [5]]);
+    expect(batcher.batches).toBe(4);
+    expect(batcher.waiting).toBe(0);
+  });
+
+  it('keeps at most perKey batches of a key in flight', async () => {
+    const { batcher, served } = doubling({ perKey: 2 });
+    await Promise.all([1, 2, 3, 4].map((n) => batcher.submit('a', n)));
+    expect(served).toEqual([[1], [2], [3, 4]]);
+  });
+
+  it('lets each caller of a batch go on in a macrotask of its own, not all in one run of microtasks', async () => {
+    const { batcher } = doubling();
+    const order: string[] = [];
+    await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        await batcher.submit('a', n);
+        order.push(`settled ${n}`);
+        // A caller's own work after its answer (several steps of it).
+        for (let step = 0; step < 5; step++) await null;
+        order.push(`done ${n}`);
+      }),
+    );
+    // 2 and 3 were served together; 3 was let go only once 2's work was done and the loop had turned.
+    expect(order).toEqual(['settled 1', 'done 1', 'settled 2', 'done 2', 'settled 3', 'done 3']);
+  });
+
+  it('serves a failed batch again item by item, so only the item at fault fails', async () => {
+    const { batcher, served } = doubling({}, (items) => (items.includes(3) ? new Error('item 3 is at fault') : undefined));
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((n) => batcher.submit('a', n)));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([2, 4, 'item 3 is at fault', 8]);
+    expect(served).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  });
+
+  it('does not retry item by item when the database is out of reach', async () => {
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const { batcher, served } = doubling({}, (items) => (items.length > 1 ? unreachable : undefined));
+    const settled = await Promise.allSettled([1, 2, 3].map((n) => batcher.submit('a', n)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(served).toEqual([[1], [2, 3]]);
+  });
+});
