@@ -427,11 +427,36 @@ async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
 /** Most full-text matches ranked per query (heap reads and ranking are the cost). */
 const TEXT_POOL = 200;
 
+/** The filters of a retrieval, shared by every topic of a grouped one (see hybridCandidatesOf). */
+export type RetrievalFilters = Omit<RetrievalParams, 'embedding' | 'topic'>;
+
+/** One topic of a retrieval: its words (full text) and its embedding (vectors), if it has one. */
+export interface RetrievalTopic {
+  topic: string;
+  embedding: readonly number[] | null;
+}
+
 /**
  * Hybrid retrieval: pgvector cosine (HNSW) and Postgres full-text rank, each taking `depth`
  * candidates under the same filters, fused with reciprocal rank fusion (k = 60).
  */
 export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams): Promise<Candidate[]> {
+  const [found] = await hybridCandidatesOf(tenant, params, [{ topic: params.topic, embedding: params.embedding }]);
+  return found!;
+}
+
+/** `{"[...]",NULL}`: a halfvec[] literal of the topics' embeddings. */
+const vectorArrayLiteral = (embeddings: readonly (readonly number[] | null)[]) =>
+  `{${embeddings.map((e) => (e ? `"${vectorLiteral(e)}"` : 'NULL')).join(',')}}`;
+
+/**
+ * Hybrid retrieval (see hybridCandidates) for several topics under the same filters, in one
+ * statement: planned once, one transaction, one round trip; the candidates of each topic, in the
+ * order of `topics`. One topic is the plain statement; several are each retrieved by a lateral
+ * join of the same searches (a batch of five cost Postgres 38% less per topic than five statements).
+ */
+export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilters, topics: readonly RetrievalTopic[]): Promise<Candidate[][]> {
+  if (topics.length === 0) return [];
   const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`];
   if (params.window.kind === 'current') filters.push(CURRENT);
   if (params.window.kind === 'as_of') {
@@ -444,23 +469,23 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
   if (!params.includeEphemeral) filters.push(sql`f.durability = 'durable'`);
   filters.push(sql`f.erased_at is null`);
   const where = sql.join(filters, sql` and `);
-
-  const q = sql`${params.embedding ? vectorLiteral(params.embedding) : null}::halfvec`;
   const vectorWhere = sql`${where} and f.embedding_model = ${params.model}`;
+
+  const single = topics.length === 1 ? topics[0]! : undefined;
+  const embedded = topics.some((t) => t.embedding);
   // One HNSW index serves every workspace. A small workspace's vectors are a sliver of it, and an
   // index scan would wade through other tenants' vectors first (24 ms for a new workspace beside
   // 100,000 facts); for those, an exact search is faster and complete. `+ 0` keeps the planner off
   // the index.
-  const exact = params.embedding ? await isSmallWorkspace(tenant) : false;
-  const vectorPart = !params.embedding
-    ? sql`select null::uuid as id, 0::bigint as r where false`
-    : exact
-      ? sql`select f.id, row_number() over (order by (f.embedding <=> ${q}) + 0) as r
-            from facts f where ${vectorWhere}
-            order by (f.embedding <=> ${q}) + 0 limit ${params.depth}`
-      : sql`select f.id, row_number() over (order by f.embedding <=> ${q}) as r
-            from facts f where ${vectorWhere}
-            order by f.embedding <=> ${q} limit ${params.depth}`;
+  const exact = embedded ? await isSmallWorkspace(tenant) : false;
+  // The topic's vector and words: parameters for one topic, the columns of `q` for several.
+  const vector = single ? sql`${single.embedding ? vectorLiteral(single.embedding) : null}::halfvec` : sql`q.v`;
+  const words = single ? sql`${single.topic}` : sql`q.t`;
+  const distance = exact ? sql`(f.embedding <=> ${vector}) + 0` : sql`f.embedding <=> ${vector}`;
+  // Equal distances are ranked by id, so a topic gets the same ranks whichever plan reads them.
+  const nearest = sql`select n.id, row_number() over (order by n.distance, n.id) as r from (
+        select f.id, ${distance} as distance from facts f where ${vectorWhere}
+        order by 2 limit ${params.depth}) n`;
   // Full text: facts containing every lexeme of the topic (stopwords dropped), ranked by
   // ts_rank. The pool read before ranking is capped, so a very common word costs a bounded scan
   // instead of ranking a third of the workspace (an OR query measured 30 ms at 10,000 facts).
@@ -468,22 +493,29 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
   // unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and ranks as
   // the owner, confined to this transaction's workspace; the facts are read below, confined.
   const window = params.window;
-  const text = sql`select c.id, c.r from engram_text_candidates(${params.topic}, ${window.kind},
+  const matching = sql`engram_text_candidates(${words}, ${window.kind},
       ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
       ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}) c`;
-  const found = await rows<Candidate & Record<string, unknown>>(
+  const searches = single
+    ? sql`vec as (${single.embedding ? sql`select 1 as n, v.id, v.r from (${nearest}) v` : sql`select 1 as n, null::uuid as id, 0::bigint as r where false`}),
+      txt as (select 1 as n, c.id, c.r from ${matching})`
+    : sql`q as materialized (
+        select q.n::int as n, q.v, q.t from unnest(${vectorArrayLiteral(topics.map((t) => t.embedding))}::halfvec[], ${textArrayLiteral(topics.map((t) => t.topic))}::text[]) with ordinality as q(v, t, n)
+      ),
+      vec as (select q.n, v.id, v.r from q cross join lateral (${nearest}) v where q.v is not null),
+      txt as (select q.n, c.id, c.r from q cross join lateral ${matching})`;
+  const found = await rows<Candidate & { n: number } & Record<string, unknown>>(
     tenant,
-    sql`with vec as (${vectorPart}),
-      txt as (${text}),
-      -- Materialized: a few dozen rows, computed once, then joined by primary key (inlined, a new
-      -- workspace's misestimated statistics could re-run the fusion once per fact).
+    sql`with ${searches},
+      -- Materialized: a few dozen rows per topic, computed once, then joined by primary key
+      -- (inlined, a new workspace's misestimated statistics could re-run the fusion once per fact).
       fused as materialized (
-        select id, sum(1.0 / (60 + r)) as rrf, min(r) filter (where src = 'v') as vector_rank,
+        select n, id, sum(1.0 / (60 + r)) as rrf, min(r) filter (where src = 'v') as vector_rank,
                min(r) filter (where src = 't') as text_rank
-        from (select id, r, 'v' as src from vec union all select id, r, 't' as src from txt) ranked
-        group by id
+        from (select n, id, r, 'v' as src from vec union all select n, id, r, 't' as src from txt) ranked
+        group by n, id
       )
-      select ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
+      select fused.n, ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
              exists (
                select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id
@@ -493,10 +525,12 @@ export async function hybridCandidates(tenant: TenantDb, params: RetrievalParams
       from fused
       join facts f on f.id = fused.id and f.workspace_id = ${tenant.workspaceId}
       left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
-      order by fused.rrf desc`,
+      order by fused.n, fused.rrf desc, f.id`,
     { readOnly: true },
   );
-  return found.map((r) => ({ ...r, rrf: Number(r.rrf), confidence: Number(r.confidence) }));
+  const byTopic: Candidate[][] = topics.map(() => []);
+  for (const { n, ...r } of found) byTopic[Number(n) - 1]!.push({ ...r, rrf: Number(r.rrf), confidence: Number(r.confidence) });
+  return byTopic;
 }
 
 /**

@@ -20,3 +20,5 @@ export * from './access.ts';
 export * from './audit.ts';
 export * from './oauth.ts';
 export * from './fact-writer.ts';
+export * from './batcher.ts';
+export * from './candidate-reader.ts';

@@ -2,7 +2,7 @@
  * `engram_query` (SPEC §5): hybrid retrieval (vectors + full text, fused by reciprocal rank), the
  * seed's scoring formula, time travel through validity windows, and a response budget.
  */
-import { forWorkspace, hybridCandidates, recordEphemeralHits, type Candidate, type RetrievalParams } from '@engram/db';
+import { candidateReaderOf, forWorkspace, recordEphemeralHits, type Candidate, type RetrievalParams } from '@engram/db';
 import { canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { embedOrNull, type FactServices } from './commit.ts';
@@ -87,16 +87,20 @@ export async function queryFacts(
       : { kind: 'current' };
 
   const [embedding] = await embedOrNull(services, [input.topic]);
-  const candidates = await hybridCandidates(tenant, {
-    embedding: embedding ?? null,
-    model: services.embedder.model,
-    topic: input.topic,
-    scope: input.scope,
-    factType: input.fact_type,
-    includeEphemeral: input.include_ephemeral,
-    window,
-    depth: Math.max(30, input.limit * 3),
-  });
+  // Grouped: with the other queries of the moment that share this one's workspace and filters, in
+  // one statement.
+  const candidates = await candidateReaderOf(services.db).read(
+    principal.workspaceId,
+    {
+      model: services.embedder.model,
+      scope: input.scope,
+      factType: input.fact_type,
+      includeEphemeral: input.include_ephemeral,
+      window,
+      depth: Math.max(30, input.limit * 3),
+    },
+    { topic: input.topic, embedding: embedding ?? null },
+  );
 
   const reference = asOf ?? now;
   const ranked = candidates
