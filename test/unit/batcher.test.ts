@@ -46,7 +46,7 @@ describe('batcher', () => {
         await batcher.submit('a', n);
         order.push(`settled ${n}`);
         // A caller's own work after its answer (several steps of it).
-        for (let step = 0; step < 5; step++) await null;
+        for (let step = 0; step < 5; step++) await Promise.resolve();
         order.push(`done ${n}`);
       }),
     );
