@@ -40,7 +40,9 @@
  * MCP client, spread over worker threads (concurrency-clients.ts) so that the load generator is not
  * the bottleneck: this process's CPU and its client threads' event-loop delay are printed to judge
  * that. Meanwhile the main thread polls GET /healthz every 50 ms (its latency is the server's
- * event-loop delay plus a loopback round trip; the idle figure is printed for reference) and samples
+ * event-loop delay plus a loopback round trip, and the wait behind the requests queued before it;
+ * the idle figure is printed for reference; the server itself logs each stall of its event loop of
+ * 100 ms or more, and the longest it logged is shown beside) and samples
  * the server's /proc/<pid>: VmRSS, VmHWM (reset through clear_refs when the window starts) and CPU
  * time. When the clients stop, pending and running detection jobs are counted (SQL on Postgres;
  * GET /api/v1/detection/status of each workspace on the embedded database, which only the server
@@ -339,6 +341,8 @@ function watchServer(server: StartedCli): { stop(): Promise<Watch> } {
 interface ServerLog {
   warn: number;
   error: number;
+  /** The longest event-loop stall the server logged (`event loop stalled`, 100 ms or more), or 0. */
+  stallMaxMs: number;
   /** The most frequent warn and error messages, with their counts. */
   top: string[];
 }
@@ -348,6 +352,7 @@ interface ServerLog {
  */
 function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string } {
   let counts = { warn: 0, error: 0 };
+  let stallMaxMs = 0;
   const messages = new Map<string, number>();
   const last: string[] = [];
   let partial = '';
@@ -358,7 +363,7 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
     last.push(...lines);
     last.splice(0, Math.max(0, last.length - 20));
     for (const line of lines) {
-      let entry: { level?: number; msg?: string; err?: { message?: string } };
+      let entry: { level?: number; msg?: string; err?: { message?: string }; max_ms?: number };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -366,6 +371,7 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
       }
       const level = entry.level ?? 0;
       if (level < 40) continue;
+      if (entry.msg === 'event loop stalled') stallMaxMs = Math.max(stallMaxMs, entry.max_ms ?? 0);
       counts = level >= 50 ? { ...counts, error: counts.error + 1 } : { ...counts, warn: counts.warn + 1 };
       const key = `${level >= 50 ? 'error' : 'warn'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}`;
       messages.set(key, (messages.get(key) ?? 0) + 1);
@@ -374,8 +380,9 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
   return {
     take: () => {
       const top = [...messages].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([message, n]) => `${n}× ${message}`);
-      const taken = { ...counts, top };
+      const taken = { ...counts, top, stallMaxMs };
       counts = { warn: 0, error: 0 };
+      stallMaxMs = 0;
       messages.clear();
       return taken;
     },
@@ -914,15 +921,15 @@ for (const mode of MODES) {
       return `| ${r.clients} | ${s.opsPerSecond.toFixed(0)} | ${pair(s.commitMs)} | ${pair(s.queryMs)} | ${s.errors} | ${f ? f.opsPerSecond.toFixed(0) : '–'} | ${f ? pair(f.insertMs) : '–'} | ${f ? pair(f.queryMs) : '–'} | ${f ? (s.opsPerSecond / f.opsPerSecond).toFixed(2) : '–'} |`;
     }),
     '',
-    `| clients | /healthz p99 / max ms | /healthz max ms, drain | peak RSS MiB | RSS after MiB (vs idle) | server CPU | database CPU | client CPU (threads, loop p99 ms) | machine CPU (of ${CORES}) | backlog at stop | drained in s | detection runs (longest s, facts read) | server log warn / error |`,
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| clients | /healthz p99 / max ms | longest event-loop stall (server's log) | /healthz max ms, drain | peak RSS MiB | RSS after MiB (vs idle) | server CPU | database CPU | client CPU (threads, loop p99 ms) | machine CPU (of ${CORES}) | backlog at stop | drained in s | detection runs (longest s, facts read) | server log warn / error |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...modeRows.map((r) => {
       const s = r.server!;
       const after = MiB(r.rssAfterKiB!);
       const vsIdle = Math.round((r.rssAfterKiB! / idle.rssKiB - 1) * 100);
       const runs = r.runs ? `${r.runs.runs} (${(r.runs.longestMs / 1000).toFixed(1)}, ${Math.round(r.runs.factsRead).toLocaleString('en-US')})` : '–';
       return (
-        `| ${r.clients} | ${ms(percentile(s.watch.healthMs, 99))} / ${ms(Math.max(...s.watch.healthMs))}${s.watch.healthErrors ? ` (${s.watch.healthErrors} failed)` : ''} | ${ms(r.drainHealthMaxMs!)} | ` +
+        `| ${r.clients} | ${ms(percentile(s.watch.healthMs, 99))} / ${ms(Math.max(...s.watch.healthMs))}${s.watch.healthErrors ? ` (${s.watch.healthErrors} failed)` : ''} | ${r.serverLog!.stallMaxMs ? `${r.serverLog!.stallMaxMs} ms` : 'none ≥ 100 ms'} | ${ms(r.drainHealthMaxMs!)} | ` +
         `${MiB(r.peakRssKiB!).toFixed(0)} | ${after.toFixed(0)} (${vsIdle > 0 ? '+' : ''}${vsIdle}%) | ${s.serverCores.toFixed(2)} | ${s.databaseCores === null ? '–' : s.databaseCores.toFixed(2)} | ` +
         `${s.clientCores.toFixed(2)} (${s.threads}, ${ms(s.clientLoopP99Ms)}) | ${s.machineCores.toFixed(2)} | ${r.backlogAtStop}${r.failedJobs ? ` (${r.failedJobs} failed)` : ''} | ` +
         `${NO_WORKER ? 'no worker' : r.drainSeconds === null ? `> ${DRAIN_TIMEOUT_MS / 1000}` : r.drainSeconds!.toFixed(1)} | ${runs} | ${r.serverLog!.warn} / ${r.serverLog!.error} |`

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ensureLocalWorkspace, resolveSecret, type LocalWorkspace } from './local-state.ts';
 import { startMaintenance, type Maintenance } from './maintenance.ts';
+import { watchEventLoop } from './event-loop.ts';
 
 /** A listening Engram server. */
 export interface RunningServer {
@@ -53,6 +54,7 @@ export async function startServer(config: Config, logger: Logger, options: { own
           { leaseMs: config.detectionLeaseMs, exclusive: db.kind === 'pglite' },
         )
       : undefined;
+    const loop = watchEventLoop(logger);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = config.publicUrl ?? `http://${displayHost(config.host)}:${port}`;
@@ -66,6 +68,7 @@ export async function startServer(config: Config, logger: Logger, options: { own
       worker,
       close: async () => {
         try {
+          loop.stop();
           await app.close();
           await worker?.stop();
           await maintenance.stop();
