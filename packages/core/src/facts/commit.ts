@@ -341,69 +341,77 @@ export async function commitFact(
     if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
   }
 
-  // The reads that decide what to store, and the store, in one confined transaction: one switch
-  // to the tenant role per commit, and the reads pipelined on one connection.
-  return forWorkspace(services.db, principal.workspaceId).transaction(async (tenant) => {
-    const nearest = (onlySignature?: string) =>
-      embedding
-        ? nearestCurrentInScope(tenant, {
-            scope: input.scope,
-            embedding,
-            model: services.embedder.model,
-            limit: 5,
-            at: now,
-            entitySignature: onlySignature,
-          })
-        : Promise.resolve([]);
+  // The reads that decide what to store run each on its own, so a connection is held for one
+  // statement, never while this process works between two: under load the event loop is busy, and
+  // commits that kept one transaction open across their reads held most of the pool idle in
+  // transaction. They take no locks, so a transaction around them protected nothing; the store
+  // is still guarded by the unique key on current content, and writes that must go together do.
+  const nearest = (onlySignature?: string) =>
+    embedding
+      ? nearestCurrentInScope(tenant, {
+          scope: input.scope,
+          embedding,
+          model: services.embedder.model,
+          limit: 5,
+          at: now,
+          entitySignature: onlySignature,
+        })
+      : Promise.resolve([]);
 
-    // A plain add may be another agent saying what is already known. Only facts stating the same
-    // values can be that, so the search covers the scope's facts with the same entity signature;
-    // it runs alongside the exact-duplicate check (neither waits on the other).
-    const [existing, sameValues] = await Promise.all([
-      findCurrentDuplicate(tenant, input.scope, hash),
-      plainAdd ? nearest(signature) : Promise.resolve([]),
-    ]);
-    const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
-    // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
-    // never the old fact again: it continues the old fact's lineage and closes it.
-    let restated: { lineageId: string; supersedes: string } | null = null;
-    if (existing) {
-      if (!(await changedSince(tenant, existing, draftFact))) {
-        return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
-      }
-      restated = { lineageId: existing.lineage_id, supersedes: existing.id };
+  // A plain add may be another agent saying what is already known. Only facts stating the same
+  // values can be that, so the search covers the scope's facts with the same entity signature;
+  // it runs alongside the exact-duplicate check (neither waits on the other).
+  const [existing, sameValues] = await Promise.all([
+    findCurrentDuplicate(tenant, input.scope, hash),
+    plainAdd ? nearest(signature) : Promise.resolve([]),
+  ]);
+  const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
+  // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
+  // never the old fact again: it continues the old fact's lineage and closes it.
+  let restated: { lineageId: string; supersedes: string } | null = null;
+  if (existing) {
+    if (!(await changedSince(tenant, existing, draftFact))) {
+      return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
     }
+    restated = { lineageId: existing.lineage_id, supersedes: existing.id };
+  }
 
-    const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
-      restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
+  const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
+    restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
 
-    if (plainAdd && !restated) {
-      const corroborated = corroborationTarget(sameValues, agentId, entities);
-      if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
-        await addCorroboration(tenant, corroborated.id);
-        return duplicateResult(
-          corroborated,
-          'A near-identical fact from another agent is already current; counted as corroboration.',
-          true,
-        );
-      }
+  if (plainAdd && !restated) {
+    const corroborated = corroborationTarget(sameValues, agentId, entities);
+    if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
+      await addCorroboration(tenant, corroborated.id);
+      return duplicateResult(
+        corroborated,
+        'A near-identical fact from another agent is already current; counted as corroboration.',
+        true,
+      );
     }
+  }
 
-    if (restated) await closeLineage(tenant, restated.lineageId, now);
-    // The store is the transaction's last statement: it goes with COMMIT, in one round trip.
-    const { fact, stored } = await storeNewFact(tenant, services, { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes }, { last: true });
-    if (!stored.inserted) {
-      // An identical commit won a race for the same scope; answer like the dedup check would have
-      // (in a transaction of its own: this one has ended).
-      const winner = await findCurrentDuplicate(forWorkspace(services.db, principal.workspaceId), input.scope, hash);
-      if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
-      throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
-    }
-    const note = restated
-      ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
-      : lineage.note;
-    return committed(services, principal, fact, stored, note);
-  });
+  const stored = { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes };
+  const { fact, stored: result } = restated
+    ? // The restatement has the old fact's content: its window is closed first, in the same transaction.
+      await tenant.transaction(async (tx) => {
+        await closeLineage(tx, restated.lineageId, now);
+        // The transaction's last statement: it goes with COMMIT, in one round trip.
+        return storeNewFact(tx, services, stored, { last: true });
+      })
+    : // A new lineage goes with the workspace's other commits of the moment; an update closes the
+      // lineage it continues in the same statement.
+      await storeNewFact(tenant, services, stored, { grouped: true });
+  if (!result.inserted) {
+    // An identical commit won a race for the same scope; answer like the dedup check would have.
+    const winner = await findCurrentDuplicate(tenant, input.scope, hash);
+    if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
+    throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
+  }
+  const note = restated
+    ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
+    : lineage.note;
+  return committed(services, principal, fact, result, note);
 }
 
 /** A stored commit's answer (and its log line). */
