@@ -156,6 +156,19 @@ export function indexSlots(facts: readonly DetectorFact[], claims: (fact: Detect
   return index;
 }
 
+/**
+ * What analysing a trigger costs, in claims met: for each of its claims, the claims its index keys
+ * hold (each is checked for being the same slot). A proxy that depends on the facts alone, so a
+ * run splits its work the same way on any machine.
+ */
+export function analysisCost(trigger: DetectorFact, claims: (fact: DetectorFact) => SlotClaim[], index: SlotIndex): number {
+  let met = 0;
+  for (const claim of claims(trigger)) {
+    for (const key of [`${claim.kind}:*`, ...indexKeys(claim)]) met += index.get(key)?.length ?? 0;
+  }
+  return met;
+}
+
 /** Keys a claim is indexed under in a run: its kind with each attribute word, and with each anchor of its frame. */
 function indexKeys(claim: SlotClaim): string[] {
   const core = claim.attribute.filter((w) => w !== claim.subject);
