@@ -26,6 +26,14 @@ export const FACT_BATCH_LIMIT = 32;
  * and 225, 8 gave 214 and 187.
  */
 export const FACT_WRITERS = 4;
+/**
+ * Batches of one workspace written at once. Two: with one, a busy workspace's commits all waited
+ * for one statement after another (at 50 clients in one workspace, commit p50 313-364 ms against
+ * 90-106 ms for queries, p99 3.45x the direct insert's); with two, 220 ms against 256. Two batches
+ * of a workspace cannot deadlock: both take the unique key's entries and the agents' rows in one
+ * order (scope and content hash; agent id).
+ */
+export const FACT_WRITERS_PER_WORKSPACE = 2;
 
 interface Pending {
   workspaceId: string;
@@ -38,11 +46,11 @@ export class FactWriter {
   readonly #db: Database;
   readonly #batcher: Batcher<Pending, InsertedFact>;
 
-  constructor(db: Database, options: { maxBatch?: number; maxInFlight?: number } = {}) {
+  constructor(db: Database, options: { maxBatch?: number; maxInFlight?: number; perKey?: number } = {}) {
     this.#db = db;
     this.#batcher = new Batcher(
       (batch) => insertFacts(forWorkspace(db, batch[0]!.workspaceId), batch, { last: true }),
-      { maxBatch: options.maxBatch ?? FACT_BATCH_LIMIT, maxInFlight: options.maxInFlight ?? FACT_WRITERS },
+      { maxBatch: options.maxBatch ?? FACT_BATCH_LIMIT, maxInFlight: options.maxInFlight ?? FACT_WRITERS, perKey: options.perKey ?? FACT_WRITERS_PER_WORKSPACE },
     );
   }
 
