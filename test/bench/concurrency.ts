@@ -343,6 +343,8 @@ interface ServerLog {
   error: number;
   /** The longest event-loop stall the server logged (`event loop stalled`, 100 ms or more), or 0. */
   stallMaxMs: number;
+  /** The garbage collector's longest pause in the second of that stall. */
+  stallGcMs: number;
   /** The most frequent warn and error messages, with their counts. */
   top: string[];
 }
@@ -353,6 +355,7 @@ interface ServerLog {
 function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string } {
   let counts = { warn: 0, error: 0 };
   let stallMaxMs = 0;
+  let stallGcMs = 0;
   const messages = new Map<string, number>();
   const last: string[] = [];
   let partial = '';
@@ -363,7 +366,7 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
     last.push(...lines);
     last.splice(0, Math.max(0, last.length - 20));
     for (const line of lines) {
-      let entry: { level?: number; msg?: string; err?: { message?: string }; max_ms?: number };
+      let entry: { level?: number; msg?: string; err?: { message?: string }; max_ms?: number; gc_longest_ms?: number };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -371,7 +374,10 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
       }
       const level = entry.level ?? 0;
       if (level < 40) continue;
-      if (entry.msg === 'event loop stalled') stallMaxMs = Math.max(stallMaxMs, entry.max_ms ?? 0);
+      if (entry.msg === 'event loop stalled' && (entry.max_ms ?? 0) > stallMaxMs) {
+        stallMaxMs = entry.max_ms ?? 0;
+        stallGcMs = entry.gc_longest_ms ?? 0;
+      }
       counts = level >= 50 ? { ...counts, error: counts.error + 1 } : { ...counts, warn: counts.warn + 1 };
       const key = `${level >= 50 ? 'error' : 'warn'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message.slice(0, 120)})` : ''}`;
       messages.set(key, (messages.get(key) ?? 0) + 1);
@@ -380,9 +386,10 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
   return {
     take: () => {
       const top = [...messages].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([message, n]) => `${n}× ${message}`);
-      const taken = { ...counts, top, stallMaxMs };
+      const taken = { ...counts, top, stallMaxMs, stallGcMs };
       counts = { warn: 0, error: 0 };
       stallMaxMs = 0;
+      stallGcMs = 0;
       messages.clear();
       return taken;
     },
@@ -921,7 +928,7 @@ for (const mode of MODES) {
       return `| ${r.clients} | ${s.opsPerSecond.toFixed(0)} | ${pair(s.commitMs)} | ${pair(s.queryMs)} | ${s.errors} | ${f ? f.opsPerSecond.toFixed(0) : '–'} | ${f ? pair(f.insertMs) : '–'} | ${f ? pair(f.queryMs) : '–'} | ${f ? (s.opsPerSecond / f.opsPerSecond).toFixed(2) : '–'} |`;
     }),
     '',
-    `| clients | /healthz p99 / max ms | longest event-loop stall (server's log) | /healthz max ms, drain | peak RSS MiB | RSS after MiB (vs idle) | server CPU | database CPU | client CPU (threads, loop p99 ms) | machine CPU (of ${CORES}) | backlog at stop | drained in s | detection runs (longest s, facts read) | server log warn / error |`,
+    `| clients | /healthz p99 / max ms | longest event-loop stall (server's log; its second's longest GC pause) | /healthz max ms, drain | peak RSS MiB | RSS after MiB (vs idle) | server CPU | database CPU | client CPU (threads, loop p99 ms) | machine CPU (of ${CORES}) | backlog at stop | drained in s | detection runs (longest s, facts read) | server log warn / error |`,
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...modeRows.map((r) => {
       const s = r.server!;
@@ -929,7 +936,7 @@ for (const mode of MODES) {
       const vsIdle = Math.round((r.rssAfterKiB! / idle.rssKiB - 1) * 100);
       const runs = r.runs ? `${r.runs.runs} (${(r.runs.longestMs / 1000).toFixed(1)}, ${Math.round(r.runs.factsRead).toLocaleString('en-US')})` : '–';
       return (
-        `| ${r.clients} | ${ms(percentile(s.watch.healthMs, 99))} / ${ms(Math.max(...s.watch.healthMs))}${s.watch.healthErrors ? ` (${s.watch.healthErrors} failed)` : ''} | ${r.serverLog!.stallMaxMs ? `${r.serverLog!.stallMaxMs} ms` : 'none ≥ 100 ms'} | ${ms(r.drainHealthMaxMs!)} | ` +
+        `| ${r.clients} | ${ms(percentile(s.watch.healthMs, 99))} / ${ms(Math.max(...s.watch.healthMs))}${s.watch.healthErrors ? ` (${s.watch.healthErrors} failed)` : ''} | ${r.serverLog!.stallMaxMs ? `${r.serverLog!.stallMaxMs} ms (GC ${r.serverLog!.stallGcMs} ms)` : 'none ≥ 100 ms'} | ${ms(r.drainHealthMaxMs!)} | ` +
         `${MiB(r.peakRssKiB!).toFixed(0)} | ${after.toFixed(0)} (${vsIdle > 0 ? '+' : ''}${vsIdle}%) | ${s.serverCores.toFixed(2)} | ${s.databaseCores === null ? '–' : s.databaseCores.toFixed(2)} | ` +
         `${s.clientCores.toFixed(2)} (${s.threads}, ${ms(s.clientLoopP99Ms)}) | ${s.machineCores.toFixed(2)} | ${r.backlogAtStop}${r.failedJobs ? ` (${r.failedJobs} failed)` : ''} | ` +
         `${NO_WORKER ? 'no worker' : r.drainSeconds === null ? `> ${DRAIN_TIMEOUT_MS / 1000}` : r.drainSeconds!.toFixed(1)} | ${runs} | ${r.serverLog!.warn} / ${r.serverLog!.error} |`
