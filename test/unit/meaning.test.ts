@@ -185,6 +185,31 @@ describe('tiers over meaning', () => {
     expect(analyze([old, gone]).retired).toEqual(new Set([old.id]));
   });
 
+  it('judges, step by step over one array of facts, each pair that holds a trigger, on whichever side it is, and no other', () => {
+    const mail = fact('Vulnerability reports should be emailed to security@lumen.io', { scope: 'security', hoursAgo: 3000 });
+    const mailGone = fact('security@lumen.io was retired; researchers now write to psirt@lumen.io', { scope: 'security', hoursAgo: 100 });
+    const signed = fact("Release tarballs are signed with the security lead's personal GPG key", { scope: 'release', hoursAgo: 1500 });
+    const handover = fact('Marta took over as security lead from Tom this sprint', { scope: 'security', hoursAgo: 30 });
+    const staging = fact('Staging runs on Fly.io in the ams region', { scope: 'infra', hoursAgo: 600 });
+    const noStaging = fact('There is no staging environment yet; PRs go straight to prod', { scope: 'infra', hoursAgo: 20 });
+    const docs = fact('The docs site is built with Astro', { scope: 'web', hoursAgo: 1 });
+    // A run's steps pass the same array, each with a few of its facts as triggers.
+    const facts = [mail, mailGone, signed, handover, staging, noStaging, docs];
+    const step = (...triggers: DetectorFact[]) => analyzeStatements(facts, new Set(triggers.map((t) => t.id)));
+    const pairs = (outcome: ReturnType<typeof step>) => outcome.conflicts.map((c) => new Set(c.factIds));
+    // The older fact as the trigger: the later one that says its value is gone, or changes its basis, still counts.
+    expect(step(mail).retirements.map((r) => [r.factId, r.byFactId])).toEqual([[mail.id, mailGone.id]]);
+    expect(pairs(step(signed))).toEqual([new Set([signed.id, handover.id])]);
+    expect(pairs(step(staging))).toEqual([new Set([staging.id, noStaging.id])]);
+    // The newer fact as the trigger.
+    expect(step(mailGone).retirements.map((r) => r.factId)).toEqual([mail.id]);
+    expect(pairs(step(handover))).toEqual([new Set([signed.id, handover.id])]);
+    expect(pairs(step(noStaging))).toEqual([new Set([staging.id, noStaging.id])]);
+    // A pair without a trigger was judged when one of its facts was one.
+    const quiet = step(docs);
+    expect([quiet.retirements, quiet.conflicts]).toEqual([[], []]);
+  });
+
   it('reads a weight in pounds as a count, not money, so a new baseline settles the old one', () => {
     expect(of('Dana weighs 152 pounds after the marathon block', 'count', 'health')).toMatchObject([{ value: 152, unit: 'pound' }]);
     expect(of('Dana weighs 152 pounds after the marathon block', 'money', 'health')).toEqual([]);

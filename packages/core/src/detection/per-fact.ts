@@ -7,12 +7,15 @@ import type { DetectorFact } from '@engram/db';
 import { probeKeysOf } from '../facts/entities.ts';
 
 /** `read`, remembered per fact object (and forgotten with it). */
-export function perFact<T>(read: (fact: DetectorFact) => T): (fact: DetectorFact) => T {
+export function perFact<T extends object>(read: (fact: DetectorFact) => T): (fact: DetectorFact) => T {
   const cache = new WeakMap<DetectorFact, T>();
   return (fact) => {
-    if (cache.has(fact)) return cache.get(fact)!;
-    const value = read(fact);
-    cache.set(fact, value);
+    // One lookup for what was read (every pair a run judges asks); a reading is an object, never undefined.
+    let value = cache.get(fact);
+    if (value === undefined) {
+      value = read(fact);
+      cache.set(fact, value);
+    }
     return value;
   };
 }

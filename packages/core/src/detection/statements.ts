@@ -137,15 +137,52 @@ const current = (f: DetectorFact) => f.valid_until === null;
 /** Values that identify one thing, which a fact can say are gone. */
 const GONE_TYPES = new Set(['email', 'url', 'channel', 'name']);
 const time = (f: DetectorFact) => f.committed_at.getTime();
+const gone = (f: DetectorFact) => f.entities.filter((e) => e.gone && GONE_TYPES.has(e.type)).map((e) => `${e.type}:${String(e.value).toLowerCase()}`);
+const gives = (f: DetectorFact) => new Set(f.entities.filter((e) => !e.previous && GONE_TYPES.has(e.type)).map((e) => `${e.type}:${String(e.value).toLowerCase()}`));
+
+/**
+ * The few facts of a run's facts that each tier below can start from, in their order: what their
+ * text and entities say, which a retirement does not change. A run analyses its triggers in steps
+ * over one array of facts, and scanning all of it for these at every step (and every fact against
+ * them) was most of a busy workspace's detection: 1,471 triggers over about 5,000 facts.
+ */
+interface StatementView {
+  /** Facts with a denial among their statements (what an assertion can meet). */
+  denying: DetectorFact[];
+  /** Facts that assert something (what a denial can meet). */
+  asserting: DetectorFact[];
+  /** Facts that say a value is gone, with those values. */
+  gone: { fact: DetectorFact; names: string[] }[];
+  dependencies: { fact: DetectorFact; target: string[]; ends: boolean }[];
+}
+const views = new WeakMap<readonly DetectorFact[], StatementView>();
+function viewOf(facts: readonly DetectorFact[]): StatementView {
+  let view = views.get(facts);
+  if (!view) {
+    view = {
+      denying: facts.filter((f) => readStatements(f).all.some((s) => !s.positive)),
+      asserting: facts.filter((f) => readStatements(f).asserted.length > 0),
+      gone: facts.map((fact) => ({ fact, names: gone(fact) })).filter((g) => g.names.length > 0),
+      dependencies: facts.flatMap((fact) =>
+        fact.entities.filter((e) => e.type === 'dependency').map((e) => ({ fact, target: (e.target ?? []).filter((w) => !isVerb(w)), ends: e.ends === true })),
+      ),
+    };
+    views.set(facts, view);
+  }
+  return view;
+}
 
 /** Completion words: a state that was to end has ended ("the migration finished", "is done"). */
 const COMPLETION = /\b(?:finish(?:ed|es)?|complete[ds]?|done|landed|wrapped up|shipped|concluded|is over|ended|went live|cut over)\b/i;
 
 /**
  * Polarity, deletion requests and stale derived claims for the run's triggers. `facts` holds
- * the triggers and the facts their statement keys found.
+ * the triggers and the facts their statement keys found; it must not change between calls (a
+ * run's steps pass the same array, and what its facts' statements say is read from it once).
+ * Each pair judged has a trigger in it.
  */
 export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>): StatementOutcome {
+  const view = viewOf(facts);
   const retirements: RetirementRecord[] = [];
   const conflicts: ConflictRecord[] = [];
   const reasons = new Map<string, string>();
@@ -157,6 +194,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     retirements.push({ factId: older.id, byFactId: newer.id, at: newer.committed_at });
   };
   const triggers = facts.filter((f) => triggerIds.has(f.id) && current(f));
+  // The triggers as `facts` holds them, current or not (a stale claim's change need not be current).
+  const inStep = facts.filter((f) => triggerIds.has(f.id));
 
   // Deletion requests retire the earlier facts that name all of what they name.
   for (const request of triggers) {
@@ -179,12 +218,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
 
   // A value a later fact says is gone ("#deploys got archived", "security@lumen.io was retired")
   // retires the earlier facts that give it as the current value.
-  const gone = (f: DetectorFact) => f.entities.filter((e) => e.gone && GONE_TYPES.has(e.type)).map((e) => `${e.type}:${String(e.value).toLowerCase()}`);
-  const gives = (f: DetectorFact) => new Set(f.entities.filter((e) => !e.previous && GONE_TYPES.has(e.type)).map((e) => `${e.type}:${String(e.value).toLowerCase()}`));
-  for (const fact of facts) {
-    const names = gone(fact);
-    if (names.length === 0 || !current(fact) || cuesOfFact(fact).tentative) continue;
-    for (const older of facts) {
+  for (const { fact, names } of view.gone) {
+    if (!current(fact) || cuesOfFact(fact).tentative) continue;
+    // One of the two is a trigger: the older is one when the fact saying "gone" is not.
+    for (const older of triggerIds.has(fact.id) ? facts : triggers) {
       if (older.id === fact.id || !current(older) || time(older) >= time(fact)) continue;
       if (!triggerIds.has(fact.id) && !triggerIds.has(older.id)) continue;
       const given = gives(older);
@@ -207,7 +244,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const own = readStatements(trigger);
     const mineAll = [...own.all.filter((s) => !s.positive), ...own.asserted];
     for (const mine of mineAll) {
-      for (const fact of facts) {
+      // An assertion meets denials, a denial assertions (see denies).
+      for (const fact of mine.positive ? view.denying : view.asserting) {
         if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
         if (pairSeen(trigger.id, fact.id)) continue;
         const theirs = mine.positive
@@ -240,12 +278,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   }
 
   // Stale derived claims: a fact that depends on something, and a later fact that changes it.
-  const dependencies = facts.flatMap((fact) =>
-    fact.entities.filter((e) => e.type === 'dependency').map((e) => ({ fact, target: (e.target ?? []).filter((w) => !isVerb(w)), ends: e.ends === true })),
-  );
-  for (const dependency of dependencies) {
+  for (const dependency of view.dependencies) {
     if (!current(dependency.fact) || dependency.target.length === 0) continue;
-    for (const change of facts) {
+    // One of the two is a trigger: the change is one when the dependent fact is not.
+    for (const change of triggerIds.has(dependency.fact.id) ? facts : inStep) {
       if (change.id === dependency.fact.id || time(change) <= time(dependency.fact)) continue;
       if (!triggerIds.has(change.id) && !triggerIds.has(dependency.fact.id)) continue;
       const cues = cuesOfFact(change);
