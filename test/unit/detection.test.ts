@@ -1,5 +1,5 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { analyzeSlots, groupBySharedSlots } from '@engram/core';
+import { analyzeSlots, cachedClaims, candidatesOf, groupBySharedSlots, indexSlots, sameSlot } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -10,6 +10,35 @@ const fact = detectorFact;
 const analyze = (facts: DetectorFact[], triggers = facts) => analyzeSlots(facts, new Set(triggers.map((f) => f.id)));
 
 describe('deterministic tiers', () => {
+  it('meets, in a crowded slot, every claim that can be one slot with a trigger, and not all that share its words', () => {
+    const services = ['billing', 'auth', 'search', 'ledger', 'payout', 'notify', 'export', 'ingest', 'media', 'geo', 'tax', 'mail'];
+    const said = [
+      (s: string, n: number) => [`The ${s}-api worker pool has ${n} threads`, 'infra'],
+      (s: string, n: number) => [`Worker pool threads for ${s}-api: ${n}`, 'infra'],
+      (s: string, n: number) => [`${s}-api runs its worker pool with ${n} threads`, 'platform'],
+      (s: string, n: number) => [`The worker pool has ${n} threads`, `${s}-api`],
+      (s: string, n: number) => [`Pool size is ${n} threads`, s],
+      (s: string, n: number) => [`The ${s} worker pool has ${n} threads`, 'infra'],
+    ];
+    const facts = services.flatMap((s, i) => said.map((say, j) => {
+      const [content, scope] = say(s, 4 + ((i + j) % 5) * 4);
+      return fact(content!, { scope: scope!, hoursAgo: 100 + i * 7 + j });
+    }));
+    const read = cachedClaims();
+    const claims = facts.flatMap(read);
+    const index = indexSlots(facts, read);
+    const met = (t: (typeof claims)[number]) => [...candidatesOf(t, index)].filter((c) => sameSlot(t, c)).map((c) => c.key + c.fact.id);
+    let fewer = 0;
+    for (const t of claims) {
+      // Exactly the claims of the slot that checking every claim finds.
+      expect(new Set(met(t))).toEqual(new Set(claims.filter((c) => sameSlot(t, c)).map((c) => c.key + c.fact.id)));
+      const sharing = new Set([`${t.kind}:*`, ...index.keysOf.get(t)!].flatMap((k) => index.byKey.get(k) ?? []));
+      if (candidatesOf(t, index).size < sharing.size) fewer++;
+    }
+    expect(claims.some((c) => c.implicit)).toBe(true);
+    expect(fewer).toBeGreaterThan(claims.length / 2);
+  });
+
   it('flags two agents stating different values for one slot, with a question naming both', () => {
     const a = fact('The auth service rate limit is 1000 req/s per IP', { scope: 'auth', hoursAgo: 50 });
     const b = fact('The auth service rate limit is 2000 req/s per IP', { scope: 'auth', hoursAgo: 26 });
