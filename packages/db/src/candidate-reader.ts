@@ -5,7 +5,7 @@
  * plan, a transaction and a round trip each. A query alone goes at once, as the plain statement.
  */
 import { Batcher } from './batcher.ts';
-import type { Database } from './client.ts';
+import { perDatabase, type Database } from './client.ts';
 import { hybridCandidatesOf, type Candidate, type RetrievalFilters, type RetrievalTopic } from './facts.ts';
 import { forWorkspace } from './tenant.ts';
 
@@ -62,14 +62,5 @@ export class CandidateReader {
   }
 }
 
-const readers = new WeakMap<Database, CandidateReader>();
-
 /** The grouped-retrieval reader of a database handle (one per handle, made on first use). */
-export function candidateReaderOf(db: Database): CandidateReader {
-  let reader = readers.get(db);
-  if (!reader) {
-    reader = new CandidateReader(db);
-    readers.set(db, reader);
-  }
-  return reader;
-}
+export const candidateReaderOf = perDatabase((db) => new CandidateReader(db));

@@ -47,6 +47,15 @@ export const healthOf = (db: Database): DatabaseHealth | undefined => healths.ge
 const controls = new WeakMap<object, Database>();
 export const controlOf = (db: Database): Database => controls.get(db) ?? db;
 
+/** `make`'s product, one per database handle: made on first use, forgotten with the handle. */
+export function perDatabase<T>(make: (db: Database) => T): (db: Database) => T {
+  const made = new WeakMap<Database, T>();
+  return (db) => {
+    if (!made.has(db)) made.set(db, make(db));
+    return made.get(db)!;
+  };
+}
+
 /**
  * Opens the configured database: postgres.js for `DATABASE_URL`, otherwise PGlite (a real
  * Postgres engine in-process, with pgvector) in the data directory. `memory://` keeps PGlite in

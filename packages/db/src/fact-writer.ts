@@ -12,7 +12,7 @@
  * and such a fact is then reported as already current.
  */
 import { Batcher } from './batcher.ts';
-import type { Database } from './client.ts';
+import { perDatabase, type Database } from './client.ts';
 import { insertFacts, type InsertedFact, type InsertOptions, type NewFact } from './facts.ts';
 import { forWorkspace } from './tenant.ts';
 
@@ -72,14 +72,5 @@ export class FactWriter {
   }
 }
 
-const writers = new WeakMap<Database, FactWriter>();
-
 /** The group-commit writer of a database handle (one per handle, made on first use). */
-export function factWriterOf(db: Database): FactWriter {
-  let writer = writers.get(db);
-  if (!writer) {
-    writer = new FactWriter(db);
-    writers.set(db, writer);
-  }
-  return writer;
-}
+export const factWriterOf = perDatabase((db) => new FactWriter(db));

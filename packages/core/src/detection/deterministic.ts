@@ -182,7 +182,7 @@ export function indexSlots(facts: readonly DetectorFact[], claims: (fact: Detect
  * services) that was three quarters of the claims met.
  */
 export function candidatesOf(trigger: SlotClaim, index: SlotIndex): Set<SlotClaim> {
-  const keys = [`${trigger.kind}:*`, ...indexKeys(trigger)];
+  const keys = keysMet(trigger);
   const byKey = keys.map((k) => index.byKey.get(k) ?? []);
   const size = (lists: readonly (readonly SlotClaim[])[]) => lists.reduce((n, list) => n + list.length, 0);
   if (!trigger.implicit) {
@@ -210,10 +210,13 @@ export function candidatesOf(trigger: SlotClaim, index: SlotIndex): Set<SlotClai
 export function analysisCost(trigger: DetectorFact, claims: (fact: DetectorFact) => SlotClaim[], index: SlotIndex): number {
   let met = 0;
   for (const claim of claims(trigger)) {
-    for (const key of [`${claim.kind}:*`, ...indexKeys(claim)]) met += index.byKey.get(key)?.length ?? 0;
+    for (const key of keysMet(claim)) met += index.byKey.get(key)?.length ?? 0;
   }
   return met;
 }
+
+/** Keys whose claims a claim is checked against: its own, and its kind's claims with no attribute word. */
+const keysMet = (claim: SlotClaim) => [`${claim.kind}:*`, ...indexKeys(claim)];
 
 /** Keys a claim is indexed under in a run: its kind with each attribute word, and with each anchor of its frame. */
 function indexKeys(claim: SlotClaim): string[] {

@@ -391,18 +391,18 @@ export async function commitFact(
     }
   }
 
-  const stored = { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes };
-  const { fact, stored: result } = restated
+  const toStore = { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes };
+  const { fact, stored } = restated
     ? // The restatement has the old fact's content: its window is closed first, in the same transaction.
       await tenant.transaction(async (tx) => {
         await closeLineage(tx, restated.lineageId, now);
         // The transaction's last statement: it goes with COMMIT, in one round trip.
-        return storeNewFact(tx, services, stored, { last: true });
+        return storeNewFact(tx, services, toStore, { last: true });
       })
     : // A new lineage goes with the workspace's other commits of the moment; an update closes the
       // lineage it continues in the same statement.
-      await storeNewFact(tenant, services, stored, { grouped: true });
-  if (!result.inserted) {
+      await storeNewFact(tenant, services, toStore, { grouped: true });
+  if (!stored.inserted) {
     // An identical commit won a race for the same scope; answer like the dedup check would have.
     const winner = await findCurrentDuplicate(tenant, input.scope, hash);
     if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
@@ -411,7 +411,7 @@ export async function commitFact(
   const note = restated
     ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
     : lineage.note;
-  return committed(services, principal, fact, result, note);
+  return committed(services, principal, fact, stored, note);
 }
 
 /** A stored commit's answer (and its log line). */
