@@ -246,8 +246,8 @@ describe('embedded database: bounded waits and disk headroom', () => {
       try {
         expect(reopened.threadsStarted).toBe(1);
         expect((await reopened.query('select n from kept')).rows).toEqual([{ n: 1 }]);
-        // A buffer pool of 64 MB (its memory is never given back; see durable-fs.ts).
-        expect((await reopened.query('show shared_buffers')).rows).toEqual([{ shared_buffers: '64MB' }]);
+        // A buffer pool of 16 MB (its memory is never given back; see durable-fs.ts).
+        expect((await reopened.query('show shared_buffers')).rows).toEqual([{ shared_buffers: '16MB' }]);
       } finally {
         await reopened.close();
       }
