@@ -1,5 +1,5 @@
 /** Rate limits shared between instances, and the audit log, on each engine. */
-import { AuditLog, authenticateToken, provisionWorkspace, silentLogger } from '@engram/core';
+import { AuditLog, authenticateToken, provisionWorkspace, RateLimiter, silentLogger } from '@engram/core';
 import { countHits, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -132,6 +132,32 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     await expect.poll(total, { timeout: 30_000, interval: 50 }).toBe(41); // the PATCH and the 40 reads
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await total()).toBe(41);
+  });
+
+  it('adds the hits it admitted in a window that ended before its next sync to that window', async () => {
+    const db = handles[0]!.db;
+    const ws = await provisionWorkspace(db, TEST_SECRET, {});
+    const limiter = new RateLimiter(db, { syncMs: 0 });
+    const key = `token:ended-${Date.now()}-${Math.random().toString(36).slice(2)}:requests`;
+    const rule = { key, windowSeconds: 60, limit: 1_000, workspaceId: ws.workspaceId, what: 'a test limit' };
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    try {
+      // The first hit of a window is counted in the database; the next four are admitted here.
+      for (let i = 0; i < 5; i++) await limiter.hit(rule, minute + 1_000 + i);
+      // The next window's first hit arrives before a sync: the four are still owed to the first window.
+      await limiter.hit(rule, minute + 61_000);
+      await limiter.flush();
+      const counted = await queryRows<{ at: string; count: number }>(
+        db,
+        sql`select (extract(epoch from window_start) * 1000)::float8::text as at, count from rate_limit_counters where key = ${key} order by window_start`,
+      );
+      expect(counted.map((r) => [Number(r.at), r.count])).toEqual([
+        [minute, 5],
+        [minute + 60_000, 1],
+      ]);
+    } finally {
+      await limiter.close();
+    }
   });
 
   it('adds the hits of many counters in one statement and returns each count', async () => {

@@ -69,6 +69,8 @@ const LOCAL_ADMISSION_MIN_LIMIT = 20;
 /** Shared fixed-window counters with local admission far below the limits. */
 export class RateLimiter {
   private readonly counters = new Map<string, Counter>();
+  /** Hits admitted here in windows that have ended, not yet added to their shared counters. */
+  private owed: [string, Counter, number][] = [];
   private readonly timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly db: Database;
@@ -96,6 +98,11 @@ export class RateLimiter {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     let counter = this.counters.get(rule.key);
     if (!counter || counter.windowStart !== windowStart) {
+      // A new window: what the ended one admitted locally is still owed to its shared counter.
+      if (counter && counter.pending > 0) {
+        this.owed.push([rule.key, counter, counter.pending]);
+        counter.pending = 0;
+      }
       counter = { windowStart, windowSeconds: rule.windowSeconds, workspaceId: rule.workspaceId ?? null, synced: 0, pending: 0, syncedAt: 0 };
       this.counters.set(rule.key, counter);
     }
@@ -146,6 +153,7 @@ export class RateLimiter {
           this.counters.delete(key);
         }
       }
+      await this.#settleOwed();
       if (due.length === 0) return;
       let counts: Map<string, number>;
       try {
@@ -173,6 +181,31 @@ export class RateLimiter {
       }
     });
     return this.flushing;
+  }
+
+  /** Adds the hits owed to windows that have ended (their counts no longer admit anything). */
+  async #settleOwed(): Promise<void> {
+    if (this.owed.length === 0) return;
+    const owed = this.owed;
+    this.owed = [];
+    // A key may be owed for more than one ended window; each statement takes a key once.
+    const byKey = new Map<string, [string, Counter, number][]>();
+    for (const entry of owed) byKey.set(entry[0], [...(byKey.get(entry[0]) ?? []), entry]);
+    while (byKey.size > 0) {
+      const round = [...byKey.values()].map((entries) => entries.shift()!);
+      for (const [key, entries] of byKey) if (entries.length === 0) byKey.delete(key);
+      try {
+        await countHits(
+          this.db,
+          round.map(([key, counter, weight]) => ({ key, windowStart: new Date(counter.windowStart), windowSeconds: counter.windowSeconds, workspaceId: counter.workspaceId, weight })),
+        );
+      } catch (error) {
+        // Nothing was added: they wait for the next sync.
+        this.owed.push(...round, ...[...byKey.values()].flat());
+        if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
+        return;
+      }
+    }
   }
 
   async close(): Promise<void> {
