@@ -20,6 +20,7 @@ import {
   type MemberPrincipal,
 } from '@engram/core';
 import {
+  agents,
   applyRetirements,
   claimDetectionRun,
   completeRun,
@@ -205,6 +206,26 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await status(second!)).toBe('resolved');
     // Applying the same retirements again closes nothing.
     expect(await tenant.transaction((tx) => applyRetirements(tx, [{ factId: a, byFactId: b, at: new Date() }]))).toBe(0);
+  });
+
+  it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(handle.db, ws.id);
+    const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
+    const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
+    const every15 = await ws.commit('The export job runs every 15 minutes', 'agent-a');
+    const every20 = await ws.commit('The export job runs every 20 minutes', 'agent-c');
+    // The conflicts are given here: no detection run is to take these commits up.
+    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
+    const flagged = async () =>
+      Object.fromEntries((await handle.db.select().from(agents).where(eq(agents.workspaceId, ws.id))).map((a) => [a.agentId, a.flaggedCommits]));
+    const created = await tenant.transaction((tx) => insertConflicts(tx, [conflict('TTL?', [ttl15, ttl30]), conflict('Export?', [every15, every20])]));
+    expect(created).toHaveLength(2);
+    expect(await flagged()).toEqual({ 'agent-a': 2, 'agent-b': 1, 'agent-c': 1 });
+    // The same set again is not a new conflict: nobody counts more.
+    expect(await tenant.transaction((tx) => insertConflicts(tx, [conflict('TTL again?', [ttl30, ttl15])]))).toEqual([]);
+    expect(await flagged()).toEqual({ 'agent-a': 2, 'agent-b': 1, 'agent-c': 1 });
   });
 
   it('retries a failed run with backoff and gives the jobs up after the last attempt', async () => {

@@ -184,13 +184,38 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
       sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
           select ${tenant.workspaceId}, ${row.id}, unnest(${idArray}::uuid[])`,
     );
-    await tenant.execute(
-      sql`update agents a set flagged_commits = a.flagged_commits + 1
-          from (select distinct agent_id from facts where workspace_id = ${tenant.workspaceId} and id = any(${idArray}::uuid[])) f
-          where a.workspace_id = ${tenant.workspaceId} and a.agent_id = f.agent_id`,
-    );
   }
+  await flagAgents(tenant, created);
   return created;
+}
+
+/**
+ * Each agent with a fact in the new conflicts counts one more flagged commit per conflict, in one
+ * statement and in agent order, the order commits upsert the same rows in (no deadlock). It runs
+ * last: the rows stay locked until the transaction ends, and a commit of one of those agents
+ * waits for them (with the locks taken conflict by conflict, commits under load waited for whole
+ * detection steps: commit p99 1.1-1.3 s at 50 clients in one workspace, against 0.38 s without
+ * the worker).
+ */
+async function flagAgents(tenant: TenantDb, conflictIds: readonly string[]): Promise<void> {
+  if (conflictIds.length === 0) return;
+  await tenant.execute(
+    sql`with flagged as (
+          select f.agent_id, count(distinct cf.conflict_id)::int as n
+          from conflict_facts cf join facts f on f.workspace_id = cf.workspace_id and f.id = cf.fact_id
+          where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = any(${uuidArrayLiteral(conflictIds)}::uuid[])
+          group by f.agent_id
+        ),
+        locked as (
+          select a.agent_id, flagged.n from agents a join flagged on flagged.agent_id = a.agent_id
+          where a.workspace_id = ${tenant.workspaceId}
+          order by a.agent_id
+          for update of a
+        )
+        update agents a set flagged_commits = a.flagged_commits + locked.n
+        from locked
+        where a.workspace_id = ${tenant.workspaceId} and a.agent_id = locked.agent_id`,
+  );
 }
 
 /**
