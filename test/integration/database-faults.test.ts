@@ -196,9 +196,12 @@ describe.skipIf(!adminUrl)('the database under faults (Postgres behind a TCP pro
 
       const ready = await fetch(`${server.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
-      // Whether its own check got a connection or not, it says why.
+      // Whether its own check got a connection or not, it says why; on a machine busy enough that
+      // the refusal takes longer than the check's budget, that it did not answer in time.
       const checks = ((await ready.json()) as { checks: { database: string; writes: string } }).checks;
-      expect(`${checks.database} | ${checks.writes}`).toMatch(/unreachable: 53300: sorry, too many clients already|refused: requests cannot get a database connection/);
+      expect(`${checks.database} | ${checks.writes}`).toMatch(
+        /unreachable: 53300: sorry, too many clients already|refused: requests cannot get a database connection|^not answering within \d+ ms \| unknown$/,
+      );
     } finally {
       await proxy.up();
     }
