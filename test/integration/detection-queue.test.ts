@@ -31,9 +31,11 @@ import {
   facts,
   forWorkspace,
   insertConflicts,
+  resolveSettledConflicts,
   type ClaimedRun,
   type DbHandle,
   type RunStats,
+  type TenantDb,
 } from '@engram/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +208,84 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await status(second!)).toBe('resolved');
     // Applying the same retirements again closes nothing.
     expect(await tenant.transaction((tx) => applyRetirements(tx, [{ factId: a, byFactId: b, at: new Date() }]))).toBe(0);
+  });
+
+  it('closes settled facts by primary key, without reading the rest of the workspace, with statistics or without', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(handle.db, ws.id);
+    // A workspace of some size, which nothing has analyzed yet.
+    await handle.db.execute(sql`insert into facts (workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id)
+      select ${ws.id}, gen_random_uuid(), 'Filler fact number ' || g, md5(g::text), 'filler', 1, 'agent-filler'
+      from generate_series(1, 3000) g`);
+    // This transaction's reads of fact rows, as the database counts them.
+    const reads = async (tx: TenantDb) => {
+      const [row] = await tx.rows<{ n: number }>(
+        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'facts'`,
+      );
+      return Number(row?.n ?? 0);
+    };
+    const retire = async (older: string, newer: string) =>
+      tenant.transaction(async (tx) => {
+        const before = await reads(tx);
+        const closed = await applyRetirements(tx, [{ factId: older, byFactId: newer, at: new Date() }]);
+        return { closed, read: (await reads(tx)) - before };
+      });
+    const ttl30 = await ws.commit('The cache TTL is 30 seconds');
+    const ttl60 = await ws.commit('The cache TTL is 60 seconds');
+    // Two facts, each looked up a few times (the settled one and the settling one), not 3,000.
+    const first = await retire(ttl30, ttl60);
+    expect(first.closed).toBe(1);
+    expect(first.read).toBeLessThanOrEqual(8);
+    // And with statistics. The update used to join the ids coming out of a full join by scanning the
+    // workspace (9,004 rows read for this one retirement), at every step of a busy workspace's runs.
+    await handle.db.execute(sql`analyze facts`);
+    const every15 = await ws.commit('The export job runs every 15 minutes');
+    const every20 = await ws.commit('The export job runs every 20 minutes');
+    // No detection run is to take these commits up (the tests after claim whichever run is due).
+    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const second = await retire(every15, every20);
+    expect(second.closed).toBe(1);
+    expect(second.read).toBeLessThanOrEqual(8);
+  });
+
+  it('reads only the conflicts of the facts it is given when it records or settles conflicts', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(handle.db, ws.id);
+    const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
+    // Forty open conflicts elsewhere in the workspace, then one about the cache TTL.
+    const ports: string[] = [];
+    for (let i = 0; i < 80; i++) ports.push(await ws.commit(`Service ${i} listens on port ${8000 + i}`, `agent-${i % 2}`));
+    await tenant.transaction((tx) => insertConflicts(tx, Array.from({ length: 40 }, (_, k) => conflict(`Port ${k}?`, [ports[2 * k]!, ports[2 * k + 1]!]))));
+    const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
+    const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
+    const ttl60 = await ws.commit('The cache TTL is 60 seconds', 'agent-c');
+    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    // This transaction's reads of conflict_facts rows, as the database counts them.
+    const linksRead = async (tx: TenantDb) => {
+      const [row] = await tx.rows<{ n: number }>(
+        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'conflict_facts'`,
+      );
+      return Number(row?.n ?? 0);
+    };
+    const counting = <T,>(work: (tx: TenantDb) => Promise<T>) =>
+      tenant.transaction(async (tx) => {
+        const before = await linksRead(tx);
+        const result = await work(tx);
+        return { result, read: (await linksRead(tx)) - before };
+      });
+    const [first] = (await counting((tx) => insertConflicts(tx, [conflict('TTL 15 or 30?', [ttl15, ttl30])]))).result;
+    // The set grown by a third fact joins the open conflict: the lookups, the insert and the reread
+    // of its facts touch its own links, not the eighty others.
+    const grown = await counting((tx) => insertConflicts(tx, [conflict('TTL 15, 30 or 60?', [ttl15, ttl30, ttl60])]));
+    expect(grown.result).toEqual([]);
+    expect(grown.read).toBeLessThanOrEqual(12);
+    // Two of its facts close: the conflict is moot, and settling it reads its own links.
+    await tenant.execute(sql`update facts set valid_until = now() where id in (${ttl15}, ${ttl30})`);
+    const settled = await counting((tx) => resolveSettledConflicts(tx, new Date(), [ttl15, ttl30]));
+    expect(settled.result).toBe(1);
+    expect(settled.read).toBeLessThanOrEqual(12);
+    const [row] = await handle.db.select().from(conflicts).where(eq(conflicts.id, first!));
+    expect(row?.status).toBe('resolved');
   });
 
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {

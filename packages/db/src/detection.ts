@@ -4,7 +4,7 @@
  * and listing conflicts with their facts.
  */
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from './client.ts';
 import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { FactEntity } from './schema.ts';
@@ -103,6 +103,17 @@ export const factSetKey = (ids: readonly string[]) =>
   createHash('sha256').update([...new Set(ids)].sort().join(',')).digest('hex').slice(0, 40);
 
 /**
+ * `ids(id) × l(conflict_id) × c(status)`: each of the facts' conflicts, for a FROM clause. Each fact's
+ * links are looked up by its id and each conflict by its own: OFFSET 0 keeps every lookup a
+ * subquery of one table, whose only sensible plan is its index whatever the statistics. Joined
+ * plainly, a planner that took the conflict tables for small (never analyzed) started from the
+ * workspace's conflicts and read its conflict_facts once for each of them.
+ */
+export const conflictsOfFacts = (workspaceId: string, factIds: SQL) => sql`unnest(${factIds}) as ids(id)
+  cross join lateral (select cf.conflict_id from conflict_facts cf where cf.workspace_id = ${workspaceId} and cf.fact_id = ids.id offset 0) l
+  cross join lateral (select c.status from conflicts c where c.id = l.conflict_id offset 0) c`;
+
+/**
  * Closes settled facts' windows (marked as the detector's doing, so they can be restored) and notes
  * on each settling fact the first fact it updated. One statement for all of them: a run retires
  * hundreds of facts in a busy workspace, and a round trip each was a fifth of its time. A fact both
@@ -116,10 +127,15 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
           select * from unnest(${uuidArrayLiteral(retirements.map((r) => r.factId))}::uuid[], ${uuidArrayLiteral(retirements.map((r) => r.byFactId))}::uuid[],
                                ${textArrayLiteral(retirements.map((r) => r.at.toISOString()))}::timestamptz[]) with ordinality as r(fact_id, by_id, at, n)
         ), live as (
-          select r.* from r join facts f on f.workspace_id = ${w} and f.id = r.fact_id where f.valid_until is null
+          -- Each by primary key (the window tested outside the lookup: see resolveSettledConflicts).
+          select r.* from r cross join lateral (select f.valid_until from facts f where f.workspace_id = ${w} and f.id = r.fact_id offset 0) f
+          where f.valid_until is null
         ), settler as (
           select distinct on (by_id) by_id, fact_id from live order by by_id, n
-        ), target as (
+        ), target as materialized (
+          -- Materialized: joined to facts by an id out of a full join, the update read the whole
+          -- workspace (a hash join over a scan of facts, whatever the statistics); from a CTE it
+          -- looks each id up by primary key.
           select coalesce(l.fact_id, s.by_id) as id, l.at, l.by_id, s.fact_id as first_settled
           from live l full join settler s on s.by_id = l.fact_id
         ), changed as (
@@ -150,11 +166,9 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
     const idArray = uuidArrayLiteral(ids);
-    const overlapping = await tenant.read<{ id: string; status: string; shared: number; size: number }>(sql`select cf.conflict_id as id, c.status, count(*)::int as shared,
-                 (select count(*)::int from conflict_facts all_cf where all_cf.conflict_id = cf.conflict_id) as size
-          from conflict_facts cf join conflicts c on c.id = cf.conflict_id
-          where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = any(${idArray}::uuid[])
-          group by cf.conflict_id, c.status
+    const overlapping = await tenant.read<{ id: string; status: string; shared: number }>(sql`select l.conflict_id as id, c.status, count(*)::int as shared
+          from ${conflictsOfFacts(tenant.workspaceId, sql`${idArray}::uuid[]`)}
+          group by l.conflict_id, c.status
           order by count(*) desc`,
     );
     if (overlapping.some((o) => Number(o.shared) === ids.length)) continue; // raised before
@@ -226,14 +240,24 @@ async function flagAgents(tenant: TenantDb, conflictIds: readonly string[]): Pro
  */
 export async function resolveSettledConflicts(tenant: TenantDb, now: Date, closedFactIds?: readonly string[]): Promise<number> {
   if (closedFactIds?.length === 0) return 0;
-  const naming = closedFactIds
-    ? sql`and c.id in (select conflict_id from conflict_facts where workspace_id = ${tenant.workspaceId} and fact_id = any(${uuidArrayLiteral(closedFactIds)}::uuid[]))`
-    : sql``;
-  const rows = await tenant.rows<{ id: string }>(sql`update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
+  // The open conflicts naming a closed fact (looked up from the facts), or every open conflict;
+  // of those, the ones with fewer than two current facts, each counted from its own links (one
+  // table per subquery, as in conflictsOfFacts; the window is tested outside the lookup, which
+  // could otherwise take an index of current facts that starts at the workspace).
+  const named = closedFactIds
+    ? sql`select distinct l.conflict_id as id from ${conflictsOfFacts(tenant.workspaceId, sql`${uuidArrayLiteral(closedFactIds)}::uuid[]`)} where c.status = 'open'`
+    : sql`select id from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`;
+  const rows = await tenant.rows<{ id: string }>(sql`with named as materialized (${named}),
+        moot as materialized (
+          select n.id from named n
+          where (select count(*) from (select cf.fact_id from conflict_facts cf where cf.conflict_id = n.id offset 0) l
+                 cross join lateral (select f.valid_until from facts f where f.id = l.fact_id offset 0) f
+                 where f.valid_until is null) < 2
+        )
+        update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
           resolution = 'Settled automatically: a later fact superseded all but one side.'
-        where c.workspace_id = ${tenant.workspaceId} and c.status = 'open' ${naming}
-          and (select count(*) from conflict_facts cf join facts f on f.id = cf.fact_id
-               where cf.conflict_id = c.id and f.valid_until is null) < 2
+        from moot
+        where c.workspace_id = ${tenant.workspaceId} and c.id = moot.id and c.status = 'open'
         returning c.id`,
   );
   return rows.length;
@@ -363,8 +387,10 @@ export async function narrativeCandidates(tenant: TenantDb, now: Date): Promise<
   // Epoch milliseconds rather than timestamps: 100,000 of them convert in a fraction of the time.
   const rows = await tenant.read<{ id: string; ms: number; conflicts: number; chars: number }>(sql`select f.id, (extract(epoch from f.committed_at) * 1000)::float8 as ms, coalesce(c.n, 0)::int as conflicts, length(f.content)::int as chars
         from facts f
-        left join (select fact_id, count(*) as n from conflict_facts where workspace_id = ${tenant.workspaceId} group by fact_id) c
-          on c.fact_id = f.id
+        left join (
+          select cf.fact_id, count(*) as n from conflicts k join conflict_facts cf on cf.conflict_id = k.id
+          where k.workspace_id = ${tenant.workspaceId} group by cf.fact_id
+        ) c on c.fact_id = f.id
         where f.workspace_id = ${tenant.workspaceId} and f.valid_until is null and f.durability = 'durable'
           and f.erased_at is null and (f.expires_at is null or f.expires_at > ${ts(now)})`,
   );

@@ -469,7 +469,9 @@ export const conflictFacts = pgTable(
   },
   (t) => [
     primaryKey({ name: 'conflict_facts_pkey', columns: [t.conflictId, t.factId] }),
-    index('conflict_facts_workspace_fact_idx').on(t.workspaceId, t.factId),
+    // By fact first: a lookup by conflict (the primary key) never meets an index the row-level
+    // security filter on the workspace alone could use instead, and a fact's deletion finds its links.
+    index('conflict_facts_fact_idx').on(t.factId, t.workspaceId),
   ],
 );
 
