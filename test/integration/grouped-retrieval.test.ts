@@ -9,11 +9,14 @@ import {
   forWorkspace,
   hybridCandidates,
   hybridCandidatesOf,
+  insertConflicts,
   insertFacts,
   type Candidate,
   type DbHandle,
   type RetrievalFilters,
+  type TenantDb,
 } from '@engram/db';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
@@ -95,5 +98,41 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
     const scopedAnswer = answers[asked.length]!;
     expect(scopedAnswer.length).toBeGreaterThan(0);
     expect(scopedAnswer.every((c) => c.scope.startsWith('auth'))).toBe(true);
+  });
+
+  it('finds which candidates are in open conflicts by looking the candidates up, whatever else is in conflict', async () => {
+    const workspaceId = await workspaceWith(60);
+    const tenant = forWorkspace(handle.db, workspaceId);
+    const topics = TOPICS.map((topic) => ({ topic, embedding: embedLocally(topic) }));
+    const [found] = await hybridCandidatesOf(tenant, FILTERS, topics.slice(0, 1));
+    const [first, second] = found!;
+    // Forty open conflicts among facts no topic here finds (other words, no embedding), and one
+    // between two facts the first topic finds.
+    const elsewhere = Array.from({ length: 80 }, (_, n) => ({ ...newFact(`Deployment window ${n} opens on Thursday`, { scope: 'ops' }), embedding: null, embeddingModel: null }));
+    await insertFacts(tenant, elsewhere.map((fact) => ({ fact, options: { closeLineageId: null, detectionReason: null } })));
+    const conflict = (factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question: 'Which?', explanation: null, factIds });
+    await tenant.transaction((tx) =>
+      insertConflicts(tx, [...Array.from({ length: 40 }, (_, k) => conflict([elsewhere[2 * k]!.id, elsewhere[2 * k + 1]!.id])), conflict([first!.id, second!.id])]),
+    );
+    // This transaction's reads of conflict_facts rows, as the database counts them.
+    const linksRead = async (tx: TenantDb) => {
+      const [row] = await tx.rows<{ n: number }>(
+        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'conflict_facts'`,
+      );
+      return Number(row?.n ?? 0);
+    };
+    const retrieve = (grouped: boolean) =>
+      tenant.transaction(async (tx) => {
+        const before = await linksRead(tx);
+        const candidates = (await hybridCandidatesOf(tx, FILTERS, grouped ? topics : topics.slice(0, 1))).flat();
+        return { candidates, read: (await linksRead(tx)) - before };
+      });
+    for (const grouped of [false, true]) {
+      const { candidates, read } = await retrieve(grouped);
+      const flagged = new Set(candidates.filter((c) => c.has_open_conflict).map((c) => c.id));
+      expect([...flagged].sort()).toEqual([first!.id, second!.id].sort());
+      // The two links of the candidates' own conflict, not the workspace's eighty others.
+      expect(read).toBeLessThanOrEqual(2 * topics.length);
+    }
   });
 });

@@ -6,6 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
 import type { FactEntity } from './schema.ts';
+import { conflictsOfFacts } from './detection.ts';
 import type { TenantDb } from './tenant.ts';
 import { parseTimestamp, textArrayLiteral, ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
 
@@ -514,16 +515,20 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
                min(r) filter (where src = 't') as text_rank
         from (select n, id, r, 'v' as src from vec union all select n, id, r, 't' as src from txt) ranked
         group by n, id
+      ),
+      -- The candidates in an open conflict, found from the candidates (see conflictsOfFacts).
+      in_conflict as materialized (
+        select distinct ids.id from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
+        where c.status = 'open'
       )
       select fused.n, ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
-             exists (
-               select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id
-               where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = f.id and c.status = 'open'
-             ) as has_open_conflict,
+             exists (select 1 from in_conflict o where o.id = f.id) as has_open_conflict,
              a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
       from fused
-      join facts f on f.id = fused.id and f.workspace_id = ${tenant.workspaceId}
+      -- Each candidate by primary key (a subquery of its own: a few hundred candidates of a grouped
+      -- retrieval, overestimated, were joined by reading the whole facts table in id order).
+      cross join lateral (select f.* from facts f where f.id = fused.id and f.workspace_id = ${tenant.workspaceId} offset 0) f
       left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
       order by fused.n, fused.rrf desc, f.id`,
     { readOnly: true },
