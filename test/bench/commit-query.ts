@@ -134,10 +134,16 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   // first would pay for that and the second not.
   const sequential: number[] = [];
   const inserts: number[] = [];
+  // What each measured commit did: a stored fact costs one statement; a fact another agent already
+  // stated (corroborated) or an identical one takes the reads that decide it.
+  const outcomes = { stored: 0, corroborated: 0, duplicate: 0 };
   for (let i = 0; i < SEQUENTIAL_COMMITS; i++) {
-    sequential.push(await timed(() => mustCall(main, 'engram_commit', commitArgs())));
+    let out: { duplicate?: boolean; corroborated?: boolean } = {};
+    sequential.push(await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs()))));
+    outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored']++;
     inserts.push(await timed(reference.insertOne));
   }
+  process.stderr.write(`  [${size}] sequential commits: ${outcomes.stored} stored, ${outcomes.corroborated} corroborated, ${outcomes.duplicate} duplicates\n`);
   report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
   report({ size, metric: 'direct insert (postgres.js), sequential', p50: median(inserts), p99: percentile(inserts, 99), perSecond: perSecond(inserts) });
 
