@@ -40,6 +40,7 @@ import {
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
+import { seedOpenConflicts } from '../support/open-conflicts.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
 
 const NO_STATS: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
@@ -252,10 +253,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ws = await workspace();
     const tenant = forWorkspace(handle.db, ws.id);
     const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
-    // Forty open conflicts elsewhere in the workspace, then one about the cache TTL.
-    const ports: string[] = [];
-    for (let i = 0; i < 80; i++) ports.push(await ws.commit(`Service ${i} listens on port ${8000 + i}`, `agent-${i % 2}`));
-    await tenant.transaction((tx) => insertConflicts(tx, Array.from({ length: 40 }, (_, k) => conflict(`Port ${k}?`, [ports[2 * k]!, ports[2 * k + 1]!]))));
+    // A thousand open conflicts elsewhere in the workspace, then one about the cache TTL.
+    await seedOpenConflicts(handle.db, ws.id, 1_000);
     const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
     const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
     const ttl60 = await ws.commit('The cache TTL is 60 seconds', 'agent-c');
@@ -275,7 +274,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
       });
     const [first] = (await counting((tx) => insertConflicts(tx, [conflict('TTL 15 or 30?', [ttl15, ttl30])]))).result;
     // The set grown by a third fact joins the open conflict: the lookups, the insert and the reread
-    // of its facts touch its own links, not the eighty others.
+    // of its facts touch its own links, not the two thousand others.
     const grown = await counting((tx) => insertConflicts(tx, [conflict('TTL 15, 30 or 60?', [ttl15, ttl30, ttl60])]));
     expect(grown.result).toEqual([]);
     expect(grown.read).toBeLessThanOrEqual(12);
