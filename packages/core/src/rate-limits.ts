@@ -9,7 +9,7 @@
  * the hit is counted in the database before the request proceeds, so limits hold exactly where it
  * matters; far below them, other instances' hits are known within a second.
  */
-import { countHit, countHits, databaseFault, healthOf, withinDeadline, type Database } from '@engram/db';
+import { countHit, countHits, databaseFault, healthOf, withinDeadline, type CounterHits, type Database } from '@engram/db';
 import type { Principal } from './auth.ts';
 import { EngramError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -188,23 +188,20 @@ export class RateLimiter {
     if (this.owed.length === 0) return;
     const owed = this.owed;
     this.owed = [];
-    // A key may be owed for more than one ended window; each statement takes a key once.
-    const byKey = new Map<string, [string, Counter, number][]>();
-    for (const entry of owed) byKey.set(entry[0], [...(byKey.get(entry[0]) ?? []), entry]);
-    while (byKey.size > 0) {
-      const round = [...byKey.values()].map((entries) => entries.shift()!);
-      for (const [key, entries] of byKey) if (entries.length === 0) byKey.delete(key);
-      try {
-        await countHits(
-          this.db,
-          round.map(([key, counter, weight]) => ({ key, windowStart: new Date(counter.windowStart), windowSeconds: counter.windowSeconds, workspaceId: counter.workspaceId, weight })),
-        );
-      } catch (error) {
-        // Nothing was added: they wait for the next sync.
-        this.owed.push(...round, ...[...byKey.values()].flat());
-        if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
-        return;
-      }
+    // One statement for every ended window (its counts are not needed), each counter once.
+    const hits = new Map<string, CounterHits>();
+    for (const [key, counter, weight] of owed) {
+      const id = `${key}@${counter.windowStart}`;
+      const known = hits.get(id);
+      if (known) known.weight += weight;
+      else hits.set(id, { key, windowStart: new Date(counter.windowStart), windowSeconds: counter.windowSeconds, workspaceId: counter.workspaceId, weight });
+    }
+    try {
+      await countHits(this.db, [...hits.values()]);
+    } catch (error) {
+      // Nothing was added: they wait for the next sync.
+      this.owed.unshift(...owed);
+      if (!healthOf(this.db)?.report(error)) this.log?.warn({ err: error }, 'rate-limit counters could not be synced; will retry');
     }
   }
 

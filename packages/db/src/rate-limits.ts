@@ -39,7 +39,8 @@ export interface CounterHits {
  * Adds hits to many counters in one statement (an instance's background sync: one round trip
  * however many tokens and agents it saw) and returns each counter's count so far, by key. Rows
  * are written in key order, so two instances syncing the same counters lock them in the same
- * order. Each key may appear once.
+ * order. Each counter (key and window) may appear once; the counts come back by key, so a caller
+ * that reads them passes each key once.
  */
 export async function countHits(db: Database, hits: readonly CounterHits[]): Promise<Map<string, number>> {
   if (hits.length === 0) return new Map();
