@@ -41,6 +41,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { seedOpenConflicts } from '../support/open-conflicts.ts';
+import { readingRows } from '../support/rows-read.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
 
 const NO_STATS: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
@@ -218,24 +219,13 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     await handle.db.execute(sql`insert into facts (workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id)
       select ${ws.id}, gen_random_uuid(), 'Filler fact number ' || g, md5(g::text), 'filler', 1, 'agent-filler'
       from generate_series(1, 3000) g`);
-    // This transaction's reads of fact rows, as the database counts them.
-    const reads = async (tx: TenantDb) => {
-      const [row] = await tx.rows<{ n: number }>(
-        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'facts'`,
-      );
-      return Number(row?.n ?? 0);
-    };
-    const retire = async (older: string, newer: string) =>
-      tenant.transaction(async (tx) => {
-        const before = await reads(tx);
-        const closed = await applyRetirements(tx, [{ factId: older, byFactId: newer, at: new Date() }]);
-        return { closed, read: (await reads(tx)) - before };
-      });
+    const retire = (older: string, newer: string) =>
+      readingRows(tenant, 'facts', (tx) => applyRetirements(tx, [{ factId: older, byFactId: newer, at: new Date() }]));
     const ttl30 = await ws.commit('The cache TTL is 30 seconds');
     const ttl60 = await ws.commit('The cache TTL is 60 seconds');
     // Two facts, each looked up a few times (the settled one and the settling one), not 3,000.
     const first = await retire(ttl30, ttl60);
-    expect(first.closed).toBe(1);
+    expect(first.result).toBe(1);
     expect(first.read).toBeLessThanOrEqual(8);
     // And with statistics. The update used to join the ids coming out of a full join by scanning the
     // workspace (9,004 rows read for this one retirement), at every step of a busy workspace's runs.
@@ -245,7 +235,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     // No detection run is to take these commits up (the tests after claim whichever run is due).
     await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const second = await retire(every15, every20);
-    expect(second.closed).toBe(1);
+    expect(second.result).toBe(1);
     expect(second.read).toBeLessThanOrEqual(8);
   });
 
@@ -259,19 +249,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
     const ttl60 = await ws.commit('The cache TTL is 60 seconds', 'agent-c');
     await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
-    // This transaction's reads of conflict_facts rows, as the database counts them.
-    const linksRead = async (tx: TenantDb) => {
-      const [row] = await tx.rows<{ n: number }>(
-        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'conflict_facts'`,
-      );
-      return Number(row?.n ?? 0);
-    };
-    const counting = <T,>(work: (tx: TenantDb) => Promise<T>) =>
-      tenant.transaction(async (tx) => {
-        const before = await linksRead(tx);
-        const result = await work(tx);
-        return { result, read: (await linksRead(tx)) - before };
-      });
+    const counting = <T,>(work: (tx: TenantDb) => Promise<T>) => readingRows(tenant, 'conflict_facts', work);
     const [first] = (await counting((tx) => insertConflicts(tx, [conflict('TTL 15 or 30?', [ttl15, ttl30])]))).result;
     // The set grown by a third fact joins the open conflict: the lookups, the insert and the reread
     // of its facts touch its own links, not the two thousand others.

@@ -14,14 +14,13 @@ import {
   type Candidate,
   type DbHandle,
   type RetrievalFilters,
-  type TenantDb,
 } from '@engram/db';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 import { newFact } from '../support/new-fact.ts';
 import { seedOpenConflicts } from '../support/open-conflicts.ts';
+import { readingRows } from '../support/rows-read.ts';
 
 const SUBJECTS = ['auth', 'payments', 'search', 'billing', 'orders', 'gateway'];
 const SENTENCES = [
@@ -112,21 +111,10 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
     await seedOpenConflicts(handle.db, workspaceId, 1_000);
     const conflict = (factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question: 'Which?', explanation: null, factIds });
     await tenant.transaction((tx) => insertConflicts(tx, [conflict([first!.id, second!.id])]));
-    // This transaction's reads of conflict_facts rows, as the database counts them.
-    const linksRead = async (tx: TenantDb) => {
-      const [row] = await tx.rows<{ n: number }>(
-        sql`select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_xact_user_tables where relname = 'conflict_facts'`,
-      );
-      return Number(row?.n ?? 0);
-    };
     const retrieve = (grouped: boolean) =>
-      tenant.transaction(async (tx) => {
-        const before = await linksRead(tx);
-        const candidates = (await hybridCandidatesOf(tx, FILTERS, grouped ? topics : topics.slice(0, 1))).flat();
-        return { candidates, read: (await linksRead(tx)) - before };
-      });
+      readingRows(tenant, 'conflict_facts', async (tx) => (await hybridCandidatesOf(tx, FILTERS, grouped ? topics : topics.slice(0, 1))).flat());
     for (const grouped of [false, true]) {
-      const { candidates, read } = await retrieve(grouped);
+      const { result: candidates, read } = await retrieve(grouped);
       const flagged = new Set(candidates.filter((c) => c.has_open_conflict).map((c) => c.id));
       expect([...flagged].sort()).toEqual([first!.id, second!.id].sort());
       // The two links of the candidates' own conflict, not the workspace's two thousand others.
