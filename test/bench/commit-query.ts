@@ -10,7 +10,8 @@
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres. The server runs as its own
  * process (`engram start`); the clients are the SDK's real MCP client. The references: the same
- * fact row inserted directly with postgres.js (prepared, one row per statement) for engram_commit;
+ * fact row inserted directly with postgres.js (prepared, one row per statement, its values computed
+ * before the timer starts) for engram_commit;
  * the service's own hybrid SQL (`hybridCandidates`, confined to the workspace as the service runs
  * it, at engram_query's depth for limit 10) for engram_query; and `engram_status` for `tools/list`
  * (both answer from the MCP layer with little or no database work). Each ratio is printed.
@@ -90,28 +91,48 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-/** The commit's reference: the same fact row inserted directly with postgres.js, prepared, one row per statement. */
+/**
+ * The commit's reference: the same fact row inserted directly with postgres.js, prepared, one row
+ * per statement: the database's cost of one durable commit. The row's values (entities, match
+ * keys, embedding, hash) are computed before the timer starts, as the concurrency floor's are;
+ * they are the service's work, not the database's.
+ */
 function directInserter(databaseUrl: string, workspaceId: string) {
   const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
-  const insertOne = async () => {
+  const nextRow = () => {
     const { content, scope } = commitArgs();
     const id = uuidv7();
     const entities = extractEntities(content, scope);
+    return {
+      id,
+      content,
+      scope,
+      hash: contentHash(content),
+      entities: JSON.stringify(entities),
+      keys: textArrayLiteral(matchKeysOf(entities)),
+      embedding: vectorLiteral(embedLocally(content)),
+    };
+  };
+  const insert = async (row: ReturnType<typeof nextRow>) => {
     await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
         extractor_version, embedding, embedding_model)
-      values (${id}, ${workspaceId}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, 'reference',
-              ${JSON.stringify(entities)}::text::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
-              ${vectorLiteral(embedLocally(content))}::halfvec, 'engram-local-hash-v1')`;
+      values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, 'reference',
+              ${row.entities}::text::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
+              ${row.embedding}::halfvec, 'engram-local-hash-v1')`;
   };
-  return { insertOne, end: () => client.end() };
+  return { nextRow, insert, end: () => client.end() };
 }
 
-async function concurrentInsertReference(insertOne: () => Promise<void>, size: number, count: number): Promise<void> {
+async function concurrentInsertReference(reference: ReturnType<typeof directInserter>, size: number, count: number): Promise<void> {
   const latencies: number[] = [];
+  const prepared = Array.from({ length: count }, reference.nextRow);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
-      for (let i = 0; i < count / CLIENTS; i++) latencies.push(await timed(insertOne));
+      for (let row = prepared.pop(); row; row = prepared.pop()) {
+        const ready = row;
+        latencies.push(await timed(() => reference.insert(ready)));
+      }
     }),
   );
   const elapsed = performance.now() - t0;
@@ -127,7 +148,7 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   const hybrid = await directQuerier(databaseUrl, workspaceId);
   // Warm up the server (JIT, caches, connections) and the references before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
-  for (let i = 0; i < 50; i++) await reference.insertOne();
+  for (let i = 0; i < 50; i++) await reference.insert(reference.nextRow());
 
   // Each call and its reference alternate, so both meet the same state of the database: right
   // after a checkpoint every write also logs whole pages, and measured one after the other the
@@ -141,7 +162,8 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
     let out: { duplicate?: boolean; corroborated?: boolean } = {};
     sequential.push(await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs()))));
     outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored']++;
-    inserts.push(await timed(reference.insertOne));
+    const row = reference.nextRow();
+    inserts.push(await timed(() => reference.insert(row)));
   }
   process.stderr.write(`  [${size}] sequential commits: ${outcomes.stored} stored, ${outcomes.corroborated} corroborated, ${outcomes.duplicate} duplicates\n`);
   report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
@@ -155,7 +177,7 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
     }),
   );
   report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent), p99: percentile(concurrent, 99), perSecond: (CONCURRENT_COMMITS / (performance.now() - t1)) * 1000 });
-  await concurrentInsertReference(reference.insertOne, size, CONCURRENT_COMMITS);
+  await concurrentInsertReference(reference, size, CONCURRENT_COMMITS);
 
   for (let i = 0; i < 20; i++) {
     await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
