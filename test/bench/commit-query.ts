@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, queryRows, textArrayLiteral, vectorLiteral } from '@engram/db';
+import { embedLocally, LOCAL_EMBEDDING_MODEL } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates, queryRows } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -29,6 +29,7 @@ import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
+import { insertReferenceRow, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BULK_LIMITS, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
@@ -91,35 +92,14 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-/**
- * The commit's reference: the same fact row inserted directly with postgres.js, prepared, one row
- * per statement: the database's cost of one durable commit. The row's values (entities, match
- * keys, embedding, hash) are computed before the timer starts, as the concurrency floor's are;
- * they are the service's work, not the database's.
- */
+/** The commit's reference: the same fact row inserted directly (reference-row.ts): the database's cost of one durable commit. */
 function directInserter(databaseUrl: string, workspaceId: string) {
   const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
   const nextRow = () => {
     const { content, scope } = commitArgs();
-    const id = uuidv7();
-    const entities = extractEntities(content, scope);
-    return {
-      id,
-      content,
-      scope,
-      hash: contentHash(content),
-      entities: JSON.stringify(entities),
-      keys: textArrayLiteral(matchKeysOf(entities)),
-      embedding: vectorLiteral(embedLocally(content)),
-    };
+    return referenceRow(content, scope);
   };
-  const insert = async (row: ReturnType<typeof nextRow>) => {
-    await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
-        extractor_version, embedding, embedding_model)
-      values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, 'reference',
-              ${row.entities}::text::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
-              ${row.embedding}::halfvec, 'engram-local-hash-v1')`;
-  };
+  const insert = (row: ReferenceRow) => insertReferenceRow(client, workspaceId, row);
   return { nextRow, insert, end: () => client.end() };
 }
 

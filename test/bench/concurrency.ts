@@ -75,23 +75,20 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '@engram/config';
 import {
-  contentHash,
   embedLocally,
   EXTRACTOR_VERSION,
-  extractEntities,
   joinWorkspace,
   LOCAL_EMBEDDING_MODEL,
-  matchKeysOf,
   provisionWorkspace,
-  uuidv7,
 } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, migrate, queryRows, textArrayLiteral, vectorLiteral, type Database, type DbHandle } from '@engram/db';
+import { createDb, forWorkspace, hybridCandidates, migrate, queryRows, type Database, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { cliEnv, REPO_ROOT, startCli, type StartedCli } from '../support/cli.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import type { ClientThreadInput, ClientThreadMessage, GoMessage } from './concurrency-clients.ts';
 import { raiseLimits } from './limits.ts';
+import { referenceRow } from './reference-row.ts';
 import { BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
 import { median, percentile, watchEventLoopDelay } from './stats.ts';
 
@@ -493,13 +490,12 @@ async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: numb
         let op: () => Promise<unknown>;
         if (insert) {
           const { content, scope } = factText(floorSerial++);
-          const id = uuidv7();
-          const entities = extractEntities(content, scope);
+          const row = referenceRow(content, scope);
           const statement = sql`insert into bench_floor_facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id,
               entities, match_keys, extractor_version, embedding, embedding_model)
-            values (${id}, ${workspaceId}, ${id}, ${content}, ${contentHash(content)}, ${scope}, 0.9, ${`floor-${k}`},
-              ${JSON.stringify(entities)}::jsonb, ${textArrayLiteral(matchKeysOf(entities))}::text[], ${EXTRACTOR_VERSION},
-              ${vectorLiteral(embedLocally(content))}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+            values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, ${`floor-${k}`},
+              ${row.entities}::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
+              ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
           op = () => handle.db.execute(statement);
         } else {
           const t = i % QUERY_TOPICS.length;

@@ -18,13 +18,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, textArrayLiteral, vectorLiteral } from '@engram/db';
+import { embedLocally, LOCAL_EMBEDDING_MODEL } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates } from '@engram/db';
 import postgres from 'postgres';
 import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
+import { insertReferenceRow, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
@@ -110,11 +111,9 @@ try {
   const topicEmbeddings = new Map(QUERY_TOPICS.map((t) => [t, embedLocally(t)]));
   const insertRow = () => {
     const { content, scope } = fact();
-    const id = uuidv7();
-    const entities = extractEntities(content, scope);
-    return { id, content, scope, hash: contentHash(content), entities: JSON.stringify(entities), keys: textArrayLiteral(matchKeysOf(entities)), embedding: vectorLiteral(embedLocally(content)) };
+    return referenceRow(content, scope);
   };
-  const insertRows: ReturnType<typeof insertRow>[] = [];
+  const insertRows: ReferenceRow[] = [];
   const calls: Record<Layer, () => Promise<unknown>> = {
     healthz: async () => (await fetch(new URL('/healthz', server.mcpUrl))).text(),
     list: () => post({ method: 'tools/list', params: {} }),
@@ -132,14 +131,7 @@ try {
       const i = n++;
       return tool('engram_commit', { content: proseText(i), scope: `bench/prose-${i % 4}`, confidence: 0.9, agent_id: `bench-${i % 5}` });
     },
-    insert: async () => {
-      const row = insertRows.pop() ?? insertRow();
-      await direct`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
-          extractor_version, embedding, embedding_model)
-        values (${row.id}, ${ws.workspace_id}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, 'reference',
-                ${row.entities}::text::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
-                ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
-    },
+    insert: () => insertReferenceRow(direct, ws.workspace_id, insertRows.pop() ?? insertRow()),
   };
   // The direct references' own inputs (a topic's embedding; a row's entities, match keys,
   // embedding and hash) are the service's work, not the database's: computed outside the timer,

@@ -1,0 +1,33 @@
+/**
+ * The fact row the direct references insert (commit-query.ts, layers.ts, the concurrency floor):
+ * the row engram_commit would store for the same text, its values (entities, match keys, embedding,
+ * hash) computed before a reference's timer starts. They are the service's work, not the
+ * database's, so a reference that computed them while timed would count them on both sides.
+ */
+import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
+import { textArrayLiteral, vectorLiteral } from '@engram/db';
+import type postgres from 'postgres';
+
+export function referenceRow(content: string, scope: string) {
+  const entities = extractEntities(content, scope);
+  return {
+    id: uuidv7(),
+    content,
+    scope,
+    hash: contentHash(content),
+    entities: JSON.stringify(entities),
+    keys: textArrayLiteral(matchKeysOf(entities)),
+    embedding: vectorLiteral(embedLocally(content)),
+  };
+}
+
+export type ReferenceRow = ReturnType<typeof referenceRow>;
+
+/** Inserts a reference row into `facts` with postgres.js: prepared, one row per statement. */
+export async function insertReferenceRow(client: postgres.Sql, workspaceId: string, row: ReferenceRow): Promise<void> {
+  await client`insert into facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id, entities, match_keys,
+      extractor_version, embedding, embedding_model)
+    values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, 'reference',
+            ${row.entities}::text::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
+            ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+}
