@@ -1,5 +1,5 @@
 import type { Config } from '@engram/config';
-import { AuditLog, createDetective, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, type DetectionWorker } from '@engram/core';
+import { AuditLog, createDetective, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, warmFactReading, type DetectionWorker } from '@engram/core';
 import { migrate, type DbHandle } from '@engram/db';
 import { openDatabase } from './database.ts';
 import type { FastifyInstance } from 'fastify';
@@ -46,6 +46,15 @@ export async function startServer(config: Config, logger: Logger, options: { own
     const limits = new RateLimiter(db.control, { log: logger });
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
+    // The language model loads now, in the turn after the server starts listening, rather than in
+    // the first commit (or detection run) that needs it.
+    setImmediate(() => {
+      try {
+        warmFactReading();
+      } catch (error) {
+        logger.warn({ err: error }, 'the language model could not be loaded at start; the first fact read will try again');
+      }
+    });
     const maintenance = startMaintenance({ db: db.background, embedder, log: logger });
     // Embedded: this process owns the data directory, so runs a crash left "running" are released at once.
     const worker = config.inProcessWorker

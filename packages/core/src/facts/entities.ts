@@ -463,6 +463,15 @@ function overlaps(taken: Mention[], start: number, end: number): boolean {
 /** The kind of value an entity holds, for comparing: plain numbers and counts are one kind. */
 export const valueKind = (type: string) => (type === 'number' ? 'count' : type);
 
+/**
+ * Reads one fact now, so the first commit after a start does not wait for the language model to
+ * load and the reader's code to compile (240-280 ms on a slow core; 10-25 ms for the next fact).
+ * The server calls it once it listens.
+ */
+export function warmFactReading(): void {
+  extractEntities('The cache TTL is 30 seconds since the 2.1 release, down from 60.', 'cache');
+}
+
 /** Extracts the entities of one fact. */
 export function extractEntities(content: string, scope: string): FactEntity[] {
   const text = normalizeNumbers(content);
