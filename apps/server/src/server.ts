@@ -47,7 +47,7 @@ export async function startServer(config: Config, logger: Logger, options: { own
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
     await app.listen({ port: config.port, host: config.host });
     // The language model loads now, in the turn after the server starts listening, rather than in
-    // the first commit (or detection run) that needs it.
+    // the first commit (or import) that needs it.
     setImmediate(() => {
       try {
         warmFactReading();

@@ -18,5 +18,5 @@ export * from './rate-limits.ts';
 export * from './detection/index.ts';
 export * from './sessions.ts';
 export * from './dashboard.ts';
-export { languageModelLoaded, readText, warmLanguageModel, type Clause, type TextReading, type Word } from './language/reader.ts';
+export { languageModelLoaded, readText, type Clause, type TextReading, type Word } from './language/reader.ts';
 export * from './oauth/index.ts';

@@ -115,11 +115,6 @@ export function isEnglishWord(lower: string): boolean {
 const englishCache = new Map<string, boolean>();
 let intrinsicSize = 0;
 
-/** Loads the language model now rather than on the first fact (see warmFactReading). */
-export function warmLanguageModel(): void {
-  readText('The cache TTL is 30 seconds.');
-}
-
 /** Whether this process has loaded the language model (for tests and diagnostics). */
 export function languageModelLoaded(): boolean {
   return instance !== undefined;
