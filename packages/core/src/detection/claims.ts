@@ -536,6 +536,17 @@ export function intendedMove(content: string): 'down' | 'up' | null {
   return DOWNWARD.test(verb) ? 'down' : 'up';
 }
 
+/** intendedMove of a fact's text, read once per fact (settling asks it of every pair a fact is the older of). */
+const intentOf = perFact((fact) => ({ move: intendedMove(fact.content) }));
+
+/** The claims of a timeline that state a plan or a goal, found once per timeline (settling asks of every pair). */
+const plansIn = new WeakMap<readonly SlotClaim[], readonly SlotClaim[]>();
+function plansOf(timeline: readonly SlotClaim[]): readonly SlotClaim[] {
+  let plans = plansIn.get(timeline);
+  if (!plans) plansIn.set(timeline, (plans = timeline.filter((c) => c.tentative)));
+  return plans;
+}
+
 /** Does this fact's text say it replaces an earlier state (and is that change done)? */
 export function announcesChange(content: string): boolean {
   return CHANGE_LANGUAGE.test(content) && !IN_PROGRESS.test(content);
@@ -574,13 +585,13 @@ export function settles(older: SlotClaim, newer: SlotClaim, timeline: readonly S
     const from = [...older.values].map(parseFloat);
     const to = [...newer.values].map(parseFloat);
     // The earlier fact meant to move this number one way, and the later one has it moved that way.
-    const intent = intendedMove(o.content);
+    const intent = intentOf(o).move;
     if (intent && to.every((v) => from.every((was) => (intent === 'down' ? v < was : v > was)))) {
       return 'the earlier fact meant to change it, and the later one has it changed';
     }
     // A goal for this number was set before the later fact, and the later value is nearer to it
     // than the earlier one, on the way: progress reported, not a disagreement.
-    const goals = timeline.filter((g) => g.tentative && g.kind === newer.kind && g.fact.committed_at <= n.committed_at && g.fact.id !== o.id && g.fact.id !== n.id);
+    const goals = plansOf(timeline).filter((g) => g.kind === newer.kind && g.fact.committed_at <= n.committed_at && g.fact.id !== o.id && g.fact.id !== n.id);
     const toward = (goal: number) => to.every((v) => from.every((was) => (was < goal ? v > was && v <= goal : was > goal ? v < was && v >= goal : false)));
     if (goals.some((g) => [...g.values].map(parseFloat).some(toward))) return 'the later value is progress toward a stated goal';
   }
