@@ -534,7 +534,13 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
     { readOnly: true },
   );
   const byTopic: Candidate[][] = topics.map(() => []);
-  for (const { n, ...r } of found) byTopic[Number(n) - 1]!.push({ ...r, rrf: Number(r.rrf), confidence: Number(r.confidence) });
+  // Each row is its candidate, its numbers made numbers in place (`n`, the topic, stays on it,
+  // unread): copying every row with rest and spread was 3% of the server's CPU under load.
+  for (const row of found) {
+    row.rrf = Number(row.rrf);
+    row.confidence = Number(row.confidence);
+    byTopic[Number(row.n) - 1]!.push(row);
+  }
   return byTopic;
 }
 
