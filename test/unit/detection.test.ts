@@ -1,5 +1,5 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { analyzeSlots, cachedClaims, candidatesOf, groupBySharedSlots, indexSlots, sameSlot } from '@engram/core';
+import { analyzeSlots, cachedClaims, candidatesOf, groupBySharedSlots, indexingSteps, indexSlots, sameSlot, type SlotIndex } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -37,6 +37,27 @@ describe('deterministic tiers', () => {
     }
     expect(claims.some((c) => c.implicit)).toBe(true);
     expect(fewer).toBeGreaterThan(claims.length / 2);
+  });
+
+  it('builds the slot index in steps that pause between them, and the steps build the same index as one piece', () => {
+    const facts = Array.from({ length: 700 }, (_, i) =>
+      fact(i % 2 ? `The svc${i % 90}-api worker pool has ${4 + (i % 7)} threads` : `Pool size is ${8 + (i % 5)} threads`, { scope: i % 2 ? 'infra' : `svc${i % 90}`, hoursAgo: 1_000 - i }),
+    );
+    const read = cachedClaims();
+    const whole = indexSlots(facts, read);
+    const steps = indexingSteps(facts, read);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    const named = (index: SlotIndex) => ({
+      byKey: [...index.byKey].map(([k, claims]) => [k, claims.map((c) => `${c.fact.id}/${c.key}`)]),
+      bySubject: [...index.bySubject].map(([k, claims]) => [k, claims.map((c) => `${c.fact.id}/${c.key}`)]),
+      keysOf: [...index.keysOf].map(([c, keys]) => [`${c.fact.id}/${c.key}`, keys]),
+    });
+    expect(named(step.value)).toEqual(named(whole));
+    // Two passes over 700 claims, a pause every 500 claims of each.
+    expect(whole.keysOf.size).toBe(700);
+    expect(pauses).toBe(2);
   });
 
   it('flags two agents stating different values for one slot, with a question naming both', () => {

@@ -18,7 +18,7 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import { cachedClaims } from './claims.ts';
-import { analysisCost, analyzeSlots, indexSlots } from './deterministic.ts';
+import { analysisCost, analyzeSlots, indexingSteps } from './deterministic.ts';
 import { probesOf } from './per-fact.ts';
 import { analyzeStatements, readStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -158,7 +158,18 @@ export async function runDeterministicPass(
         sliceStart = performance.now();
       }
     }
-    const index = indexSlots(facts, claims);
+    // The slot index, likewise a slice of time at a time (in one piece it held the process for
+    // 70-110 ms under a 50-client load).
+    const indexing = indexingSteps(facts, claims);
+    let indexed = indexing.next();
+    while (!indexed.done) {
+      if (performance.now() - sliceStart >= READING_SLICE_MS) {
+        await yieldToRequests();
+        sliceStart = performance.now();
+      }
+      indexed = indexing.next();
+    }
+    const index = indexed.value;
     for (let at = 0; at < triggers.length; ) {
       // The triggers still current (an earlier step may have settled some), up to the step's budget.
       const live: DetectorFact[] = [];
