@@ -53,7 +53,8 @@ export function embedLocally(text: string, dimensions = EMBEDDING_DIMENSIONS): n
   for (let i = 0; i + 1 < content.length; i++) add(`b:${content[i]}_${content[i + 1]}`, 0.5);
 
   // Index loops, not iteration: Array.from over the typed array allocated an iterator result and a
-  // boxed number per dimension, about 40 KB per text, a third of a commit's allocation outside extraction.
+  // boxed number per dimension, about 40 KB per text (the embedding was more than half of what a
+  // commit allocated outside extraction, in a heap sampling profile of sequential commits).
   let norm = 0;
   for (let i = 0; i < dimensions; i++) norm += vector[i]! * vector[i]!;
   norm = Math.sqrt(norm);
