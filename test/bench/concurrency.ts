@@ -363,7 +363,7 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
     last.push(...lines);
     last.splice(0, Math.max(0, last.length - 20));
     for (const line of lines) {
-      let entry: { level?: number; msg?: string; err?: { message?: string; cause?: { message?: string } }; max_ms?: number; gc_longest_ms?: number };
+      let entry: { level?: number; msg?: string; err?: { message?: string }; max_ms?: number; gc_longest_ms?: number };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -376,9 +376,11 @@ function watchServerLog(server: StartedCli): { take(): ServerLog; tail(): string
         stallGcMs = entry.gc_longest_ms ?? 0;
       }
       counts = level >= 50 ? { ...counts, error: counts.error + 1 } : { ...counts, warn: counts.warn + 1 };
-      // A driver error wrapped by drizzle ("Failed query: <its SQL>") says why in its cause.
-      const why = entry.err?.cause?.message ?? entry.err?.message;
-      const key = `${level >= 50 ? 'error' : 'warn'}: ${entry.msg ?? ''}${why ? ` (${why.slice(0, 120)})` : ''}`;
+      // pino appends an error's causes to its message: a driver error wrapped by drizzle reads
+      // "Failed query: <its SQL> params: ...: <why>", so a long message is shown by its end.
+      const why = entry.err?.message;
+      const shown = why && why.length > 120 ? `…${why.slice(-120)}` : why;
+      const key = `${level >= 50 ? 'error' : 'warn'}: ${entry.msg ?? ''}${shown ? ` (${shown})` : ''}`;
       messages.set(key, (messages.get(key) ?? 0) + 1);
     }
   });
