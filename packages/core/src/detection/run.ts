@@ -150,25 +150,21 @@ export async function runDeterministicPass(
     // (all at once, inside the first step, the first step of a group of 1,500-2,600 facts held the
     // process for 60-80 ms).
     let sliceStart = performance.now();
+    const sliceUsed = () => performance.now() - sliceStart >= READING_SLICE_MS;
+    const nextSlice = async () => {
+      await yieldToRequests();
+      sliceStart = performance.now();
+    };
     for (const fact of facts) {
       claims(fact);
       readStatements(fact);
-      if (performance.now() - sliceStart >= READING_SLICE_MS) {
-        await yieldToRequests();
-        sliceStart = performance.now();
-      }
+      if (sliceUsed()) await nextSlice();
     }
     // The slot index, likewise a slice of time at a time (in one piece it held the process for
     // 70-110 ms under a 50-client load).
     const indexing = indexingSteps(facts, claims);
     let indexed = indexing.next();
-    while (!indexed.done) {
-      if (performance.now() - sliceStart >= READING_SLICE_MS) {
-        await yieldToRequests();
-        sliceStart = performance.now();
-      }
-      indexed = indexing.next();
-    }
+    for (; !indexed.done; indexed = indexing.next()) if (sliceUsed()) await nextSlice();
     const index = indexed.value;
     for (let at = 0; at < triggers.length; ) {
       // The triggers still current (an earlier step may have settled some), up to the step's budget.
