@@ -10,8 +10,10 @@
  * had already stated, which count as corroboration), and keeps that database as a template. Each run
  * copies the template (CREATE DATABASE ... TEMPLATE, then ANALYZE) and times `runDeterministicPass`
  * over every queued trigger, as the worker would claim them: the same input every run. Prints each
- * run's time, the fact rows it read, and the conflicts and retirements it applied. Needs Postgres
- * with pgvector where it may create databases (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
+ * run's time and this process's CPU time in it (the detector's own work, its collector's threads
+ * included and Postgres's not: steadier than the time on a shared machine), the fact rows it read,
+ * and the conflicts and retirements it applied. Needs Postgres with pgvector where it may create
+ * databases (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
  * postgres://postgres@127.0.0.1:5432/postgres); every database it creates is dropped.
  */
 import { parseArgs } from 'node:util';
@@ -47,6 +49,7 @@ try {
   }
 
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const copy = await createScratchDatabase(ADMIN_URL, 'engram_bench_drain');
     try {
@@ -62,14 +65,18 @@ try {
       const handle = await createDb({ kind: 'postgres', url: copy }, { maxConnections: 4, limits: BULK_LIMITS });
       try {
         const started = performance.now();
+        const cpuBefore = process.cpuUsage();
         const stats = await runDeterministicPass(
           { db: handle.db, log: silentLogger },
           { runId: `drain-${run}`, workspaceId: jobs[0]!.workspace_id, triggerFactIds: jobs.map((j) => j.trigger_fact_id) },
         );
         const ms = performance.now() - started;
+        const cpu = process.cpuUsage(cpuBefore);
+        const cpuMs = (cpu.user + cpu.system) / 1000;
         times.push(ms);
+        cpuTimes.push(cpuMs);
         process.stdout.write(
-          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers in ${fmt(ms)}, ${stats.factsRead.toLocaleString('en-US')} fact rows read, ` +
+          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} fact rows read, ` +
             `${stats.conflictsRaised} conflicts raised, ${stats.factsRetired} facts retired\n`,
         );
       } finally {
@@ -80,7 +87,7 @@ try {
     }
   }
   process.stdout.write(
-    `Detection run over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres): median ${fmt(median(times))} of ${RUNS} runs\n`,
+    `Detection run over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres): median ${fmt(median(times))} of ${RUNS} runs, ${fmt(median(cpuTimes))} of CPU\n`,
   );
 } finally {
   await admin.end();
