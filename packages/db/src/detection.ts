@@ -35,9 +35,13 @@ function normalize(rows: Record<string, unknown>[]): DetectorFact[] {
   }));
 }
 
+/**
+ * The match keys travel as JSON: the driver reads a text[] character by character (3-3.5 µs for a
+ * fact's twenty keys against 1 µs for JSON.parse), and a run reads tens of thousands of facts.
+ */
 const DETECTOR_COLUMNS = sql.raw(
   ['id', 'lineage_id', 'content', 'scope', 'agent_id', 'entities', 'match_keys', 'committed_at', 'valid_until', 'retired_by', 'retired_for_fact_id', 'durability']
-    .map((c) => `f.${c}`)
+    .map((c) => (c === 'match_keys' ? 'array_to_json(f.match_keys) as match_keys' : `f.${c}`))
     .join(', '),
 );
 

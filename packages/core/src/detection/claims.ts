@@ -354,7 +354,7 @@ const unitsMeet = (a: SlotClaim, b: SlotClaim) => a.unitWord === undefined || b.
 export function alignedByMeaning(a: SlotClaim, b: SlotClaim): boolean {
   if (a.kind !== b.kind || !ALIGNED_KINDS.has(a.kind) || !qualifiersMeet(a, b) || !unitsMeet(a, b)) return false;
   if (a.frame.size === 0 || b.frame.size === 0) return false;
-  if (a.statistics.size > 0 && b.statistics.size > 0 && ![...a.statistics].some((q) => b.statistics.has(q))) return false;
+  if (a.statistics.size > 0 && b.statistics.size > 0 && !someIn(a.statistics, b.statistics)) return false;
   // How much something changed ("cut by 45%") is never what it is ("90% accuracy").
   if (a.statistics.has('delta') !== b.statistics.has('delta')) return false;
   // Subjects taken from different scopes ("auth", "search") are different things unless a frame names the other.
@@ -426,6 +426,12 @@ function opposed(a: SlotClaim, b: SlotClaim): boolean {
   return false;
 }
 
+/** Does `b` hold any of `a`'s words? */
+function someIn(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const w of a) if (b.has(w)) return true;
+  return false;
+}
+
 /** Shared share of two frames' anchors for two claims with two or more anchors in common to be one. */
 const MIN_ALIGNMENT = 0.34;
 
@@ -435,18 +441,33 @@ function sameSlotByWords(a: SlotClaim, b: SlotClaim): boolean {
   // Two facts that name no subject but the same specific attribute ("password reset link
   // expiry") are about one thing, whichever scope they sit in.
   if (!subjects && !(a.implicit && b.implicit && a.attribute.length >= SPECIFIC_ATTRIBUTE)) return false;
-  // A plain number ("pool max is 25") may leave out the unit a count names ("10 connections").
-  const unitOf = (c: SlotClaim, other: SlotClaim) => (c.type === 'count' && other.type === 'number' ? c.unitWord : undefined);
-  const core = (c: SlotClaim, other: SlotClaim) => {
-    const unit = unitOf(c, other);
-    return c.attribute.filter((w) => w !== a.subject && w !== b.subject && (w !== unit || other.attribute.includes(w)));
-  };
-  const left = core(a, b);
-  const right = core(b, a);
-  if (left.length !== right.length || !left.every((w) => right.includes(w))) return false;
+  // The same attribute once both subjects are set aside: as many words on each side, each of
+  // one side's on the other's (counted in place: this is asked of most pairs a run meets).
+  const left = coreWords(a, b, a, b);
+  if (left !== coreWords(b, a, a, b)) return false;
+  for (const w of a.attribute) if (inCore(a, b, w, a, b) && !(b.attribute.includes(w) && inCore(b, a, w, a, b))) return false;
   // A measure with no attribute on either side (a technology's is its category): the frames say what is measured,
   // and the name of what both belong to is not that ("Client timeout from subscription-exporter to payout-api" / "Idempotency keys in payout-api are stored for 48h").
-  return left.length > 0 || !ALIGNED_KINDS.has(a.kind) || (a.frame.size === 0 && b.frame.size === 0) || [...a.frame].some((w) => b.frame.has(w) && !namesComponent(a, w) && !namesComponent(b, w));
+  if (left > 0 || !ALIGNED_KINDS.has(a.kind) || (a.frame.size === 0 && b.frame.size === 0)) return true;
+  for (const w of a.frame) if (b.frame.has(w) && !namesComponent(a, w) && !namesComponent(b, w)) return true;
+  return false;
+}
+
+/**
+ * Is `w`, a word of `c`'s attribute, part of its core against `other`: not the subject of either
+ * claim of the pair, nor the unit a count names that a plain number ("pool max is 25") leaves out
+ * ("10 connections") unless the other side names it too.
+ */
+function inCore(c: SlotClaim, other: SlotClaim, w: string, a: SlotClaim, b: SlotClaim): boolean {
+  const unit = c.type === 'count' && other.type === 'number' ? c.unitWord : undefined;
+  return w !== a.subject && w !== b.subject && (w !== unit || other.attribute.includes(w));
+}
+
+/** How many words of `c`'s attribute are in its core against `other` (see inCore). */
+function coreWords(c: SlotClaim, other: SlotClaim, a: SlotClaim, b: SlotClaim): number {
+  let n = 0;
+  for (const w of c.attribute) if (inCore(c, other, w, a, b)) n++;
+  return n;
 }
 
 /**
@@ -454,13 +475,25 @@ function sameSlotByWords(a: SlotClaim, b: SlotClaim): boolean {
  * never mentions, and they name no such thing in common.
  */
 function namesApart(a: SlotClaim, b: SlotClaim): boolean {
-  const own = (c: SlotClaim) => [...c.frame].filter((w) => !c.attribute.some((x) => x === w || x.startsWith(w) || w.startsWith(x)));
-  const ownA = own(a);
-  const ownB = own(b);
+  const ownA = ownWordsOf(a);
+  const ownB = ownWordsOf(b);
   if (ownA.length === 0 || ownB.length === 0) return false;
-  // Frames hold stems ("notifi"), texts words ("notifier"): a word the stem begins is a mention.
-  const mentions = (c: SlotClaim, w: string) => c.frame.has(w) || [...c.words].some((x) => x.startsWith(w));
   return !ownA.some((w) => mentions(b, w)) && !ownB.some((w) => mentions(a, w));
+}
+
+const ownWords = new WeakMap<SlotClaim, readonly string[]>();
+/** A claim's frame words beyond its attribute (built once per claim: a run compares each claim with many). */
+function ownWordsOf(c: SlotClaim): readonly string[] {
+  let own = ownWords.get(c);
+  if (!own) ownWords.set(c, (own = [...c.frame].filter((w) => !c.attribute.some((x) => x === w || x.startsWith(w) || w.startsWith(x)))));
+  return own;
+}
+
+/** Frames hold stems ("notifi"), texts words ("notifier"): a word the stem begins is a mention. */
+function mentions(c: SlotClaim, w: string): boolean {
+  if (c.frame.has(w)) return true;
+  for (const x of c.words) if (x.startsWith(w)) return true;
+  return false;
 }
 
 /** Attribute words that make a slot specific enough to meet across scopes without a named subject. */
@@ -547,6 +580,18 @@ function plansOf(timeline: readonly SlotClaim[]): readonly SlotClaim[] {
   return plans;
 }
 
+/**
+ * Whether `holds(later, earlier)` is true of every later value against every earlier one, each read
+ * as a number by `read` (settling asks it of most numeric pairs; no arrays are made for it).
+ */
+function everyPair(later: ReadonlySet<string>, earlier: ReadonlySet<string>, holds: (later: number, earlier: number) => boolean, read: (text: string) => number = parseFloat): boolean {
+  for (const v of later) {
+    const to = read(v);
+    for (const was of earlier) if (!holds(to, read(was))) return false;
+  }
+  return true;
+}
+
 /** Does this fact's text say it replaces an earlier state (and is that change done)? */
 export function announcesChange(content: string): boolean {
   return CHANGE_LANGUAGE.test(content) && !IN_PROGRESS.test(content);
@@ -578,22 +623,25 @@ export function settles(older: SlotClaim, newer: SlotClaim, timeline: readonly S
   for (const v of older.values) if (newer.previous.has(v)) return 'the later fact names this value as replaced';
   // A running total that grew ("uploaded 25 documents", later "has uploaded 30").
   if ((newer.progress || older.progress) && newer.kind === older.kind && isNumericType(newer.type)) {
-    const grew = [...newer.values].every((v) => [...older.values].every((o) => Number(v) > Number(o)));
-    if (grew) return 'the running total grew';
+    if (everyPair(newer.values, older.values, (v, was) => v > was, Number)) return 'the running total grew';
   }
   if (!newer.tentative && !older.tentative && newer.kind === older.kind && isNumericType(newer.type)) {
-    const from = [...older.values].map(parseFloat);
-    const to = [...newer.values].map(parseFloat);
     // The earlier fact meant to move this number one way, and the later one has it moved that way.
     const intent = intentOf(o).move;
-    if (intent && to.every((v) => from.every((was) => (intent === 'down' ? v < was : v > was)))) {
+    if (intent && everyPair(newer.values, older.values, intent === 'down' ? (v, was) => v < was : (v, was) => v > was)) {
       return 'the earlier fact meant to change it, and the later one has it changed';
     }
     // A goal for this number was set before the later fact, and the later value is nearer to it
     // than the earlier one, on the way: progress reported, not a disagreement.
-    const goals = plansOf(timeline).filter((g) => g.kind === newer.kind && g.fact.committed_at <= n.committed_at && g.fact.id !== o.id && g.fact.id !== n.id);
-    const toward = (goal: number) => to.every((v) => from.every((was) => (was < goal ? v > was && v <= goal : was > goal ? v < was && v >= goal : false)));
-    if (goals.some((g) => [...g.values].map(parseFloat).some(toward))) return 'the later value is progress toward a stated goal';
+    for (const g of plansOf(timeline)) {
+      if (g.kind !== newer.kind || g.fact.committed_at.getTime() > n.committed_at.getTime() || g.fact.id === o.id || g.fact.id === n.id) continue;
+      for (const value of g.values) {
+        const goal = parseFloat(value);
+        if (everyPair(newer.values, older.values, (v, was) => (was < goal ? v > was && v <= goal : was > goal ? v < was && v >= goal : false))) {
+          return 'the later value is progress toward a stated goal';
+        }
+      }
+    }
   }
   const cues = cuesOfFact(n);
   if (cues.correction) return 'the later fact corrects the record';

@@ -34,6 +34,13 @@ export interface DeterministicOutcome {
 const byTime = (a: SlotClaim, b: SlotClaim) =>
   a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id);
 
+/** The same claims in the same order (a claim is its fact and its key). */
+function sameClaims(a: readonly SlotClaim[], b: readonly SlotClaim[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.fact.id !== b[i]!.fact.id || a[i]!.key !== b[i]!.key) return false;
+  return true;
+}
+
 /**
  * Analyses the slots the trigger facts touch. `facts` must include the triggers and the other
  * facts (current, and recent history) that share a match key with them. `claims` may be a cache
@@ -47,18 +54,28 @@ export function analyzeSlots(
 ): DeterministicOutcome {
   const triggerClaims = facts.filter((f) => triggerIds.has(f.id) && f.valid_until === null).flatMap(claims);
   // One timeline per trigger claim: every claim about the same slot, oldest first.
-  const timelines = new Map<string, SlotClaim[]>();
+  // Triggers of one slot find the same timeline: each is kept once. Timelines are told apart by
+  // their ends and length first, then claim by claim (a string of every claim's id, up to a hundred
+  // per trigger claim, was most of what a run allocated here).
+  const timelines = new Map<string, SlotClaim[][]>();
+  const touched: SlotClaim[][] = [];
   for (const trigger of triggerClaims) {
-    const peers = new Set<SlotClaim>();
+    const peers: SlotClaim[] = [];
     for (const c of candidatesOf(trigger, index)) {
-      if (sameSlot(trigger, c)) peers.add(c);
+      if (sameSlot(trigger, c)) peers.push(c);
     }
-    const timeline = [...peers].sort(byTime).slice(-MAX_CLAIMS_PER_SLOT);
-    if (timeline.length < 2) continue;
-    const id = timeline.map((c) => `${c.fact.id}/${c.key}`).join('|');
-    if (!timelines.has(id)) timelines.set(id, timeline);
+    if (peers.length < 2) continue;
+    peers.sort(byTime);
+    const timeline = peers.length > MAX_CLAIMS_PER_SLOT ? peers.slice(-MAX_CLAIMS_PER_SLOT) : peers;
+    const first = timeline[0]!;
+    const last = timeline.at(-1)!;
+    const ends = `${timeline.length}|${first.fact.id}/${first.key}|${last.fact.id}/${last.key}`;
+    const alike = timelines.get(ends);
+    if (alike?.some((other) => sameClaims(other, timeline))) continue;
+    if (alike) alike.push(timeline);
+    else timelines.set(ends, [timeline]);
+    touched.push(timeline);
   }
-  const touched = [...timelines.values()];
 
   // 1. Settle, timeline by timeline, until nothing changes (a settlement in one can matter in another).
   // A pair of facts that came before every trigger was judged when the newer of them was a
@@ -68,22 +85,26 @@ export function analyzeSlots(
   const retiredBy = new Map<string, SlotClaim>();
   const reasons = new Map<string, string>();
   const isCurrent = (c: SlotClaim) => c.fact.valid_until === null && !retiredBy.has(c.fact.id);
-  const firstTrigger = new Map<SlotClaim[], number>(
-    touched.map((claims) => [claims, Math.min(...claims.filter((c) => triggerIds.has(c.fact.id)).map((c) => c.fact.committed_at.getTime()))]),
-  );
+  const firstTrigger = new Map<SlotClaim[], number>();
+  for (const claims of touched) {
+    let first = Infinity;
+    for (const c of claims) if (triggerIds.has(c.fact.id)) first = Math.min(first, c.fact.committed_at.getTime());
+    firstTrigger.set(claims, first);
+  }
+  // Claims no longer current are passed over where they stand (a timeline of a hundred claims,
+  // copied for every pass, was a run's largest allocation).
   for (let pass = 0, changed = true; changed && pass < 4; pass++) {
     changed = false;
     for (const claims of touched) {
-      const current = claims.filter(isCurrent);
       const since = firstTrigger.get(claims)!;
-      for (let i = 1; i < current.length; i++) {
-        const newer = current[i]!;
+      for (let i = 1; i < claims.length; i++) {
+        const newer = claims[i]!;
         // A newer claim from before every trigger has only older ones before it, none of them a
         // trigger: all its pairs were judged.
-        if (retiredBy.has(newer.fact.id) || (newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id))) continue;
+        if (!isCurrent(newer) || (newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id))) continue;
         for (let j = 0; j < i; j++) {
-          const older = current[j]!;
-          if (retiredBy.has(older.fact.id) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
+          const older = claims[j]!;
+          if (!isCurrent(older) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
           const reason = settles(older, newer, claims);
           if (reason) {
             retiredBy.set(older.fact.id, newer);
@@ -105,7 +126,8 @@ export function analyzeSlots(
     // value differs costs a pass, not every pair); each pair is judged oldest first.
     const inPair = new Set<SlotClaim>();
     const opposed = (i: number, j: number) => {
-      const [c, other] = i < j ? [current[i]!, current[j]!] : [current[j]!, current[i]!];
+      const c = current[Math.min(i, j)]!;
+      const other = current[Math.max(i, j)]!;
       return other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c));
     };
     for (let i = 0; i < current.length; i++) {
