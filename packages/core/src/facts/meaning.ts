@@ -265,11 +265,16 @@ const emptyFrame = (): Frame => ({ anchors: [], modifiers: [], names: [], qualif
 /** A word can anchor a frame: a content word, not a number, not a lone letter. */
 const isAnchorWord = (w: Word) => (CONTENT_POS.has(w.pos) || (w.pos === 'SYM' && /^#/.test(w.text))) && !/^\d/.test(w.text) && w.text.length >= 2;
 
+/** Entities that are values, never what a value is about. */
+const VALUE_ENTITIES = new Set(['DATE', 'MONEY', 'PERCENT', 'DURATION', 'TIME', 'CARDINAL', 'ORDINAL']);
+/** Words that make a time noun a moment ("this week", "last sprint") rather than a thing. */
+const DEICTIC_WORDS = new Set(['this', 'last', 'next', 'that']);
+
 /** The concept a word contributes to a frame, or null (qualifiers are collected on the side). */
 function anchorConcept(w: Word, kind: string, skip: ReadonlySet<string>, qualifiers: Set<string>): string | null {
   const statement = kind === 'statement';
   if (w.entity && !statement && w.pos !== 'PROPN') return null;
-  if (w.entity && ['DATE', 'MONEY', 'PERCENT', 'DURATION', 'TIME', 'CARDINAL', 'ORDINAL'].includes(w.entity)) return null;
+  if (w.entity && VALUE_ENTITIES.has(w.entity)) return null;
   const statistic = STATISTIC_QUALIFIERS[w.lower];
   if (statistic) {
     qualifiers.add(statistic);
@@ -287,7 +292,7 @@ function anchorConcept(w: Word, kind: string, skip: ReadonlySet<string>, qualifi
     return null;
   }
   if (!isAnchorWord(w) || VALUE_WORDS.has(w.lower) || skip.has(w.lower) || MONTHS.has(w.lower) || DAYS.has(w.lower.replace(/s$/, ''))) return null;
-  if (TIME_NOUNS.has(w.lemma) && ['this', 'last', 'next', 'that'].includes(w.previous ?? '')) return null;
+  if (TIME_NOUNS.has(w.lemma) && DEICTIC_WORDS.has(w.previous ?? '')) return null;
   const mapped = w.pos === 'VERB' || w.pos === 'NOUN' ? VERB_ATTRIBUTES[kindFamily(kind)]?.[w.lemma] : undefined;
   if (mapped) return mapped;
   if (CHANGE_ADVERBS.has(w.lower) || isNegationCue(w) || PROGRESS_MARKERS.has(w.lower) || CURRENCY_WORDS.has(w.lower)) return null;
@@ -314,15 +319,23 @@ function identifierParts(w: Word): string[] | null {
     .filter((p) => p.length >= 2 && !/^\d/.test(p) && !/^v\d+$/.test(p));
 }
 
+const NO_WORDS: ReadonlySet<string> = new Set();
+/** A word that can be part of a compound its initials stand for: a noun or adjective, spelled with a letter first. */
+const compoundWord = (w: Word) => (NOUNISH.has(w.pos) || w.pos === 'ADJ') && /^[a-z]/i.test(w.text);
+
 /** Concepts of a run of words, with the nouns that modify the next noun and the names among them. */
-function frameOfWords(words: readonly Word[], kind: string, skip: ReadonlySet<string> = new Set()): Frame {
+function frameOfWords(words: readonly Word[], kind: string, skip: ReadonlySet<string> = NO_WORDS): Frame {
   const anchors = new Set<string>();
   const aliases = new Set<string>();
   const modifiers = new Set<string>();
   const names = new Set<string>();
   const qualifiers = new Set<string>();
-  let previous: { concept: string; index: number; pos: string } | null = null;
-  for (const [i, w] of words.entries()) {
+  // The concept last added, its word's index and part of speech (none after an identifier).
+  let previousConcept: string | null = null;
+  let previousIndex = -1;
+  let previousPos = '';
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
     // "goes up to 6 km", "bumped up to 40": a change's target, not a bound.
     if (w.lower === 'to' && words[i - 1]?.lower === 'up' && words[i - 2]?.pos === 'VERB') continue;
     const parts = identifierParts(w);
@@ -335,7 +348,7 @@ function frameOfWords(words: readonly Word[], kind: string, skip: ReadonlySet<st
         // An identifier names one thing: its words identify it as a name does ("orders_archive" vs "audit_log").
         if (!BOUNDS[part] && !w.text.includes('-')) names.add(concept);
       }
-      previous = null;
+      previousConcept = null;
       continue;
     }
     const concept = anchorConcept(w, kind, skip, qualifiers);
@@ -345,16 +358,21 @@ function frameOfWords(words: readonly Word[], kind: string, skip: ReadonlySet<st
     if (technology && technology.category !== concept) aliases.add(technology.category);
     const isNoun = NOUNISH.has(w.pos) && !concept.startsWith('v:');
     // A common noun narrowing the next ("session timeout"); words of a name ("Hôtel Château Frontenac") are one name.
-    if (previous && previous.index === w.index - 1 && NOUNISH.has(previous.pos) && isNoun && w.pos === 'NOUN') modifiers.add(previous.concept);
+    if (previousConcept !== null && previousIndex === w.index - 1 && NOUNISH.has(previousPos) && isNoun && w.pos === 'NOUN') modifiers.add(previousConcept);
     anchors.add(concept);
     if (w.pos === 'PROPN' && isName(w)) names.add(concept);
-    previous = { concept, index: w.index, pos: w.pos };
+    previousConcept = concept;
+    previousIndex = w.index;
+    previousPos = w.pos;
   }
-  // Initials of a compound stand for it ("GA" for "general availability", "SLA" for "service level agreement").
+  // Initials of a compound stand for it ("GA" for "general availability", "SLA" for "service level
+  // agreement"): each run of two to four such words from each word on. Whether a word can be in one
+  // is read once per word, not once per run it might be in.
+  const inCompound = words.map(compoundWord);
   for (let i = 0; i + 1 < words.length; i++) {
-    const run: Word[] = [];
-    for (let j = i; j < words.length && run.length < 4 && (NOUNISH.has(words[j]!.pos) || words[j]!.pos === 'ADJ') && /^[a-z]/i.test(words[j]!.text); j++) run.push(words[j]!);
-    if (run.length >= 2) aliases.add(run.map((w) => w.lower[0]).join(''));
+    let end = i;
+    while (end < words.length && end - i < 4 && inCompound[end]) end++;
+    if (end - i >= 2) aliases.add(words.slice(i, end).map((w) => w.lower[0]).join(''));
   }
   for (const a of aliases) if (!anchors.has(a)) anchors.add(a);
   return { anchors: [...anchors].sort(), modifiers: [...modifiers].sort(), names: [...names].sort(), qualifiers: [...qualifiers].sort(), aliases: [...aliases].sort() };
