@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { canonicalWord, singular, slotParts, valueKind } from '../facts/entities.ts';
 import { lookupTechnology, technologyDisplayName } from '../facts/vocabulary.ts';
-import { perFact } from './per-fact.ts';
+import { NO_WORDS, perFact } from './per-fact.ts';
 
 /** One fact's claim about one slot (subject + attribute + qualifiers). */
 export interface SlotClaim {
@@ -27,11 +27,11 @@ export interface SlotClaim {
   /** The kind of value compared (plain numbers and counts are one kind). */
   kind: string;
   /** Canonical values it asserts (numbers normalized to the unit family's base). */
-  values: Set<string>;
+  values: ReadonlySet<string>;
   /** How those values read in the fact ("1000 req/s", "Redis"). */
   display: string[];
   /** Values the fact names as replaced ("moved from Memcached to ..."). */
-  previous: Set<string>;
+  previous: ReadonlySet<string>;
   /** The fact says the change is planned or underway: it neither settles nor contradicts. */
   tentative: boolean;
   /** Singular words of the fact's text (a subject named anywhere in it). */
@@ -206,17 +206,28 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
     // What a count counts is part of what it is about ("3 dashboards" meets "the dashboard cap").
     if (claim.unitWord && claim.frame.size > 0) (claim.frame as Set<string>).add(claim.unitWord);
     if (e.previous) {
-      claim.previous.add(canonical(e));
+      (claim.previous as Set<string>).add(canonical(e));
       continue;
     }
     if (e.negated && e.type === 'technology') continue; // "does not use X" is a usage claim, not a value
     const value = canonical(e);
     if (!claim.values.has(value)) {
-      claim.values.add(value);
+      (claim.values as Set<string>).add(value);
       claim.display.push(displayOf(e));
     }
   }
-  return [...byKey.values()];
+  const claims = [...byKey.values()];
+  // Most of a claim's sets stay empty: they are the one shared empty set (see NO_WORDS).
+  for (const c of claims) {
+    if (c.values.size === 0) c.values = NO_WORDS;
+    if (c.previous.size === 0) c.previous = NO_WORDS;
+    if (c.frame.size === 0) c.frame = NO_WORDS;
+    if (c.aliases.size === 0) c.aliases = NO_WORDS;
+    if (c.names.size === 0) c.names = NO_WORDS;
+    if (c.modifiers.size === 0) c.modifiers = NO_WORDS;
+    if (c.statistics.size === 0) c.statistics = NO_WORDS;
+  }
+  return claims;
 }
 
 /** A name as code writes it: words joined by hyphens, underscores or dots, not part of a path or a longer name. */

@@ -20,5 +20,18 @@ export function perFact<T extends object>(read: (fact: DetectorFact) => T): (fac
   };
 }
 
+/**
+ * The one empty set of words every reading's empty sets are: a run holds the readings of thousands
+ * of facts, most of their sets are empty, and an empty Set takes about as much heap as a short
+ * string. Readings are never changed once made, so it is never added to.
+ */
+export const NO_WORDS: ReadonlySet<string> = new Set<string>();
+
+/** A set of these words, or NO_WORDS when there are none. */
+export function wordSet(words: Iterable<string>): ReadonlySet<string> {
+  const set = new Set(words);
+  return set.size === 0 ? NO_WORDS : set;
+}
+
 /** The keys of what a fact depends on or denies (see probeKeysOf). */
 export const probesOf = perFact((fact) => probeKeysOf(fact.entities));

@@ -15,7 +15,7 @@
  */
 import type { ConflictRecord, DetectorFact, FactEntity, RetirementRecord } from '@engram/db';
 import { componentsApart, cuesOfFact, SESSION_WINDOW_MS } from './claims.ts';
-import { perFact } from './per-fact.ts';
+import { perFact, wordSet } from './per-fact.ts';
 import { explanationDate, statementQuestion } from './questions.ts';
 
 interface StatementClaim {
@@ -58,13 +58,13 @@ function statementsOfFact(fact: DetectorFact): StatementClaim[] {
       return {
         fact,
         positive: e.value,
-        nouns: new Set(frame.filter((w) => !isVerb(w) && !isAlias(w))),
-        aliases: new Set(frame.filter(isAlias).map((w) => w.slice(0, -1))),
-        verbs: new Set(frame.filter(isVerb)),
+        nouns: wordSet(frame.filter((w) => !isVerb(w) && !isAlias(w))),
+        aliases: wordSet(frame.filter(isAlias).map((w) => w.slice(0, -1))),
+        verbs: wordSet(frame.filter(isVerb)),
         targetNouns: target.filter((w) => !isVerb(w)),
         targetVerbs: target.filter(isVerb),
-        about: new Set(e.about ?? []),
-        names: new Set(e.names ?? []),
+        about: wordSet(e.about ?? []),
+        names: wordSet(e.names ?? []),
         ...(e.verb ? { verb: e.verb } : {}),
         ...(e.head ? { head: e.head } : {}),
       };
@@ -76,16 +76,18 @@ const USE_VERBS = new Set(['use', 'have', 'tri', 'tri', 'instal', 'own', 'adopt'
 
 /** One assertion of all of a fact's asserting clauses. */
 function mergeStatements(list: readonly StatementClaim[]): StatementClaim {
+  // One clause's sets are the merge's as they are (readings are never changed).
+  const merged = (words: (s: StatementClaim) => ReadonlySet<string>) => (list.length === 1 ? words(list[0]!) : wordSet(list.flatMap((s) => [...words(s)])));
   return {
     fact: list[0]!.fact,
     positive: true,
-    nouns: new Set(list.flatMap((s) => [...s.nouns])),
-    aliases: new Set(list.flatMap((s) => [...s.aliases])),
-    verbs: new Set(list.flatMap((s) => [...s.verbs])),
+    nouns: merged((s) => s.nouns),
+    aliases: merged((s) => s.aliases),
+    verbs: merged((s) => s.verbs),
     targetNouns: list.flatMap((s) => s.targetNouns),
     targetVerbs: list.flatMap((s) => s.targetVerbs),
-    about: new Set(list.flatMap((s) => [...s.about])),
-    names: new Set(list.flatMap((s) => [...s.names])),
+    about: merged((s) => s.about),
+    names: merged((s) => s.names),
   };
 }
 
