@@ -4,8 +4,9 @@
  */
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { canonicalWord, singular, slotParts, valueKind } from '../facts/entities.ts';
+import { NO_WORDS } from '../facts/meaning.ts';
 import { lookupTechnology, technologyDisplayName } from '../facts/vocabulary.ts';
-import { NO_WORDS, perFact } from './per-fact.ts';
+import { perFact } from './per-fact.ts';
 
 /** One fact's claim about one slot (subject + attribute + qualifiers). */
 export interface SlotClaim {

@@ -5,6 +5,7 @@
  */
 import type { DetectorFact } from '@engram/db';
 import { probeKeysOf } from '../facts/entities.ts';
+import { NO_WORDS } from '../facts/meaning.ts';
 
 /** `read`, remembered per fact object (and forgotten with it). */
 export function perFact<T extends object>(read: (fact: DetectorFact) => T): (fact: DetectorFact) => T {
@@ -20,14 +21,7 @@ export function perFact<T extends object>(read: (fact: DetectorFact) => T): (fac
   };
 }
 
-/**
- * The one empty set of words every reading's empty sets are: a run holds the readings of thousands
- * of facts, most of their sets are empty, and an empty Set takes about as much heap as a short
- * string. Readings are never changed once made, so it is never added to.
- */
-export const NO_WORDS: ReadonlySet<string> = new Set<string>();
-
-/** A set of these words, or NO_WORDS when there are none. */
+/** A set of these words, or the shared empty set (NO_WORDS) when there are none: readings are never changed once made. */
 export function wordSet(words: Iterable<string>): ReadonlySet<string> {
   const set = new Set(words);
   return set.size === 0 ? NO_WORDS : set;

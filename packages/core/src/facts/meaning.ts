@@ -319,7 +319,12 @@ function identifierParts(w: Word): string[] | null {
     .filter((p) => p.length >= 2 && !/^\d/.test(p) && !/^v\d+$/.test(p));
 }
 
-const NO_WORDS: ReadonlySet<string> = new Set();
+/**
+ * The one empty set of words: a default here, and every empty set of a fact's readings in a
+ * detection run (which holds thousands of facts' readings, most of their sets empty; an empty Set
+ * takes about as much heap as a short string). Never added to.
+ */
+export const NO_WORDS: ReadonlySet<string> = new Set<string>();
 /** A word that can be part of a compound its initials stand for: a noun or adjective, spelled with a letter first. */
 const compoundWord = (w: Word) => (NOUNISH.has(w.pos) || w.pos === 'ADJ') && /^[a-z]/i.test(w.text);
 
