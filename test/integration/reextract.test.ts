@@ -1,6 +1,7 @@
 /** Facts stored by an older entity extractor are brought up to date in the background. */
+import { readFile } from 'node:fs/promises';
 import { authenticateToken, commitFact, CommitInput, EXTRACTOR_VERSION, LocalEmbedder, provisionWorkspace, reextractFacts, silentLogger } from '@engram/core';
-import { facts, type DbHandle } from '@engram/db';
+import { facts, queryRows, textArrayLiteral, type DbHandle } from '@engram/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
@@ -36,8 +37,27 @@ describe.each(isolatedTestDatabases())('entity re-extraction on $name', (engine)
       entitySignature: before!.entitySignature,
     });
     expect(after!.matchKeys).toContain('rate:max');
+    // The key index holds the keys it has now: the ones it kept included (the detector finds it by them).
+    const indexed = await queryRows<{ key: string }>(handle.db, sql`select key from fact_keys where fact_id = ${old}`);
+    expect(indexed.map((r) => r.key).sort()).toEqual([...before!.matchKeys].sort());
     expect(await reextractFacts(handle.db)).toBe(0);
     const [untouched] = await handle.db.select().from(facts).where(eq(facts.id, fresh));
     expect(untouched!.extractorVersion).toBe(EXTRACTOR_VERSION);
+  });
+
+  it('gets back the key rows an earlier re-extraction lost (migration 0016)', async () => {
+    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const services = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
+    const id = (await commitFact(services, principal, CommitInput.parse({ content: 'The search worker pool size is 8 threads', scope: 'search', confidence: 1 }))).fact_id!;
+    const keysOf = async () => (await queryRows<{ key: string }>(handle.db, sql`select key from fact_keys where fact_id = ${id}`)).map((r) => r.key).sort();
+    const indexed = await keysOf();
+    expect(indexed.length).toBeGreaterThan(0);
+    // As the old re-extraction left it: some of its keys gone from the index.
+    await handle.db.execute(sql`delete from fact_keys where fact_id = ${id} and key = any(${textArrayLiteral(indexed.slice(1))}::text[])`);
+    expect(await keysOf()).toEqual(indexed.slice(0, 1));
+    const repair = await readFile(new URL('../../drizzle/0016_repair-fact-keys.sql', import.meta.url), 'utf8');
+    await handle.db.execute(sql.raw(repair));
+    expect(await keysOf()).toEqual(indexed);
   });
 });

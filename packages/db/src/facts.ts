@@ -822,7 +822,9 @@ export async function setExtraction(
           where id = ${factId}
           returning id, workspace_id, committed_at
         ),
-        dropped as (delete from fact_keys where fact_id = ${factId})
+        -- Only the keys it no longer has: the statement's parts run in no set order, so a key kept
+        -- would be inserted (a conflict, nothing done) and then deleted, and the fact lost from its slots.
+        dropped as (delete from fact_keys where fact_id = ${factId} and key <> all(${textArrayLiteral(extraction.matchKeys)}::text[]))
         insert into fact_keys (workspace_id, key, committed_at, fact_id)
         select u.workspace_id, k, u.committed_at, u.id from updated u, unnest(${textArrayLiteral(extraction.matchKeys)}::text[]) k
         on conflict do nothing`,
