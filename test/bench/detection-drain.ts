@@ -4,6 +4,7 @@
  *
  *   npm run bench:drain                              # 10,000 facts, 1,800 queued commits, 3 runs, Postgres
  *   npm run bench:drain -- --size 10000 --burst 1800 --runs 5
+ *   npm run bench:drain -- --per-run 150              # the backlog as a steady load's runs take it
  *
  * Seeds a workspace with the benchmark story (test/bench/seed.ts), commits `--burst` more facts
  * through the real commit pipeline (each queues its detection job, but for the few another agent
@@ -12,26 +13,34 @@
  * over every queued trigger, as the worker would claim them: the same input every run. Prints each
  * run's time and this process's CPU time in it (the detector's own work, its collector's threads
  * included and Postgres's not: steadier than the time on a shared machine), the fact rows it read,
- * and the conflicts and retirements it applied. Needs Postgres with pgvector where it may create
- * databases (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
- * postgres://postgres@127.0.0.1:5432/postgres); every database it creates is dropped.
+ * and the conflicts and retirements it applied. With `--per-run N` the queue is taken N triggers at
+ * a time, one run after another in commit order (as a worker keeps up with a steady load), and the
+ * totals are printed. Needs Postgres with pgvector where it may create databases
+ * (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres);
+ * every database it creates is dropped.
  */
 import { parseArgs } from 'node:util';
 import { commitFact, CommitInput, runDeterministicPass, silentLogger } from '@engram/core';
-import { createDb } from '@engram/db';
+import { createDb, type RunStats } from '@engram/db';
 import postgres from 'postgres';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { BULK_LIMITS, factText, seededWorkspace } from './seed.ts';
 import { fmt, median } from './stats.ts';
 
 const { values: args } = parseArgs({
-  options: { size: { type: 'string', default: '10000' }, burst: { type: 'string', default: '1800' }, runs: { type: 'string', default: '3' } },
+  options: {
+    size: { type: 'string', default: '10000' },
+    burst: { type: 'string', default: '1800' },
+    runs: { type: 'string', default: '3' },
+    'per-run': { type: 'string', default: '0' },
+  },
 });
 const SIZE = Number(args.size);
 const BURST = Number(args.burst);
 const RUNS = Number(args.runs);
-if (![SIZE, BURST, RUNS].every((n) => Number.isInteger(n) && n >= 0) || RUNS < 1) {
-  throw new Error('--size, --burst and --runs must be whole numbers (--runs at least 1)');
+const PER_RUN = Number(args['per-run']);
+if (![SIZE, BURST, RUNS, PER_RUN].every((n) => Number.isInteger(n) && n >= 0) || RUNS < 1) {
+  throw new Error('--size, --burst, --runs and --per-run must be whole numbers (--runs at least 1; --per-run 0 takes the whole queue in one run)');
 }
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const nameOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
@@ -64,19 +73,28 @@ try {
       if (jobs.length === 0) throw new Error('no detection job was queued: nothing to drain');
       const handle = await createDb({ kind: 'postgres', url: copy }, { maxConnections: 4, limits: BULK_LIMITS });
       try {
+        const triggers = jobs.map((j) => j.trigger_fact_id);
+        const perRun = PER_RUN || triggers.length;
+        const stats: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
         const started = performance.now();
         const cpuBefore = process.cpuUsage();
-        const stats = await runDeterministicPass(
-          { db: handle.db, log: silentLogger },
-          { runId: `drain-${run}`, workspaceId: jobs[0]!.workspace_id, triggerFactIds: jobs.map((j) => j.trigger_fact_id) },
-        );
+        for (let at = 0; at < triggers.length; at += perRun) {
+          const one = await runDeterministicPass(
+            { db: handle.db, log: silentLogger },
+            { runId: `drain-${run}-${at}`, workspaceId: jobs[0]!.workspace_id, triggerFactIds: triggers.slice(at, at + perRun) },
+          );
+          stats.factsRead += one.factsRead;
+          stats.conflictsRaised += one.conflictsRaised;
+          stats.factsRetired += one.factsRetired;
+        }
         const ms = performance.now() - started;
         const cpu = process.cpuUsage(cpuBefore);
         const cpuMs = (cpu.user + cpu.system) / 1000;
         times.push(ms);
         cpuTimes.push(cpuMs);
         process.stdout.write(
-          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} fact rows read, ` +
+          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers${PER_RUN ? ` in runs of ${PER_RUN}` : ''} in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} facts read` +
+            `, ` +
             `${stats.conflictsRaised} conflicts raised, ${stats.factsRetired} facts retired\n`,
         );
       } finally {
@@ -87,7 +105,7 @@ try {
     }
   }
   process.stdout.write(
-    `Detection run over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres): median ${fmt(median(times))} of ${RUNS} runs, ${fmt(median(cpuTimes))} of CPU\n`,
+    `Detection over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres${PER_RUN ? `, runs of ${PER_RUN}` : ''}): median ${fmt(median(times))} of ${RUNS} runs, ${fmt(median(cpuTimes))} of CPU\n`,
   );
 } finally {
   await admin.end();
