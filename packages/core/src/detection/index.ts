@@ -8,3 +8,4 @@ export * from './worker.ts';
 export * from './narrative/index.ts';
 export * from './resolve.ts';
 export * from './statements.ts';
+export * from './memory.ts';
