@@ -4,7 +4,7 @@
  *
  *   npm run bench:drain                              # 10,000 facts, 1,800 queued commits, 3 runs, Postgres
  *   npm run bench:drain -- --size 10000 --burst 1800 --runs 5
- *   npm run bench:drain -- --per-run 150 --memory     # the backlog as a steady load's runs take it
+ *   npm run bench:drain -- --per-run 150              # the backlog as a steady load's runs take it
  *
  * Seeds a workspace with the benchmark story (test/bench/seed.ts), commits `--burst` more facts
  * through the real commit pipeline (each queues its detection job, but for the few another agent
@@ -15,13 +15,12 @@
  * included and Postgres's not: steadier than the time on a shared machine), the fact rows it read,
  * and the conflicts and retirements it applied. With `--per-run N` the queue is taken N triggers at
  * a time, one run after another in commit order (as a worker keeps up with a steady load), and the
- * totals are printed; with `--memory` those runs read through one worker's memory of the facts its
- * runs read (packages/core/src/detection/memory.ts), as the service's worker does. Needs Postgres
- * with pgvector where it may create databases (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
- * postgres://postgres@127.0.0.1:5432/postgres); every database it creates is dropped.
+ * totals are printed. Needs Postgres with pgvector where it may create databases
+ * (BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres);
+ * every database it creates is dropped.
  */
 import { parseArgs } from 'node:util';
-import { commitFact, CommitInput, defaultMemoryFacts, FactMemory, runDeterministicPass, silentLogger } from '@engram/core';
+import { commitFact, CommitInput, runDeterministicPass, silentLogger } from '@engram/core';
 import { createDb, type RunStats } from '@engram/db';
 import postgres from 'postgres';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
@@ -34,7 +33,6 @@ const { values: args } = parseArgs({
     burst: { type: 'string', default: '1800' },
     runs: { type: 'string', default: '3' },
     'per-run': { type: 'string', default: '0' },
-    memory: { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args.size);
@@ -75,7 +73,6 @@ try {
       if (jobs.length === 0) throw new Error('no detection job was queued: nothing to drain');
       const handle = await createDb({ kind: 'postgres', url: copy }, { maxConnections: 4, limits: BULK_LIMITS });
       try {
-        const memory = args.memory ? new FactMemory({ maxFacts: defaultMemoryFacts(), idleMs: 60_000 }) : undefined;
         const triggers = jobs.map((j) => j.trigger_fact_id);
         const perRun = PER_RUN || triggers.length;
         const stats: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
@@ -83,7 +80,7 @@ try {
         const cpuBefore = process.cpuUsage();
         for (let at = 0; at < triggers.length; at += perRun) {
           const one = await runDeterministicPass(
-            { db: handle.db, log: silentLogger, ...(memory ? { memory } : {}) },
+            { db: handle.db, log: silentLogger },
             { runId: `drain-${run}-${at}`, workspaceId: jobs[0]!.workspace_id, triggerFactIds: triggers.slice(at, at + perRun) },
           );
           stats.factsRead += one.factsRead;
@@ -97,7 +94,7 @@ try {
         cpuTimes.push(cpuMs);
         process.stdout.write(
           `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers${PER_RUN ? ` in runs of ${PER_RUN}` : ''} in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} facts read` +
-            `${memory ? ` (${memory.counts.rowsRead.toLocaleString('en-US')} rows, the rest held from an earlier run)` : ''}, ` +
+            `, ` +
             `${stats.conflictsRaised} conflicts raised, ${stats.factsRetired} facts retired\n`,
         );
       } finally {
@@ -108,7 +105,7 @@ try {
     }
   }
   process.stdout.write(
-    `Detection over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres${PER_RUN ? `, runs of ${PER_RUN}` : ''}${args.memory ? ', through a memory' : ''}): median ${fmt(median(times))} of ${RUNS} runs, ${fmt(median(cpuTimes))} of CPU\n`,
+    `Detection over a backlog, ${SIZE.toLocaleString('en-US')} facts and ${BURST.toLocaleString('en-US')} commits (Postgres${PER_RUN ? `, runs of ${PER_RUN}` : ''}): median ${fmt(median(times))} of ${RUNS} runs, ${fmt(median(cpuTimes))} of CPU\n`,
   );
 } finally {
   await admin.end();

@@ -1,6 +1,6 @@
 /** Facts as the detector reads them, built from text for the pure detection tests. */
 import { randomUUID } from 'node:crypto';
-import { EXTRACTOR_VERSION, extractEntities, matchKeysOf } from '@engram/core';
+import { extractEntities, matchKeysOf } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 
 /** The instant the detection tests' ages are counted from. */
@@ -27,6 +27,5 @@ export function detectorFact(
     retired_by: options.retired_by ?? null,
     retired_for_fact_id: options.retired_for_fact_id ?? null,
     durability: 'durable',
-    extractor_version: EXTRACTOR_VERSION,
   };
 }

@@ -24,12 +24,7 @@ export interface DetectorFact {
   retired_by: string | null;
   retired_for_fact_id: string | null;
   durability: 'durable' | 'ephemeral';
-  /** The extractor that read `entities` and `match_keys` (a re-extraction raises it). */
-  extractor_version: number;
 }
-
-/** What can change about a fact after it is stored, beside its version: a run reads this much of a fact it already holds. */
-export type FactState = Pick<DetectorFact, 'id' | 'valid_until' | 'retired_by' | 'retired_for_fact_id' | 'durability' | 'extractor_version'>;
 
 
 function normalize(rows: Record<string, unknown>[]): DetectorFact[] {
@@ -40,20 +35,15 @@ function normalize(rows: Record<string, unknown>[]): DetectorFact[] {
   }));
 }
 
-function normalizeStates(rows: Record<string, unknown>[]): FactState[] {
-  return rows.map((r) => ({ ...(r as unknown as FactState), valid_until: toDate(r.valid_until) }));
-}
-
 /**
  * The match keys travel as JSON: the driver reads a text[] character by character (3-3.5 µs for a
  * fact's twenty keys against 1 µs for JSON.parse), and a run reads tens of thousands of facts.
  */
 const DETECTOR_COLUMNS = sql.raw(
-  ['id', 'lineage_id', 'content', 'scope', 'agent_id', 'entities', 'match_keys', 'committed_at', 'valid_until', 'retired_by', 'retired_for_fact_id', 'durability', 'extractor_version']
+  ['id', 'lineage_id', 'content', 'scope', 'agent_id', 'entities', 'match_keys', 'committed_at', 'valid_until', 'retired_by', 'retired_for_fact_id', 'durability']
     .map((c) => (c === 'match_keys' ? 'array_to_json(f.match_keys) as match_keys' : `f.${c}`))
     .join(', '),
 );
-const STATE_COLUMNS = sql.raw(['id', 'valid_until', 'retired_by', 'retired_for_fact_id', 'durability', 'extractor_version'].map((c) => `f.${c}`).join(', '));
 
 /** The facts with these ids (the run's triggers). */
 export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Promise<DetectorFact[]> {
@@ -73,29 +63,13 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
  * an older fact reads a handful of rows instead of every key's twenty).
  */
 export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number, after?: Date): Promise<DetectorFact[]> {
-  return normalize(await readMatching(tenant, DETECTOR_COLUMNS, keys, perKey, after));
-}
-
-/** The states of the facts {@link factsMatching} would read (a run that holds most of them reads little more). */
-export async function factStatesMatching(tenant: TenantDb, keys: readonly string[], perKey: number): Promise<FactState[]> {
-  return normalizeStates(await readMatching(tenant, STATE_COLUMNS, keys, perKey));
-}
-
-/** The states of the facts with these ids. */
-export async function factStatesByIds(tenant: TenantDb, ids: readonly string[]): Promise<FactState[]> {
-  if (ids.length === 0) return [];
-  return normalizeStates(
-    await tenant.read(sql`select ${STATE_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = any(${uuidArrayLiteral(ids)}::uuid[])`),
-  );
-}
-
-async function readMatching(tenant: TenantDb, columns: SQL, keys: readonly string[], perKey: number, after?: Date): Promise<Record<string, unknown>[]> {
   if (keys.length === 0) return [];
   // The ids are found first (a range scan of the key index per key), then each is looked up by
   // primary key: one plan whatever the statistics say. Written as `f.id in (...)`, on tables nothing
   // had analyzed yet (a new workspace's first minutes) the subquery was probed once per fact of the
   // workspace: 1.9 s for a run's 1,600 keys at 1,000 facts, 6 ms this way (analyzed or not).
-  return tenant.read(sql`select ${columns}
+  return normalize(
+    await tenant.read(sql`select ${DETECTOR_COLUMNS}
           from (
             select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
             cross join lateral (
@@ -106,7 +80,9 @@ async function readMatching(tenant: TenantDb, columns: SQL, keys: readonly strin
             ) fk
           ) found
           cross join lateral (select * from facts f where f.id = found.fact_id) f
-          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null`);
+          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null`,
+    ),
+  );
 }
 
 /** One fact the detector retires: a later fact settled its slot. */

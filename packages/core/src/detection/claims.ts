@@ -145,9 +145,6 @@ export function cachedClaims(): (fact: DetectorFact) => SlotClaim[] {
   };
 }
 
-/** claimsOf, read once per fact object for as long as the object lives (a fact a worker's memory holds keeps its claims from run to run). */
-export const claimsRead = perFact((fact) => claimsOf(fact));
-
 /** The claims a fact makes, one per slot. */
 export function claimsOf(fact: DetectorFact): SlotClaim[] {
   const byKey = new Map<string, SlotClaim>();

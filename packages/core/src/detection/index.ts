@@ -8,4 +8,3 @@ export * from './worker.ts';
 export * from './narrative/index.ts';
 export * from './resolve.ts';
 export * from './statements.ts';
-export * from './memory.ts';

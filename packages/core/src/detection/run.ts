@@ -5,6 +5,8 @@
  */
 import {
   applyRetirements,
+  factsByIds,
+  factsMatching,
   forWorkspace,
   insertConflicts,
   resolveSettledConflicts,
@@ -13,12 +15,10 @@ import {
   type DetectorFact,
   type RetirementRecord,
   type RunStats,
-  type TenantDb,
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
-import { claimsRead } from './claims.ts';
+import { cachedClaims } from './claims.ts';
 import { analysisCost, analyzeSlots, indexingSteps } from './deterministic.ts';
-import { directReads, type FactMemory, type RunReads } from './memory.ts';
 import { probesOf } from './per-fact.ts';
 import { analyzeStatements, readStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -34,8 +34,6 @@ const FACTS_PER_MEANING_KEY = 50;
 export interface DetectionServices {
   db: Database;
   log: Logger;
-  /** A worker's memory of the facts its runs read (see memory.ts); without it every run reads every row. */
-  memory?: FactMemory;
 }
 
 export interface RunInput {
@@ -120,20 +118,11 @@ export async function runDeterministicPass(
   now = new Date(),
 ): Promise<RunStats> {
   const tenant = forWorkspace(services.db, input.workspaceId);
-  const reads = services.memory?.forRun(tenant) ?? directReads(tenant);
-  try {
-    return await deterministicPass(services, tenant, reads, input, now);
-  } finally {
-    reads.end();
-  }
-}
-
-async function deterministicPass(services: DetectionServices, tenant: TenantDb, reads: RunReads, input: RunInput, now: Date): Promise<RunStats> {
   const totals = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
   const order = new Map(input.triggerFactIds.map((id, i) => [id, i]));
   const read: DetectorFact[] = [];
   for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_READ_AT_ONCE) {
-    read.push(...(await reads.byIds(input.triggerFactIds.slice(start, start + TRIGGERS_READ_AT_ONCE))));
+    read.push(...(await factsByIds(tenant, input.triggerFactIds.slice(start, start + TRIGGERS_READ_AT_ONCE))));
   }
   // In the run's order (the database returns them in any), grouped by shared slots across the whole
   // run; each step reads its triggers' rows again, with their slots.
@@ -145,9 +134,9 @@ async function deterministicPass(services: DetectionServices, tenant: TenantDb, 
     const slotKeys = keys.filter(isSlotKey);
     const otherKeys = keys.filter((k) => !slotKeys.includes(k));
     const [rows, bySlot, byMeaning] = await Promise.all([
-      reads.byIds(group.map((t) => t.id)),
-      reads.matching(slotKeys, FACTS_PER_KEY),
-      reads.matching(otherKeys, FACTS_PER_MEANING_KEY),
+      factsByIds(tenant, group.map((t) => t.id)),
+      factsMatching(tenant, slotKeys, FACTS_PER_KEY),
+      factsMatching(tenant, otherKeys, FACTS_PER_MEANING_KEY),
     ]);
     // A trigger an earlier step (or anything since the run began) settled is history now.
     const triggers = rows.filter((t) => t.valid_until === null && t.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
@@ -156,7 +145,7 @@ async function deterministicPass(services: DetectionServices, tenant: TenantDb, 
     const facts = [...new Map([...bySlot, ...byMeaning, ...triggers].map((f) => [f.id, f])).values()];
     const byId = new Map(facts.map((f) => [f.id, f]));
     totals.factsRead += facts.length;
-    const claims = claimsRead;
+    const claims = cachedClaims();
     // Each fact's claims and statements are read once, a slice of time at a time between requests
     // (all at once, inside the first step, the first step of a group of 1,500-2,600 facts held the
     // process for 60-80 ms).

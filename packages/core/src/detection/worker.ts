@@ -27,13 +27,10 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import type { NarrativeDetective } from './narrative/pass.ts';
-import { defaultMemoryFacts, FactMemory } from './memory.ts';
 import { runDetection } from './run.ts';
 
 /** A run's lease unless configured (ENGRAM_DETECTION_LEASE_SECONDS): a dead holder's lapses this soon. */
 export const DEFAULT_LEASE_MS = 15_000;
-/** A worker forgets a workspace's facts once no run has read them for this long. */
-const MEMORY_IDLE_MS = 10_000;
 /** Longest pause between polls while the database keeps failing them. */
 const MAX_POLL_BACKOFF_MS = 5_000;
 /** Longest pause between attempts to record a run's outcome while the database is away. */
@@ -64,8 +61,6 @@ export interface DetectionWorkerOptions {
    * off by a crash or a kill, and is released when the worker starts instead of waiting out its lease.
    */
   exclusive?: boolean;
-  /** Called whenever a poll finds nothing to do. */
-  idle?: () => void;
 }
 
 // --- Which process holds a run ------------------------------------------------------------------
@@ -145,7 +140,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 export class DetectionWorker {
   readonly workerId: string;
-  private readonly options: Required<Omit<DetectionWorkerOptions, 'workerId' | 'workspaceId' | 'idle'>> & Pick<DetectionWorkerOptions, 'workspaceId' | 'idle'>;
+  private readonly options: Required<Omit<DetectionWorkerOptions, 'workerId' | 'workspaceId'>> & Pick<DetectionWorkerOptions, 'workspaceId'>;
   private stopping = false;
   private loop: Promise<void> | null = null;
   /** Ends the current pause early (stop). */
@@ -166,7 +161,6 @@ export class DetectionWorker {
       maxAttempts: options.maxAttempts ?? 5,
       exclusive: options.exclusive ?? false,
       workspaceId: options.workspaceId,
-      idle: options.idle,
     };
   }
 
@@ -323,7 +317,6 @@ export class DetectionWorker {
           } catch (error) {
             this.pollFailed(error);
           }
-          if (!didWork) this.options.idle?.();
           if (!didWork && !this.stopping) {
             const backoff = this.pollFailures > 0 ? Math.min(MAX_POLL_BACKOFF_MS, this.options.pollMs * 2 ** Math.min(this.pollFailures, 10)) : 0;
             await this.pause(Math.max(this.options.pollMs, backoff));
@@ -383,15 +376,13 @@ export class DetectionWorker {
  */
 export function startDetectionWorker(
   services: { db: Database; log: Logger; detective?: NarrativeDetective },
-  options: Omit<DetectionWorkerOptions, 'db' | 'log' | 'run' | 'idle'> & { memory?: FactMemory } = {},
+  options: Omit<DetectionWorkerOptions, 'db' | 'log' | 'run'> = {},
 ): DetectionWorker {
-  const { memory = new FactMemory({ maxFacts: defaultMemoryFacts(), idleMs: MEMORY_IDLE_MS }), ...workerOptions } = options;
   const worker = new DetectionWorker({
-    ...workerOptions,
+    ...options,
     db: services.db,
     log: services.log,
-    run: (claimed) => runDetection({ ...services, memory }, claimed),
-    idle: () => memory.forgetIdle(),
+    run: (claimed) => runDetection(services, claimed),
   });
   worker.start();
   return worker;

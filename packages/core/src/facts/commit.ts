@@ -469,7 +469,6 @@ export async function changedSince(
     retired_by: null,
     retired_for_fact_id: null,
     durability: 'durable',
-    extractor_version: EXTRACTOR_VERSION,
   });
   return later.some((f) => claimsOf(f).some((theirs) => mine.some((c) => sameSlot(c, theirs) && disagree(c, theirs))));
 }
