@@ -93,8 +93,7 @@ try {
         times.push(ms);
         cpuTimes.push(cpuMs);
         process.stdout.write(
-          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers${PER_RUN ? ` in runs of ${PER_RUN}` : ''} in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} facts read` +
-            `, ` +
+          `run ${run + 1}: ${jobs.length.toLocaleString('en-US')} triggers${PER_RUN ? ` in runs of ${PER_RUN}` : ''} in ${fmt(ms)} (${fmt(cpuMs)} of CPU), ${stats.factsRead.toLocaleString('en-US')} facts read, ` +
             `${stats.conflictsRaised} conflicts raised, ${stats.factsRetired} facts retired\n`,
         );
       } finally {

@@ -16,12 +16,17 @@ describe.each(isolatedTestDatabases())('entity re-extraction on $name', (engine)
     await handle?.close();
   });
 
-  it('re-extracts entities, match keys and signature of facts from an older extractor, and leaves current ones alone', async () => {
+  /** A new workspace's commit: each fact committed in it, by its id. */
+  async function newWorkspace(): Promise<(content: string, scope?: string) => Promise<string>> {
     const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
     const principal = await authenticateToken(handle.db, ws.ownerToken);
     const services = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
-    const commit = async (content: string) =>
-      (await commitFact(services, principal, CommitInput.parse({ content, scope: 'auth', confidence: 1 }))).fact_id!;
+    return async (content, scope = 'auth') => (await commitFact(services, principal, CommitInput.parse({ content, scope, confidence: 1 }))).fact_id!;
+  }
+  const keysOf = async (id: string) => (await queryRows<{ key: string }>(handle.db, sql`select key from fact_keys where fact_id = ${id}`)).map((r) => r.key).sort();
+
+  it('re-extracts entities, match keys and signature of facts from an older extractor, and leaves current ones alone', async () => {
+    const commit = await newWorkspace();
     const old = await commit('The auth service rate limit is 1000 req/s');
     const fresh = await commit('Auth sessions expire after 24 hours');
     const [before] = await handle.db.select().from(facts).where(eq(facts.id, old));
@@ -38,26 +43,21 @@ describe.each(isolatedTestDatabases())('entity re-extraction on $name', (engine)
     });
     expect(after!.matchKeys).toContain('rate:max');
     // The key index holds the keys it has now: the ones it kept included (the detector finds it by them).
-    const indexed = await queryRows<{ key: string }>(handle.db, sql`select key from fact_keys where fact_id = ${old}`);
-    expect(indexed.map((r) => r.key).sort()).toEqual([...before!.matchKeys].sort());
+    expect(await keysOf(old)).toEqual([...before!.matchKeys].sort());
     expect(await reextractFacts(handle.db)).toBe(0);
     const [untouched] = await handle.db.select().from(facts).where(eq(facts.id, fresh));
     expect(untouched!.extractorVersion).toBe(EXTRACTOR_VERSION);
   });
 
   it('gets back the key rows an earlier re-extraction lost (migration 0016)', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const principal = await authenticateToken(handle.db, ws.ownerToken);
-    const services = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
-    const id = (await commitFact(services, principal, CommitInput.parse({ content: 'The search worker pool size is 8 threads', scope: 'search', confidence: 1 }))).fact_id!;
-    const keysOf = async () => (await queryRows<{ key: string }>(handle.db, sql`select key from fact_keys where fact_id = ${id}`)).map((r) => r.key).sort();
-    const indexed = await keysOf();
+    const id = await (await newWorkspace())('The search worker pool size is 8 threads', 'search');
+    const indexed = await keysOf(id);
     expect(indexed.length).toBeGreaterThan(0);
     // As the old re-extraction left it: some of its keys gone from the index.
     await handle.db.execute(sql`delete from fact_keys where fact_id = ${id} and key = any(${textArrayLiteral(indexed.slice(1))}::text[])`);
-    expect(await keysOf()).toEqual(indexed.slice(0, 1));
+    expect(await keysOf(id)).toEqual(indexed.slice(0, 1));
     const repair = await readFile(new URL('../../drizzle/0016_repair-fact-keys.sql', import.meta.url), 'utf8');
     await handle.db.execute(sql.raw(repair));
-    expect(await keysOf()).toEqual(indexed);
+    expect(await keysOf(id)).toEqual(indexed);
   });
 });

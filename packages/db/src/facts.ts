@@ -814,19 +814,20 @@ export async function setExtraction(
   factId: string,
   extraction: { entities: FactEntity[]; entitySignature: string; matchKeys: string[]; keywords: string[]; version: number },
 ): Promise<void> {
+  const keys = textArrayLiteral(extraction.matchKeys);
   await db.execute(
     sql`with updated as (
           update facts set entities = ${JSON.stringify(extraction.entities)}::jsonb, entity_signature = ${extraction.entitySignature},
-            match_keys = ${textArrayLiteral(extraction.matchKeys)}::text[], keywords = ${textArrayLiteral(extraction.keywords)}::text[],
+            match_keys = ${keys}::text[], keywords = ${textArrayLiteral(extraction.keywords)}::text[],
             extractor_version = ${extraction.version}
           where id = ${factId}
           returning id, workspace_id, committed_at
         ),
         -- Only the keys it no longer has: the statement's parts run in no set order, so a key kept
         -- would be inserted (a conflict, nothing done) and then deleted, and the fact lost from its slots.
-        dropped as (delete from fact_keys where fact_id = ${factId} and key <> all(${textArrayLiteral(extraction.matchKeys)}::text[]))
+        dropped as (delete from fact_keys where fact_id = ${factId} and key <> all(${keys}::text[]))
         insert into fact_keys (workspace_id, key, committed_at, fact_id)
-        select u.workspace_id, k, u.committed_at, u.id from updated u, unnest(${textArrayLiteral(extraction.matchKeys)}::text[]) k
+        select u.workspace_id, k, u.committed_at, u.id from updated u, unnest(${keys}::text[]) k
         on conflict do nothing`,
   );
 }

@@ -219,14 +219,15 @@ export function claimsOf(fact: DetectorFact): SlotClaim[] {
   }
   const claims = [...byKey.values()];
   // Most of a claim's sets stay empty: they are the one shared empty set (see NO_WORDS).
+  const shared = (set: ReadonlySet<string>) => (set.size === 0 ? NO_WORDS : set);
   for (const c of claims) {
-    if (c.values.size === 0) c.values = NO_WORDS;
-    if (c.previous.size === 0) c.previous = NO_WORDS;
-    if (c.frame.size === 0) c.frame = NO_WORDS;
-    if (c.aliases.size === 0) c.aliases = NO_WORDS;
-    if (c.names.size === 0) c.names = NO_WORDS;
-    if (c.modifiers.size === 0) c.modifiers = NO_WORDS;
-    if (c.statistics.size === 0) c.statistics = NO_WORDS;
+    c.values = shared(c.values);
+    c.previous = shared(c.previous);
+    c.frame = shared(c.frame);
+    c.aliases = shared(c.aliases);
+    c.names = shared(c.names);
+    c.modifiers = shared(c.modifiers);
+    c.statistics = shared(c.statistics);
   }
   return claims;
 }
