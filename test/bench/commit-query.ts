@@ -1,9 +1,11 @@
 /**
- * Commit and query performance on real Postgres, at 10,000 and 100,000 facts in one workspace.
+ * Commit and query performance, sequential and with 10 clients, at 10,000 and 100,000 facts in one
+ * workspace, on Postgres or on the embedded database.
  *
  *   npm run bench                       # sizes 10000,100000
  *   npm run bench -- --sizes 10000 --commits 300 --queries 200
  *   npm run bench -- --sizes 10000 --no-worker    # without the in-process detection worker
+ *   npm run bench -- --sizes 10000 --embedded     # the embedded database (PGlite) in a temporary directory
  *   npm run bench -- --sizes 10000 "--node-options=--cpu-prof --cpu-prof-dir=prof"   # the server's NODE_OPTIONS
  *   npm run bench -- --concurrency ...            # 1 to 200 concurrent clients: test/bench/concurrency.ts
  *
@@ -15,22 +17,27 @@
  * the service's own hybrid SQL (`hybridCandidates`, confined to the workspace as the service runs
  * it, at engram_query's depth for limit 10) for engram_query; and `engram_status` for `tools/list`
  * (both answer from the MCP layer with little or no database work). Each ratio is printed.
+ *
+ * On Postgres each reference call follows the service call it is compared with. The embedded
+ * database is open in one process at a time, so there the references run in this process before
+ * the server starts (on the same database, just seeded), and the server then opens it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { embedLocally, LOCAL_EMBEDDING_MODEL } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, queryRows } from '@engram/db';
+import type { Config } from '@engram/config';
+import { embedLocally, LOCAL_EMBEDDING_MODEL, provisionWorkspace } from '@engram/core';
+import { createDb, forWorkspace, hybridCandidates, migrate, type Database } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { cliEnv, startCli } from '../support/cli.ts';
+import { cliEnv, startCli, type StartedCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { insertReferenceRow, referenceRow, type ReferenceRow } from './reference-row.ts';
-import { BULK_LIMITS, factText, QUERY_TOPICS, seed } from './seed.ts';
+import { insertReferenceRow, referenceInsert, referenceRow } from './reference-row.ts';
+import { BENCH_SECRET, BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 if (process.argv.includes('--concurrency')) {
@@ -47,6 +54,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // Run the server without its in-process detection worker, to see what detection costs requests.
     'no-worker': { type: 'boolean', default: false },
+    // The embedded database (PGlite) instead of Postgres.
+    embedded: { type: 'boolean', default: false },
     // The server's NODE_OPTIONS (e.g. a heap limit, or --cpu-prof to profile it).
     'node-options': { type: 'string' },
   },
@@ -60,7 +69,6 @@ const CLIENTS = 10;
 const ADMIN_URL =
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
-const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
 
 // --- measurement helpers ---------------------------------------------------------------------
@@ -92,43 +100,119 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-/** The commit's reference: the same fact row inserted directly (reference-row.ts): the database's cost of one durable commit. */
-function directInserter(databaseUrl: string, workspaceId: string) {
-  const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
-  const nextRow = () => {
-    const { content, scope } = commitArgs();
-    return referenceRow(content, scope);
-  };
-  const insert = (row: ReferenceRow) => insertReferenceRow(client, workspaceId, row);
-  return { nextRow, insert, end: () => client.end() };
+/** engram_query's depth for limit 10: max(30, limit × 3). */
+const QUERY_DEPTH = 30;
+const TOPIC_EMBEDDINGS = QUERY_TOPICS.map((topic) => embedLocally(topic));
+
+/**
+ * The database work a call stands on, issued directly: the same fact row inserted (reference-row.ts,
+ * its values computed before the timer: the database's cost of one durable commit), and the
+ * service's own hybrid SQL (`hybridCandidates`, confined to the workspace as the service runs it,
+ * at engram_query's depth for limit 10). Each call returns its latency.
+ */
+interface Reference {
+  insert(): Promise<number>;
+  query(i: number): Promise<number>;
+  close(): Promise<void>;
 }
 
-async function concurrentInsertReference(reference: ReturnType<typeof directInserter>, size: number, count: number): Promise<void> {
+/** `rows` calls, `clients` at a time: each one's latency, and the rate they went at. */
+async function concurrently(rows: number, clients: number, call: (client: number) => Promise<number>) {
   const latencies: number[] = [];
-  const prepared = Array.from({ length: count }, reference.nextRow);
+  let left = rows;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      for (let row = prepared.pop(); row; row = prepared.pop()) {
-        const ready = row;
-        latencies.push(await timed(() => reference.insert(ready)));
-      }
+    Array.from({ length: clients }, async (_, k) => {
+      while (left-- > 0) latencies.push(await call(k));
     }),
   );
-  const elapsed = performance.now() - t0;
-  report({ size, metric: `direct insert (postgres.js), ${CLIENTS} concurrent`, p50: median(latencies), p99: percentile(latencies, 99), perSecond: (count / elapsed) * 1000 });
+  return { latencies, perSecond: (rows / (performance.now() - t0)) * 1000 };
+}
+
+function hybridOf(db: Database, workspaceId: string) {
+  const tenant = forWorkspace(db, workspaceId);
+  return (i: number) =>
+    timed(() =>
+      hybridCandidates(tenant, {
+        embedding: TOPIC_EMBEDDINGS[i % QUERY_TOPICS.length]!,
+        model: LOCAL_EMBEDDING_MODEL,
+        topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!,
+        includeEphemeral: false,
+        window: { kind: 'current' },
+        depth: QUERY_DEPTH,
+      }),
+    );
+}
+
+/** On Postgres: postgres.js for the insert (prepared, one row per statement), a pool of one for the query. */
+async function postgresReference(databaseUrl: string, workspaceId: string): Promise<Reference> {
+  const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
+  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
+  return {
+    insert: () => {
+      const { content, scope } = commitArgs();
+      const row = referenceRow(content, scope);
+      return timed(() => insertReferenceRow(client, workspaceId, row));
+    },
+    query: hybridOf(handle.db, workspaceId),
+    close: async () => {
+      await client.end();
+      await handle.close();
+    },
+  };
+}
+
+/** On the embedded database: opened in this process, which it can be only while the server is not running. */
+async function embeddedReference(database: Config['database'], workspaceId: string): Promise<Reference> {
+  const handle = await createDb(database, { maxConnections: 1 });
+  return {
+    insert: () => {
+      const { content, scope } = commitArgs();
+      const statement = referenceInsert(sql`facts`, workspaceId, referenceRow(content, scope), 'reference');
+      return timed(() => handle.db.execute(statement));
+    },
+    query: hybridOf(handle.db, workspaceId),
+    close: () => handle.close(),
+  };
+}
+
+/** What the references measured: sequential inserts, concurrent inserts, sequential queries. */
+interface ReferenceTimings {
+  inserts: number[];
+  concurrent: { latencies: number[]; perSecond: number };
+  queries: number[];
+}
+
+/**
+ * The embedded database's references, measured before the server opens it (PGlite is open in one
+ * process at a time, so they cannot take turns with the service's calls as on Postgres).
+ */
+async function measureReferences(reference: Reference): Promise<ReferenceTimings> {
+  for (let i = 0; i < 50; i++) await reference.insert();
+  const inserts: number[] = [];
+  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) inserts.push(await reference.insert());
+  const concurrent = await concurrently(CONCURRENT_COMMITS, CLIENTS, () => reference.insert());
+  for (let i = 0; i < 20; i++) await reference.query(i);
+  const queries: number[] = [];
+  for (let i = 0; i < QUERIES; i++) queries.push(await reference.query(i));
+  return { inserts, concurrent, queries };
 }
 
 const perSecond = (latencies: number[]) => 1000 / (latencies.reduce((a, b) => a + b, 0) / latencies.length);
 
-async function measure(size: number, mcpUrl: string, token: string, databaseUrl: string, workspaceId: string): Promise<void> {
+/**
+ * The service's calls, sequential and concurrent, beside their references: on Postgres `reference`
+ * is live and each call alternates with its reference; on the embedded database the references
+ * were measured before the server started (`measured`).
+ */
+async function measure(size: number, mcpUrl: string, token: string, against: Reference | ReferenceTimings): Promise<void> {
   const clients: Client[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectMcp(mcpUrl, token)));
   const main = clients[0]!;
-  const reference = directInserter(databaseUrl, workspaceId);
-  const hybrid = await directQuerier(databaseUrl, workspaceId);
-  // Warm up the server (JIT, caches, connections) and the references before measuring.
+  const live = 'insert' in against ? against : undefined;
+  const measured = 'insert' in against ? undefined : against;
+  // Warm up the server (JIT, caches, connections) and the reference before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
-  for (let i = 0; i < 50; i++) await reference.insert(reference.nextRow());
+  if (live) for (let i = 0; i < 50; i++) await live.insert();
 
   // Each call and its reference alternate, so both meet the same state of the database: right
   // after a checkpoint every write also logs whole pages, and measured one after the other the
@@ -142,35 +226,32 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
     let out: { duplicate?: boolean; corroborated?: boolean } = {};
     sequential.push(await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs()))));
     outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored']++;
-    const row = reference.nextRow();
-    inserts.push(await timed(() => reference.insert(row)));
+    if (live) inserts.push(await live.insert());
   }
   process.stderr.write(`  [${size}] sequential commits: ${outcomes.stored} stored, ${outcomes.corroborated} corroborated, ${outcomes.duplicate} duplicates\n`);
+  const direct = live ? `${ENGINE}, alternating` : `${ENGINE}, measured before the server started`;
   report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
-  report({ size, metric: 'direct insert (postgres.js), sequential', p50: median(inserts), p99: percentile(inserts, 99), perSecond: perSecond(inserts) });
+  const insertTimes = measured?.inserts ?? inserts;
+  report({ size, metric: `direct insert (${direct}), sequential`, p50: median(insertTimes), p99: percentile(insertTimes, 99), perSecond: perSecond(insertTimes) });
 
-  const concurrent: number[] = [];
-  const t1 = performance.now();
-  await Promise.all(
-    clients.map(async (client) => {
-      for (let i = 0; i < CONCURRENT_COMMITS / CLIENTS; i++) concurrent.push(await timed(() => mustCall(client, 'engram_commit', commitArgs())));
-    }),
-  );
-  report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent), p99: percentile(concurrent, 99), perSecond: (CONCURRENT_COMMITS / (performance.now() - t1)) * 1000 });
-  await concurrentInsertReference(reference, size, CONCURRENT_COMMITS);
+  const concurrent = await concurrently(CONCURRENT_COMMITS, CLIENTS, (k) => timed(() => mustCall(clients[k]!, 'engram_commit', commitArgs())));
+  report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent.latencies), p99: percentile(concurrent.latencies, 99), perSecond: concurrent.perSecond });
+  const concurrentInserts = measured?.concurrent ?? (await concurrently(CONCURRENT_COMMITS, CLIENTS, () => live!.insert()));
+  report({ size, metric: `direct insert (${ENGINE}), ${CLIENTS} concurrent`, p50: median(concurrentInserts.latencies), p99: percentile(concurrentInserts.latencies, 99), perSecond: concurrentInserts.perSecond });
 
   for (let i = 0; i < 20; i++) {
     await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
-    await hybrid.query(i);
+    if (live) await live.query(i);
   }
   const queries: number[] = [];
-  const direct: number[] = [];
+  const hybrid: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
     queries.push(await timed(() => mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 })));
-    direct.push(await timed(() => hybrid.query(i)));
+    if (live) hybrid.push(await live.query(i));
   }
+  const hybridTimes = measured?.queries ?? hybrid;
   report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
-  report({ size, metric: 'direct hybrid SQL (hybridCandidates), sequential', p50: median(direct), p99: percentile(direct, 99), perSecond: null });
+  report({ size, metric: `direct hybrid SQL (hybridCandidates; ${direct}), sequential`, p50: median(hybridTimes), p99: percentile(hybridTimes, 99), perSecond: null });
 
   const lists: number[] = [];
   const statuses: number[] = [];
@@ -183,69 +264,77 @@ async function measure(size: number, mcpUrl: string, token: string, databaseUrl:
   report({ size, metric: 'engram_status over MCP, sequential', p50: median(statuses), p99: percentile(statuses, 99), perSecond: null });
 
   await Promise.all(clients.map((c) => c.close()));
-  await reference.end();
-  await hybrid.close();
 }
 
-/** engram_query's depth for limit 10: max(30, limit × 3). */
-const QUERY_DEPTH = 30;
-
-/** The query's reference: the service's own hybrid SQL, confined to the workspace as the service runs it. */
-async function directQuerier(databaseUrl: string, workspaceId: string) {
-  const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
-  const tenant = forWorkspace(handle.db, workspaceId);
-  const embeddings = QUERY_TOPICS.map((topic) => embedLocally(topic));
-  const query = (i: number) =>
-    hybridCandidates(tenant, {
-      embedding: embeddings[i % QUERY_TOPICS.length]!,
-      model: LOCAL_EMBEDDING_MODEL,
-      topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!,
-      includeEphemeral: false,
-      window: { kind: 'current' },
-      depth: QUERY_DEPTH,
-    });
-  return { query, close: () => handle.close() };
-}
-
-const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
+const EMBEDDED = args.embedded;
+const ENGINE = EMBEDDED ? 'embedded PGlite' : 'postgres.js';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
-process.stderr.write(`bench database ${new URL(databaseUrl).pathname.slice(1)}\n`);
-const server = await startCli(
-  cliEnv({
-    DATABASE_URL: databaseUrl,
-    ENGRAM_SECRET: SECRET,
-    ENGRAM_ADMIN_TOKEN: ADMIN_TOKEN,
-    ENGRAM_DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    ...(args['no-worker'] ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
-    ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
-  }),
-);
+const databaseUrl = EMBEDDED ? undefined : await createScratchDatabase(ADMIN_URL, 'engram_bench');
+const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') };
+process.stderr.write(databaseUrl ? `bench database ${new URL(databaseUrl).pathname.slice(1)}\n` : `embedded database in ${dataDir}\n`);
+const startServer = () =>
+  startCli(
+    cliEnv({
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ENGRAM_SECRET: BENCH_SECRET,
+      ENGRAM_ADMIN_TOKEN: ADMIN_TOKEN,
+      ENGRAM_DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...(args['no-worker'] ? { ENGRAM_IN_PROCESS_WORKER: 'false' } : {}),
+      ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
+    }),
+  );
+
+let server: StartedCli | undefined;
 try {
-  const res = await fetch(new URL('/api/v1/admin/workspaces', server.mcpUrl), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  const workspace = (await res.json()) as { owner_token: string; workspace_id: string };
-  // The benchmark is one token committing thousands of facts a minute: lift the workspace limits.
-  await raiseLimits(new URL('/', server.mcpUrl).toString(), workspace.owner_token);
+  // The workspace, made as the service makes it; its rate limits lifted once the server runs (the
+  // benchmark is one token committing thousands of facts a minute).
+  const setup = await createDb(database, { maxConnections: 1, limits: BULK_LIMITS });
+  let workspace: { workspaceId: string; ownerToken: string };
+  try {
+    await migrate(setup.db);
+    workspace = await provisionWorkspace(setup.db, BENCH_SECRET, { name: 'bench' });
+  } finally {
+    await setup.close();
+  }
   let seeded = 0;
   for (const size of SIZES) {
     process.stderr.write(`\n== ${size} facts\n`);
-    const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1, limits: BULK_LIMITS });
-    const [counted] = await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts`);
-    const n = counted?.n ?? 0;
-    await handle.close();
-    if (n < size) await seed(databaseUrl, workspace.workspace_id, seeded, seeded + (size - n));
-    seeded += Math.max(0, size - n);
-    await measure(size, server.mcpUrl, workspace.owner_token, databaseUrl, workspace.workspace_id);
+    // On the embedded database the server holds the database while it runs: it starts after the
+    // seed and the references, and stops before the next size's.
+    if (EMBEDDED) {
+      await server?.stop();
+      server = undefined;
+    }
+    if (seeded < size) await seedWorkspaces(database, [{ workspaceId: workspace.workspaceId, count: size - seeded }], seeded);
+    seeded = Math.max(seeded, size);
+    let measured: ReferenceTimings | undefined;
+    if (EMBEDDED) {
+      const reference = await embeddedReference(database, workspace.workspaceId);
+      try {
+        measured = await measureReferences(reference);
+      } finally {
+        await reference.close();
+      }
+    }
+    server ??= await startServer();
+    await raiseLimits(new URL('/', server.mcpUrl).toString(), workspace.ownerToken);
+    if (measured) await measure(size, server.mcpUrl, workspace.ownerToken, measured);
+    else {
+      const reference = await postgresReference(databaseUrl!, workspace.workspaceId);
+      try {
+        await measure(size, server.mcpUrl, workspace.ownerToken, reference);
+      } finally {
+        await reference.close();
+      }
+    }
   }
 } finally {
-  await server.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  if (!args.keep) await dropScratchDatabase(ADMIN_URL, databaseUrl);
+  await server?.stop();
+  if (args.keep && EMBEDDED) process.stderr.write(`kept the embedded database in ${dataDir}\n`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
+  if (databaseUrl && !args.keep) await dropScratchDatabase(ADMIN_URL, databaseUrl);
 }
 
 const header = '| facts | measurement | p50 | p99 | per second |\n| ---: | --- | ---: | ---: | ---: |';

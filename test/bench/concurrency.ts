@@ -76,7 +76,6 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '@engram/config';
 import {
   embedLocally,
-  EXTRACTOR_VERSION,
   joinWorkspace,
   LOCAL_EMBEDDING_MODEL,
   provisionWorkspace,
@@ -88,7 +87,7 @@ import { cliEnv, REPO_ROOT, startCli, type StartedCli } from '../support/cli.ts'
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import type { ClientThreadInput, ClientThreadMessage, GoMessage } from './concurrency-clients.ts';
 import { raiseLimits } from './limits.ts';
-import { referenceRow } from './reference-row.ts';
+import { referenceInsert, referenceRow } from './reference-row.ts';
 import { BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
 import { median, percentile, watchEventLoopDelay } from './stats.ts';
 
@@ -494,12 +493,7 @@ async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: numb
         let op: () => Promise<unknown>;
         if (insert) {
           const { content, scope } = factText(floorSerial++);
-          const row = referenceRow(content, scope);
-          const statement = sql`insert into bench_floor_facts (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id,
-              entities, match_keys, extractor_version, embedding, embedding_model)
-            values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, ${`floor-${k}`},
-              ${row.entities}::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
-              ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+          const statement = referenceInsert(sql`bench_floor_facts`, workspaceId, referenceRow(content, scope), `floor-${k}`);
           op = () => handle.db.execute(statement);
         } else {
           const t = i % QUERY_TOPICS.length;

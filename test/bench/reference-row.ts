@@ -6,6 +6,7 @@
  */
 import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
 import { textArrayLiteral, vectorLiteral } from '@engram/db';
+import { sql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
 
 export function referenceRow(content: string, scope: string) {
@@ -30,4 +31,13 @@ export async function insertReferenceRow(client: postgres.Sql, workspaceId: stri
     values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, 'reference',
             ${row.entities}::text::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
             ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+}
+
+/** The same insert as a statement for a database handle (the embedded database), into `table` (`facts` or a copy of it). */
+export function referenceInsert(table: SQL, workspaceId: string, row: ReferenceRow, agentId: string): SQL {
+  return sql`insert into ${table} (id, workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id,
+      entities, match_keys, extractor_version, embedding, embedding_model)
+    values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, ${agentId},
+      ${row.entities}::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
+      ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
 }

@@ -23,9 +23,17 @@ export { factText, QUERY_TOPICS } from './story.ts';
 
 /**
  * Limits for the benchmarks' own connections: bulk loading and index builds run far longer than any
- * request may (the service's statement timeouts would cancel them).
+ * request may (the service's statement timeouts, and the embedded database's deadline, would cancel them).
  */
-export const BULK_LIMITS: DatabaseLimits = { ...defaultDatabaseLimits(), readTimeoutMs: 3_600_000, writeTimeoutMs: 3_600_000, detectionTimeoutMs: 3_600_000, lockTimeoutMs: 60_000 };
+export const BULK_LIMITS: DatabaseLimits = {
+  ...defaultDatabaseLimits(),
+  readTimeoutMs: 3_600_000,
+  writeTimeoutMs: 3_600_000,
+  detectionTimeoutMs: 3_600_000,
+  lockTimeoutMs: 60_000,
+  // The embedded database's deadline for any one statement (a 100,000-fact load's key rows take minutes there).
+  requestDeadlineMs: 3_600_000,
+};
 
 /** The server secret every benchmark's service runs with. */
 export const BENCH_SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
