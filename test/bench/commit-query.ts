@@ -36,7 +36,7 @@ import { cliEnv, startCli, type StartedCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { insertReferenceRow, referenceInsert, referenceRow } from './reference-row.ts';
+import { insertReferenceRow, referenceInsert, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
@@ -111,9 +111,22 @@ const TOPIC_EMBEDDINGS = QUERY_TOPICS.map((topic) => embedLocally(topic));
  * at engram_query's depth for limit 10). Each call returns its latency.
  */
 interface Reference {
-  insert(): Promise<number>;
+  /** Inserts a row of nextRow's (computed outside the timer). */
+  insert(row: ReferenceRow): Promise<number>;
   query(i: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** The reference row of the next bench fact (the service commits the same texts). */
+function nextRow(): ReferenceRow {
+  const { content, scope } = commitArgs();
+  return referenceRow(content, scope);
+}
+
+/** Inserts `count` reference rows, computed beforehand, `clients` at a time. */
+function insertConcurrently(reference: Reference, count: number, clients: number) {
+  const rows = Array.from({ length: count }, () => nextRow());
+  return concurrently(count, clients, () => reference.insert(rows.pop()!));
 }
 
 /** `rows` calls, `clients` at a time: each one's latency, and the rate they went at. */
@@ -149,11 +162,7 @@ async function postgresReference(databaseUrl: string, workspaceId: string): Prom
   const client = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
   const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
   return {
-    insert: () => {
-      const { content, scope } = commitArgs();
-      const row = referenceRow(content, scope);
-      return timed(() => insertReferenceRow(client, workspaceId, row));
-    },
+    insert: (row) => timed(() => insertReferenceRow(client, workspaceId, row)),
     query: hybridOf(handle.db, workspaceId),
     close: async () => {
       await client.end();
@@ -166,9 +175,8 @@ async function postgresReference(databaseUrl: string, workspaceId: string): Prom
 async function embeddedReference(database: Config['database'], workspaceId: string): Promise<Reference> {
   const handle = await createDb(database, { maxConnections: 1 });
   return {
-    insert: () => {
-      const { content, scope } = commitArgs();
-      const statement = referenceInsert(sql`facts`, workspaceId, referenceRow(content, scope), 'reference');
+    insert: (row) => {
+      const statement = referenceInsert(sql`facts`, workspaceId, row, 'reference');
       return timed(() => handle.db.execute(statement));
     },
     query: hybridOf(handle.db, workspaceId),
@@ -188,10 +196,10 @@ interface ReferenceTimings {
  * process at a time, so they cannot take turns with the service's calls as on Postgres).
  */
 async function measureReferences(reference: Reference): Promise<ReferenceTimings> {
-  for (let i = 0; i < 50; i++) await reference.insert();
+  for (let i = 0; i < 50; i++) await reference.insert(nextRow());
   const inserts: number[] = [];
-  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) inserts.push(await reference.insert());
-  const concurrent = await concurrently(CONCURRENT_COMMITS, CLIENTS, () => reference.insert());
+  for (let i = 0; i < SEQUENTIAL_COMMITS; i++) inserts.push(await reference.insert(nextRow()));
+  const concurrent = await insertConcurrently(reference, CONCURRENT_COMMITS, CLIENTS);
   for (let i = 0; i < 20; i++) await reference.query(i);
   const queries: number[] = [];
   for (let i = 0; i < QUERIES; i++) queries.push(await reference.query(i));
@@ -212,7 +220,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   const measured = 'insert' in against ? undefined : against;
   // Warm up the server (JIT, caches, connections) and the reference before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
-  if (live) for (let i = 0; i < 50; i++) await live.insert();
+  if (live) for (let i = 0; i < 50; i++) await live.insert(nextRow());
 
   // Each call and its reference alternate, so both meet the same state of the database: right
   // after a checkpoint every write also logs whole pages, and measured one after the other the
@@ -226,7 +234,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
     let out: { duplicate?: boolean; corroborated?: boolean } = {};
     sequential.push(await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs()))));
     outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored']++;
-    if (live) inserts.push(await live.insert());
+    if (live) inserts.push(await live.insert(nextRow()));
   }
   process.stderr.write(`  [${size}] sequential commits: ${outcomes.stored} stored, ${outcomes.corroborated} corroborated, ${outcomes.duplicate} duplicates\n`);
   const direct = live ? `${ENGINE}, alternating` : `${ENGINE}, measured before the server started`;
@@ -236,7 +244,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
 
   const concurrent = await concurrently(CONCURRENT_COMMITS, CLIENTS, (k) => timed(() => mustCall(clients[k]!, 'engram_commit', commitArgs())));
   report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent.latencies), p99: percentile(concurrent.latencies, 99), perSecond: concurrent.perSecond });
-  const concurrentInserts = measured?.concurrent ?? (await concurrently(CONCURRENT_COMMITS, CLIENTS, () => live!.insert()));
+  const concurrentInserts = measured?.concurrent ?? (await insertConcurrently(live!, CONCURRENT_COMMITS, CLIENTS));
   report({ size, metric: `direct insert (${ENGINE}), ${CLIENTS} concurrent`, p50: median(concurrentInserts.latencies), p99: percentile(concurrentInserts.latencies, 99), perSecond: concurrentInserts.perSecond });
 
   for (let i = 0; i < 20; i++) {
