@@ -10,7 +10,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector as vectorExtension } from '@electric-sql/pglite/vector';
 import { createDb, DatabaseUnavailableError, queryRows, type Database, type DbHandle } from '@engram/db';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { bigint, boolean, date, doublePrecision, integer, interval, jsonb, numeric, pgTable, text, timestamp, uuid, vector } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -107,6 +107,25 @@ async function observe(db: Database) {
   return { typed, partial, raw, updated, nested, duplicate };
 }
 
+/**
+ * Opens a transaction that runs `statement` and then holds the database until `release()`; `tx`
+ * settles as `then()` does (a throw rolls the transaction back).
+ */
+async function holdDatabase(db: Database, statement: SQL, then: () => void) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const tx = db.transaction(async (t) => {
+    await t.execute(statement);
+    opened();
+    await held;
+    then();
+  });
+  await open;
+  return { tx, release };
+}
+
 describe('embedded database on its own thread', () => {
   let handle: DbHandle;
   let reference: PGlite;
@@ -136,19 +155,11 @@ describe('embedded database on its own thread', () => {
 
   it('runs nothing of another caller inside an open transaction', async () => {
     await handle.db.execute(sql`create table if not exists turns (n int)`);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let inserted!: () => void;
-    const insertedOnce = new Promise<void>((resolve) => (inserted = resolve));
     const order: string[] = [];
-    const tx = handle.db.transaction(async (t) => {
-      await t.execute(sql`insert into turns values (1)`);
-      inserted();
-      await held;
+    const { tx, release } = await holdDatabase(handle.db, sql`insert into turns values (1)`, () => {
       order.push('transaction rolls back');
       throw new Error('roll back');
     });
-    await insertedOnce;
     // Another caller, while the transaction is open: it waits for the turn, and sees nothing of it.
     const outside = queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from turns`).then((rows) => {
       order.push('outside reads');
@@ -158,6 +169,18 @@ describe('embedded database on its own thread', () => {
     await expect(tx).rejects.toThrow('roll back');
     expect(await outside).toBe(0);
     expect(order).toEqual(['transaction rolls back', 'outside reads']);
+  });
+
+  it('gives control work (health, leases, authentication) the next turn, ahead of requests waiting for theirs', async () => {
+    const order: string[] = [];
+    // A transaction holds the database while requests, then a control statement, queue behind it.
+    const { tx, release } = await holdDatabase(handle.db, sql`select 1`, () => void order.push('transaction'));
+    const requests = [1, 2, 3].map((n) => handle.db.execute(sql`select ${n}::int`).then(() => order.push(`request ${n}`)));
+    const control = handle.control.execute(sql`select 'ready'`).then(() => order.push('control'));
+    release();
+    await Promise.all([tx, ...requests, control]);
+    expect(order).toEqual(['transaction', 'control', 'request 1', 'request 2', 'request 3']);
+    expect(handle.control).not.toBe(handle.db);
   });
 
   it('keeps working after a statement fails and after a transaction fails to commit', async () => {

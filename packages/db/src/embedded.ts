@@ -55,9 +55,11 @@ export async function openEmbedded(dataDir: string, limits: DatabaseLimits, heal
       throw inMemory ? error : new Error(`The embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
     });
     const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Database;
+    // Control work takes the next turn (see EmbeddedClient.control).
+    const control = drizzlePglite({ client: client.control as unknown as PGlite, schema }) as unknown as Database;
     return {
       db,
-      control: db,
+      control,
       background: db,
       kind: 'pglite',
       health,
