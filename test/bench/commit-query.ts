@@ -27,8 +27,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
-import { embedLocally, LOCAL_EMBEDDING_MODEL, provisionWorkspace } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, migrate, type Database } from '@engram/db';
+import { provisionWorkspace } from '@engram/core';
+import { createDb, forWorkspace, migrate, type Database } from '@engram/db';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -36,7 +36,7 @@ import { cliEnv, startCli, type StartedCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { insertReferenceRow, referenceInsert, referenceRow, type ReferenceRow } from './reference-row.ts';
+import { insertReferenceRow, referenceInsert, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
 import { fmt, median, percentile } from './stats.ts';
 
@@ -100,10 +100,6 @@ const commitArgs = () => {
   return { content, scope, confidence: 0.9, agent_id: `bench-${n % 17}` };
 };
 
-/** engram_query's depth for limit 10: max(30, limit × 3). */
-const QUERY_DEPTH = 30;
-const TOPIC_EMBEDDINGS = QUERY_TOPICS.map((topic) => embedLocally(topic));
-
 /**
  * The database work a call stands on, issued directly: the same fact row inserted (reference-row.ts,
  * its values computed before the timer: the database's cost of one durable commit), and the
@@ -144,17 +140,7 @@ async function concurrently(rows: number, clients: number, call: (client: number
 
 function hybridOf(db: Database, workspaceId: string) {
   const tenant = forWorkspace(db, workspaceId);
-  return (i: number) =>
-    timed(() =>
-      hybridCandidates(tenant, {
-        embedding: TOPIC_EMBEDDINGS[i % QUERY_TOPICS.length]!,
-        model: LOCAL_EMBEDDING_MODEL,
-        topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!,
-        includeEphemeral: false,
-        window: { kind: 'current' },
-        depth: QUERY_DEPTH,
-      }),
-    );
+  return (i: number) => timed(() => referenceQuery(tenant, i));
 }
 
 /** On Postgres: postgres.js for the insert (prepared, one row per statement), a pool of one for the query. */

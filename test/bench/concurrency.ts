@@ -74,21 +74,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '@engram/config';
-import {
-  embedLocally,
-  joinWorkspace,
-  LOCAL_EMBEDDING_MODEL,
-  provisionWorkspace,
-} from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates, migrate, queryRows, type Database, type DbHandle } from '@engram/db';
+import { joinWorkspace, provisionWorkspace } from '@engram/core';
+import { createDb, forWorkspace, migrate, queryRows, type Database, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { cliEnv, REPO_ROOT, startCli, type StartedCli } from '../support/cli.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import type { ClientThreadInput, ClientThreadMessage, GoMessage } from './concurrency-clients.ts';
 import { raiseLimits } from './limits.ts';
-import { referenceInsert, referenceRow } from './reference-row.ts';
-import { BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
+import { referenceInsert, referenceQuery, referenceRow } from './reference-row.ts';
+import { BULK_LIMITS, factText, seedWorkspaces } from './seed.ts';
 import { median, percentile, watchEventLoopDelay } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -147,8 +142,6 @@ if (!(WINDOW_MS > 0) || !(SIZE >= 0)) throw new Error('--window and --size must 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-/** engram_query's depth for limit 10: max(30, limit × 3). */
-const QUERY_DEPTH = 30;
 const FLOOR_POOL = 10;
 const HEALTH_POLL_MS = 50;
 const CORES = os.availableParallelism();
@@ -472,7 +465,6 @@ interface FloorResult {
   errorSamples: string[];
 }
 
-const TOPIC_EMBEDDINGS = QUERY_TOPICS.map((topic) => embedLocally(topic));
 let floorSerial = 1_000_000_000;
 
 async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: number): Promise<FloorResult> {
@@ -496,16 +488,8 @@ async function runFloor(handle: DbHandle, workspaceIds: string[], windowMs: numb
           const statement = referenceInsert(sql`bench_floor_facts`, workspaceId, referenceRow(content, scope), `floor-${k}`);
           op = () => handle.db.execute(statement);
         } else {
-          const t = i % QUERY_TOPICS.length;
           op = async () => {
-            const candidates = await hybridCandidates(forWorkspace(handle.db, workspaceId), {
-              embedding: TOPIC_EMBEDDINGS[t]!,
-              model: LOCAL_EMBEDDING_MODEL,
-              topic: QUERY_TOPICS[t]!,
-              includeEphemeral: false,
-              window: { kind: 'current' },
-              depth: QUERY_DEPTH,
-            });
+            const candidates = await referenceQuery(forWorkspace(handle.db, workspaceId), i);
             if (candidates.length === 0) emptyQueries++;
           };
         }

@@ -18,14 +18,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { embedLocally, LOCAL_EMBEDDING_MODEL } from '@engram/core';
-import { createDb, forWorkspace, hybridCandidates } from '@engram/db';
+import { createDb, forWorkspace } from '@engram/db';
 import postgres from 'postgres';
 import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 import { raiseLimits } from './limits.ts';
-import { insertReferenceRow, referenceRow, type ReferenceRow } from './reference-row.ts';
+import { insertReferenceRow, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
@@ -108,7 +107,6 @@ try {
     const i = 20_000_000 + n++;
     return { ...factText(i), confidence: 0.9, agent_id: `bench-${i % 17}` };
   };
-  const topicEmbeddings = new Map(QUERY_TOPICS.map((t) => [t, embedLocally(t)]));
   const insertRow = () => {
     const { content, scope } = fact();
     return referenceRow(content, scope);
@@ -121,10 +119,7 @@ try {
     status: () => tool('engram_status', {}),
     query: () => tool('engram_query', { topic: topic(), limit: 10 }),
     'sdk-query': () => mustCall(client, 'engram_query', { topic: topic(), limit: 10 }),
-    hybrid: () => {
-      const t = topic();
-      return hybridCandidates(tenant, { embedding: topicEmbeddings.get(t)!, model: LOCAL_EMBEDDING_MODEL, topic: t, includeEphemeral: false, window: { kind: 'current' }, depth: 30 });
-    },
+    hybrid: () => referenceQuery(tenant, n++),
     commit: () => tool('engram_commit', fact()),
     'sdk-commit': () => mustCall(client, 'engram_commit', fact()),
     'prose-commit': () => {

@@ -5,9 +5,10 @@
  * database's, so a reference that computed them while timed would count them on both sides.
  */
 import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
-import { textArrayLiteral, vectorLiteral } from '@engram/db';
+import { hybridCandidates, textArrayLiteral, vectorLiteral, type Candidate, type TenantDb } from '@engram/db';
 import { sql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
+import { QUERY_TOPICS } from './story.ts';
 
 export function referenceRow(content: string, scope: string) {
   const entities = extractEntities(content, scope);
@@ -40,4 +41,25 @@ export function referenceInsert(table: SQL, workspaceId: string, row: ReferenceR
     values (${row.id}, ${workspaceId}, ${row.id}, ${row.content}, ${row.hash}, ${row.scope}, 0.9, ${agentId},
       ${row.entities}::jsonb, ${row.keys}::text[], ${EXTRACTOR_VERSION},
       ${row.embedding}::halfvec, ${LOCAL_EMBEDDING_MODEL})`;
+}
+
+/** engram_query's depth for limit 10: max(30, limit × 3). */
+const QUERY_DEPTH = 30;
+const TOPIC_EMBEDDINGS = QUERY_TOPICS.map((topic) => embedLocally(topic));
+
+/**
+ * The query's reference: the service's own hybrid SQL (`hybridCandidates`) for the `n`-th bench
+ * topic (modulo their number), on the tenant's workspace as the service runs it, at engram_query's
+ * depth for limit 10, with the topic's embedding made beforehand.
+ */
+export function referenceQuery(tenant: TenantDb, n: number): Promise<Candidate[]> {
+  const t = n % QUERY_TOPICS.length;
+  return hybridCandidates(tenant, {
+    embedding: TOPIC_EMBEDDINGS[t]!,
+    model: LOCAL_EMBEDDING_MODEL,
+    topic: QUERY_TOPICS[t]!,
+    includeEphemeral: false,
+    window: { kind: 'current' },
+    depth: QUERY_DEPTH,
+  });
 }
