@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector as vectorExtension } from '@electric-sql/pglite/vector';
-import { createDb, DatabaseUnavailableError, queryRows, type Database, type DbHandle } from '@engram/db';
+import { asOneCaller, createDb, DatabaseUnavailableError, queryRows, type Database, type DbHandle } from '@engram/db';
 import { sql, type SQL } from 'drizzle-orm';
 import { bigint, boolean, date, doublePrecision, integer, interval, jsonb, numeric, pgTable, text, timestamp, uuid, vector } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -181,6 +181,52 @@ describe('embedded database on its own thread', () => {
     await Promise.all([tx, ...requests, control]);
     expect(order).toEqual(['transaction', 'control', 'request 1', 'request 2', 'request 3']);
     expect(handle.control).not.toBe(handle.db);
+  });
+
+  it('lets a request that has waited once go on ahead of the statements of requests that came after it', async () => {
+    const order: string[] = [];
+    const { tx, release } = await holdDatabase(handle.db, sql`select 1`, () => void order.push('transaction'));
+    // One caller (a tool call) needs three statements in a row; four others queue behind its first
+    // (a macrotask after it was asked for, it is waiting in line).
+    const caller = asOneCaller(async () => {
+      for (const n of [1, 2, 3]) {
+        await handle.db.execute(sql`select ${`caller ${n}`}`);
+        order.push(`caller ${n}`);
+      }
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const others = [1, 2, 3, 4].map((n) => handle.db.execute(sql`select ${n}::int`).then(() => order.push(`other ${n}`)));
+    release();
+    await Promise.all([tx, caller, ...others]);
+    // Its first statement waited its turn like everyone's; its next ones did not wait behind all four
+    // (first come first served, they would have run last).
+    expect(order.slice(0, 2)).toEqual(['transaction', 'caller 1']);
+    expect(order.indexOf('caller 3')).toBeLessThan(order.indexOf('other 3'));
+    expect(order.at(-1)).toBe('other 4');
+  });
+
+  it('places the statements of a request by when it arrived: ahead of work asked for after that, behind work asked for before', async () => {
+    const order: string[] = [];
+    const { tx, release } = await holdDatabase(handle.db, sql`select 1`, () => void order.push('transaction'));
+    // An early request arrives, two statements of no request queue, a late request queues, and only
+    // then does the early request ask for its statement.
+    let ask!: () => void;
+    const asked = new Promise<void>((resolve) => (ask = resolve));
+    const early = asOneCaller(async () => {
+      await asked;
+      await handle.db.execute(sql`select 'early'`);
+      order.push('early');
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const others = [1, 2].map((n) => handle.db.execute(sql`select ${n}::int`).then(() => order.push(`other ${n}`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = asOneCaller(() => handle.db.execute(sql`select 'late'`).then(() => order.push('late')));
+    await new Promise((resolve) => setImmediate(resolve));
+    ask();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all([tx, early, late, ...others]);
+    expect(order).toEqual(['transaction', 'early', 'other 1', 'other 2', 'late']);
   });
 
   it('keeps working after a statement fails and after a transaction fails to commit', async () => {

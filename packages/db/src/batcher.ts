@@ -11,10 +11,13 @@
  * or `retryAlone` says a retry cannot help), so one item that makes a statement fail costs no
  * other item its result.
  */
+import { forCaller, placeInLine } from './callers.ts';
 import { databaseFault } from './faults.ts';
 
 interface Waiting<T, R> {
   item: T;
+  /** Its place in line on the embedded database (callers.ts). */
+  place: number;
   resolve(result: R): void;
   reject(error: unknown): void;
 }
@@ -68,9 +71,10 @@ export class Batcher<T, R> {
 
   /** Serves `item` with whatever else of `key` is waiting when its turn comes. */
   submit(key: string, item: T): Promise<R> {
+    const place = placeInLine();
     return new Promise<R>((resolve, reject) => {
       const queue = this.#waiting.get(key);
-      const waiting = { item, resolve, reject };
+      const waiting = { item, place, resolve, reject };
       if (queue) queue.push(waiting);
       else this.#waiting.set(key, [waiting]);
       this.#pump();
@@ -105,7 +109,10 @@ export class Batcher<T, R> {
       this.#inFlight++;
       this.#serving.set(key, (this.#serving.get(key) ?? 0) + 1);
       const served = key;
-      void this.#run(batch).finally(() => {
+      // A batch is work for all of its callers, not for whichever one started it: on the embedded
+      // database it takes the place in line of the earliest of them (callers.ts).
+      const place = Math.min(...batch.map((w) => w.place));
+      void forCaller({ since: place, turns: 0 }, () => this.#run(batch)).finally(() => {
         this.#inFlight--;
         const left = this.#serving.get(served)! - 1;
         if (left === 0) this.#serving.delete(served);

@@ -22,3 +22,4 @@ export * from './oauth.ts';
 export * from './fact-writer.ts';
 export * from './batcher.ts';
 export * from './candidate-reader.ts';
+export { asOneCaller, PLACED_TURNS } from './callers.ts';

@@ -13,7 +13,7 @@ import {
   type Principal,
 } from '@engram/core';
 import { auditIdentity } from '@engram/core';
-import { healthOf, withinDeadline, type Database } from '@engram/db';
+import { asOneCaller, healthOf, withinDeadline, type Database } from '@engram/db';
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { parsedOutput, portable } from './portable-schema.ts';
@@ -157,7 +157,8 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         try {
           const unstorable = unstorableTextProblems(args);
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
-          const work = tool.handler(args as z.output<typeof tool.input>, ctx);
+          // One caller: on the embedded database its statements after the first go ahead of other calls' first ones.
+          const work = asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
           const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
           const structured = parsedOutput(tool.output, output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };

@@ -6,7 +6,8 @@
  *
  * - One statement or transaction at a time, first come first served, as PGlite itself does: while
  *   a transaction is open, other callers wait their turn, so nothing of theirs runs inside it.
- *   Control work (`control`: authentication, rate limits, health, leases) takes the next turn.
+ *   Control work (`control`: authentication, rate limits, health, leases) takes the next turn;
+ *   a request's statements take their place in line by when the request arrived (callers.ts).
  *   A turn ends only when the thread has answered everything sent during it, so statements never
  *   pile up behind one that does not return; they wait here, unsent, and give up unsent.
  * - A statement not answered within the deadline (waiting for its turn included) fails with a
@@ -31,6 +32,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results, Transaction } from '@electric-sql/pglite';
+import { placeInLine } from '../callers.ts';
 import { DatabaseUnavailableError } from '../faults.ts';
 import { fromWire, type Opened, type Reply, type Request } from './protocol.ts';
 import { isSchemaWork, isWrite } from './statements.ts';
@@ -174,10 +176,10 @@ export class EmbeddedClient {
     transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => this.#transactionInTurn(true, fn),
   };
 
-  async #queryInTurn<T>(first: boolean, sql: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
+  async #queryInTurn<T>(control: boolean, sql: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
     const deadline = this.#deadlineFor(sql);
     if (isWrite(sql)) await this.#refuseWritesIfDiskLow();
-    await this.#enter(deadline, first);
+    await this.#enter(deadline, control);
     try {
       return await this.#query<T>(0, sql, params, options, deadline);
     } finally {
@@ -185,10 +187,10 @@ export class EmbeddedClient {
     }
   }
 
-  async #execInTurn(first: boolean, sql: string, options: QueryOptions | undefined): Promise<Results[]> {
+  async #execInTurn(control: boolean, sql: string, options: QueryOptions | undefined): Promise<Results[]> {
     const deadline = this.#deadlineFor(sql);
     if (isWrite(sql)) await this.#refuseWritesIfDiskLow();
-    await this.#enter(deadline, first);
+    await this.#enter(deadline, control);
     try {
       return await this.#exec(0, sql, options, deadline);
     } finally {
@@ -201,8 +203,8 @@ export class EmbeddedClient {
    * `fn` resolves, ROLLBACK when it throws. BEGIN is sent without waiting for its answer (the thread
    * runs it before the first statement, and fails that statement if it failed).
    */
-  async #transactionInTurn<T>(first: boolean, fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    await this.#enter(deadlineIn(this.#options.deadlineMs), first);
+  async #transactionInTurn<T>(control: boolean, fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    await this.#enter(deadlineIn(this.#options.deadlineMs), control);
     const id = this.#nextTx++;
     let closed = false;
     let writesAllowed = false;
@@ -310,10 +312,11 @@ export class EmbeddedClient {
     throw fault;
   }
 
-  async #enter(deadline: Deadline, first = false): Promise<void> {
+  /** Waits for a turn: control work first, everything else by its place in line (callers.ts). */
+  async #enter(deadline: Deadline, control = false): Promise<void> {
     const unavailable = this.#unavailable();
     if (unavailable) throw unavailable;
-    await this.#turns.enter(deadline.at, () => this.#late(deadline), first);
+    await this.#turns.enter(deadline.at, () => this.#late(deadline), control ? CONTROL : placeInLine());
   }
 
   /** Why a call fails at once, unsent: closed, being started again, or stuck on a statement. */
@@ -481,22 +484,27 @@ interface Waiter {
   gone: boolean;
 }
 
+/** The place in line of control work: ahead of every other. */
+const CONTROL = -Infinity;
+
 /**
- * One holder at a time, first come first served, except that a waiter entering `first` (control
- * work) goes ahead of every other waiter; a waiter gives up at its deadline.
+ * One holder at a time; waiters are admitted by their place in line (lowest first, first come
+ * first served among equal places: control work's, or a caller's statements). A waiter gives up
+ * at its deadline.
  */
 class Turnstile {
   #held = false;
-  readonly #first: Waiter[] = [];
-  readonly #waiting: Waiter[] = [];
+  /** Waiters, ordered by place. */
+  readonly #waiting: (Waiter & { place: number })[] = [];
 
-  enter(deadlineAt: number, late: () => Error, first = false): Promise<void> {
+  enter(deadlineAt: number, late: () => Error, place: number): Promise<void> {
     if (!this.#held) {
       this.#held = true;
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
       const waiter = {
+        place,
         gone: false,
         admit: () => {
           clearTimeout(timer);
@@ -512,12 +520,15 @@ class Turnstile {
         waiter.gone = true;
         reject(late());
       }, Math.max(0, deadlineAt - performance.now()));
-      (first ? this.#first : this.#waiting).push(waiter);
+      // After every waiter whose place is not later (most arrive last: searched from the end).
+      let at = this.#waiting.length;
+      while (at > 0 && this.#waiting[at - 1]!.place > place) at--;
+      this.#waiting.splice(at, 0, waiter);
     });
   }
 
   leave(): void {
-    for (let next = this.#first.shift() ?? this.#waiting.shift(); next; next = this.#first.shift() ?? this.#waiting.shift()) {
+    for (let next = this.#waiting.shift(); next; next = this.#waiting.shift()) {
       if (!next.gone) return next.admit();
     }
     this.#held = false;
@@ -525,7 +536,7 @@ class Turnstile {
 
   /** Every waiter gives up now, with `why()`. */
   turnAwayWaiting(why: () => Error): void {
-    for (const waiter of [...this.#first.splice(0), ...this.#waiting.splice(0)]) {
+    for (const waiter of this.#waiting.splice(0)) {
       if (!waiter.gone) waiter.refuse(why());
     }
   }
