@@ -157,7 +157,7 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         try {
           const unstorable = unstorableTextProblems(args);
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
-          // One caller: on the embedded database its statements after the first go ahead of other calls' first ones.
+          // One caller: on the embedded database its statements take their place in line by when the call arrived.
           const work = asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
           const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
           const structured = parsedOutput(tool.output, output);

@@ -479,6 +479,8 @@ export class EmbeddedClient {
 }
 
 interface Waiter {
+  /** Its place in line (callers.ts); lower goes first. */
+  place: number;
   admit(): void;
   refuse(error: Error): void;
   gone: boolean;
@@ -495,7 +497,7 @@ const CONTROL = -Infinity;
 class Turnstile {
   #held = false;
   /** Waiters, ordered by place. */
-  readonly #waiting: (Waiter & { place: number })[] = [];
+  readonly #waiting: Waiter[] = [];
 
   enter(deadlineAt: number, late: () => Error, place: number): Promise<void> {
     if (!this.#held) {
