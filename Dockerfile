@@ -44,7 +44,9 @@ FROM node:24-bookworm-slim AS runtime
 # embedded database's WebAssembly memory, buffers and the runtime. V8 otherwise sizes the heap for
 # the host, and a 512 MB machine runs out of memory before it collects. The young generation is
 # capped too: V8 gave it 128 MB beside a 256 MB old space, most of an idle server's RSS (with 16 MB
-# semi-spaces the 200-client bench peaked at 380 MiB instead of 445, at the same throughput).
+# semi-spaces the 200-client bench peaked at 380 MiB instead of 445, at the same throughput). The
+# flag is for the server's heap: the embedded database's thread is given a smaller young generation
+# of its own (packages/db/src/embedded/thread.ts).
 # jemalloc instead of glibc's malloc: V8 compiles the embedded database's WebAssembly on
 # background threads, with up to 600 MB of short-lived compiler memory for one large function,
 # and glibc's per-thread arenas kept about 80 MiB of it resident for good. Under the embedded
