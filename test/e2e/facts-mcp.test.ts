@@ -241,6 +241,22 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
     expect(repeat).toMatchObject({ duplicate: true, fact_id: again.fact_id });
   });
 
+  it('reads a claim as unchanged when a human dismissed the conflict with the fact that seemed to move it', async () => {
+    const ws = await workspace();
+    const first = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-a' });
+    const moved = await ws.commit({ content: 'The first sprint deadline moved to April 5', scope: 'planning', agent_id: 'agent-b' });
+    const [conflict] = await ws.tenant
+      .insert(conflicts, { kind: 'reversal', question: 'Which is the deadline?', detectedBy: 'tier0_entity', severity: 'high', factSetKey: `${first.fact_id}:${moved.fact_id}`, status: 'dismissed' })
+      .returning();
+    await ws.tenant.insert(conflictFacts, [
+      { conflictId: conflict!.id, factId: first.fact_id! },
+      { conflictId: conflict!.id, factId: moved.fact_id! },
+    ]);
+    // The two were judged compatible: saying the first again is the identical current fact, not a return.
+    const again = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-c' });
+    expect(again).toMatchObject({ duplicate: true, fact_id: first.fact_id });
+  });
+
   it('retrieves by meaning and words, filters by scope hierarchy and fact type, and flags conflicts', async () => {
     const ws = await workspace();
     const jwt = await ws.commit({ content: 'Auth refreshes JWT access tokens with a rotating refresh token', scope: 'auth/jwt', fact_type: 'decision', provenance: 'ADR-12' });

@@ -57,12 +57,19 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[]): Prom
 
 /**
  * Durable facts sharing a match key with these — current ones, and the most recent history (for
- * reversals) — the newest `perKey` for each key, so a crowded attribute cannot stall a run. With
- * `after`, only those committed after that instant (the same facts the newest `perKey` would
- * include, found by a range scan that stops at it: a commit asking whether a claim moved on since
- * an older fact reads a handful of rows instead of every key's twenty).
+ * reversals) — the newest `perKey` for each key, so a crowded attribute cannot stall a run.
+ *
+ * A commit asking whether a claim moved on since an older fact (`since`) reads, in the same
+ * statement, only the facts committed after that fact's instant (the same facts the newest
+ * `perKey` would include, found by a range scan that stops at it: a handful of rows instead of every
+ * key's twenty), less those a human judged compatible with it (a conflict of the two, dismissed).
  */
-export async function factsMatching(tenant: TenantDb, keys: readonly string[], perKey: number, after?: Date): Promise<DetectorFact[]> {
+export async function factsMatching(
+  tenant: TenantDb,
+  keys: readonly string[],
+  perKey: number,
+  since?: { id: string; committedAt: Date },
+): Promise<DetectorFact[]> {
   if (keys.length === 0) return [];
   // The ids are found first (a range scan of the key index per key), then each is looked up by
   // primary key: one plan whatever the statistics say. Written as `f.id in (...)`, on tables nothing
@@ -74,13 +81,23 @@ export async function factsMatching(tenant: TenantDb, keys: readonly string[], p
             select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
             cross join lateral (
               select fact_id from fact_keys
-              where workspace_id = ${tenant.workspaceId} and key = k.key ${after ? sql`and committed_at > ${ts(after)}` : sql``}
+              where workspace_id = ${tenant.workspaceId} and key = k.key ${since ? sql`and committed_at > ${ts(since.committedAt)}` : sql``}
               order by committed_at desc nulls last -- the index order: a range scan, no sort
               limit ${perKey}
             ) fk
           ) found
           cross join lateral (select * from facts f where f.id = found.fact_id) f
-          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null`,
+          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
+            ${
+              since
+                ? // Computed once (an InitPlan), before the facts are read: the plan above stays as it is.
+                  sql`and f.id <> all(array(
+                    select other.fact_id from conflict_facts mine
+                    join conflicts c on c.id = mine.conflict_id and c.status = 'dismissed'
+                    join conflict_facts other on other.conflict_id = mine.conflict_id
+                    where mine.fact_id = ${since.id} and mine.workspace_id = ${tenant.workspaceId}))`
+                : sql``
+            }`,
     ),
   );
 }
@@ -426,15 +443,4 @@ export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<n
 export async function countOpenConflicts(tenant: TenantDb): Promise<number> {
   const [row] = await tenant.read<{ n: number }>(sql`select count(*)::int as n from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`);
   return Number(row?.n ?? 0);
-}
-
-/** Facts that share a dismissed conflict with this one: a human judged them compatible with it. */
-export async function factsDismissedWith(tenant: TenantDb, factId: string): Promise<Set<string>> {
-  const rows = await tenant.read<{ fact_id: string }>(
-    sql`select distinct other.fact_id from conflict_facts mine
-        join conflicts c on c.id = mine.conflict_id and c.status = 'dismissed'
-        join conflict_facts other on other.conflict_id = mine.conflict_id and other.fact_id <> mine.fact_id
-        where mine.workspace_id = ${tenant.workspaceId} and mine.fact_id = ${factId}`,
-  );
-  return new Set(rows.map((r) => r.fact_id));
 }

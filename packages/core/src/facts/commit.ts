@@ -9,7 +9,6 @@ import {
   addCorroboration,
   closeLineage,
   factWriterOf,
-  factsDismissedWith,
   factsMatching,
   findCurrentDuplicate,
   forWorkspace,
@@ -448,13 +447,12 @@ export async function changedSince(
 ): Promise<boolean> {
   const keys = matchKeysOf(draft.entities);
   if (keys.length === 0) return false;
+  // One statement: the current facts sharing a key committed after `earlier`, less those a human
+  // judged compatible with it.
   const since = new Date(earlier.committed_at);
-  const candidates = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY, since)).filter(
+  const later = (await factsMatching(tenant, keys, CHANGED_SINCE_PER_KEY, { id: earlier.id, committedAt: since })).filter(
     (f) => f.valid_until === null && f.committed_at.getTime() > since.getTime(),
   );
-  if (candidates.length === 0) return false;
-  const compatible = await factsDismissedWith(tenant, earlier.id);
-  const later = candidates.filter((f) => !compatible.has(f.id));
   if (later.length === 0) return false;
   const mine = claimsOf({
     id: 'draft',
