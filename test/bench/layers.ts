@@ -3,8 +3,10 @@
  * (`/healthz`), the MCP layer (`tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
  * through the SDK's MCP client, and the database work they stand on issued directly (the hybrid
  * SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this
- * process (the client) spent per call, read from /proc and `process.cpuUsage`. Layers take turns
- * in blocks of 200 calls, so a machine that changes speed affects them alike.
+ * process (the client) spent per call, read from /proc and `process.cpuUsage`, and the server's
+ * garbage collection per call (young-generation pauses, the bytes they promoted to the old
+ * generation, full GCs), from V8's GC profiler in the server (gc-probe.ts, preloaded). Layers take
+ * turns in blocks of 200 calls, so a machine that changes speed affects them alike.
  *
  *   npm run bench:layers                     # 10,000 facts, 5 rounds
  *   npm run bench:layers -- --size 2000 --rounds 3 --layers healthz,list,query,sdk-query,hybrid
@@ -17,12 +19,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDb, forWorkspace } from '@engram/db';
 import postgres from 'postgres';
 import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import type { GcReport } from './gc-probe.ts';
 import { raiseLimits } from './limits.ts';
 import { insertReferenceRow, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
@@ -63,6 +67,8 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
 
 const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
+const gcFile = path.join(dataDir, 'gc.json');
+const GC_PROBE = fileURLToPath(new URL('./gc-probe.ts', import.meta.url));
 const server = await startCli(
   cliEnv({
     DATABASE_URL: databaseUrl,
@@ -72,7 +78,8 @@ const server = await startCli(
     PORT: '0',
     LOG_LEVEL: 'warn',
     ENGRAM_IN_PROCESS_WORKER: 'false',
-    ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
+    ENGRAM_BENCH_GC_FILE: gcFile,
+    NODE_OPTIONS: [`--import=${GC_PROBE}`, args['node-options']].filter(Boolean).join(' '),
   }),
 );
 try {
@@ -142,12 +149,24 @@ try {
     const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
   };
-  const results = new Map(chosen.map((layer) => [layer, { times: [] as number[], serverMs: 0, clientMs: 0 }]));
+  // The server's GC since the last report: asks the probe for one and waits until it is written.
+  const lastSeq = () => (fs.existsSync(gcFile) ? (JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport).seq : 0);
+  const gcReport = async (): Promise<GcReport> => {
+    const before = lastSeq();
+    process.kill(server.child.pid!, 'SIGUSR2');
+    while (lastSeq() === before) {
+      if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}) before reporting its GC`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport;
+  };
+  const results = new Map(chosen.map((layer) => [layer, { times: [] as number[], serverMs: 0, clientMs: 0, scavengeMs: 0, promoted: 0, fullGcMs: 0 }]));
   for (const layer of chosen) for (let i = 0; i < 100; i++) await calls[layer]();
   for (let round = 0; round < ROUNDS; round++) {
     for (const layer of chosen) {
       const result = results.get(layer)!;
       before[layer]?.();
+      await gcReport();
       const server0 = serverCpuMs();
       const client0 = process.cpuUsage();
       for (let i = 0; i < BLOCK; i++) {
@@ -157,6 +176,10 @@ try {
       }
       const used = process.cpuUsage(client0);
       result.serverMs += serverCpuMs() - server0;
+      const gc = await gcReport();
+      result.scavengeMs += gc.scavengeMs;
+      result.promoted += gc.promoted;
+      result.fullGcMs += gc.fullGcMs;
       result.clientMs += (used.user + used.system) / 1000;
     }
     process.stderr.write(`  round ${round + 1} of ${ROUNDS} done\n`);
@@ -168,11 +191,12 @@ try {
   const calls_ = ROUNDS * BLOCK;
   process.stdout.write(
     `\nLayers, Postgres, ${Number(args.size).toLocaleString('en-US')} facts, ${ROUNDS} rounds of ${BLOCK} sequential calls per layer (${os.cpus().length} cores):\n\n` +
-      '| layer | p50 | server CPU per call | client CPU per call |\n| --- | ---: | ---: | ---: |\n' +
+      '| layer | p50 | server CPU per call | client CPU per call | server GC per call: scavenges / full | promoted per call |\n| --- | ---: | ---: | ---: | ---: | ---: |\n' +
       chosen
         .map((layer) => {
           const r = results.get(layer)!;
-          return `| ${DESCRIPTIONS[layer]} | ${fmt(median(r.times))} | ${(r.serverMs / calls_).toFixed(2)} ms | ${(r.clientMs / calls_).toFixed(2)} ms |`;
+          const gc = `${(r.scavengeMs / calls_).toFixed(3)} / ${(r.fullGcMs / calls_).toFixed(3)} ms`;
+          return `| ${DESCRIPTIONS[layer]} | ${fmt(median(r.times))} | ${(r.serverMs / calls_).toFixed(2)} ms | ${(r.clientMs / calls_).toFixed(2)} ms | ${gc} | ${(r.promoted / calls_ / 1024).toFixed(1)} KiB |`;
         })
         .join('\n') +
       '\n',
