@@ -19,6 +19,7 @@ import { GCProfiler } from 'node:v8';
 import { createDb, forWorkspace, migrate } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import { gcSummary } from './gc-probe.ts';
 
 const { values: args } = parseArgs({ options: { reads: { type: 'string', default: '3000' } } });
 const READS = Number(args.reads);
@@ -45,18 +46,13 @@ try {
   const elapsed = performance.now() - started;
   const { statistics } = profiler.stop();
 
-  const oldSpace = (stats: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] }) =>
-    stats.heapSpaceStatistics.filter((s) => s.spaceName === 'old_space' || s.spaceName === 'large_object_space').reduce((sum, s) => sum + s.spaceUsedSize, 0);
-  const scavenges = statistics.filter((s) => s.gcType === 'Scavenge');
-  const promoted = scavenges.reduce((sum, s) => sum + Math.max(0, oldSpace(s.afterGC) - oldSpace(s.beforeGC)), 0);
-  const pauseMs = scavenges.reduce((sum, s) => sum + s.cost / 1000, 0);
-  const full = statistics.filter((s) => s.gcType === 'MarkSweepCompact');
+  const gc = gcSummary(statistics);
   const per1000 = (x: number) => (x * 1000) / READS;
   process.stdout.write(
     `${READS.toLocaleString('en-US')} reads of 60 rows (TenantDb.read), ${(elapsed / READS).toFixed(2)} ms each:\n` +
-      `  scavenges ${scavenges.length}, ${pauseMs.toFixed(0)} ms in all (${per1000(pauseMs).toFixed(1)} ms per 1,000 reads)\n` +
-      `  promoted to the old generation ${(promoted / 2 ** 20).toFixed(1)} MiB (${(per1000(promoted) / 2 ** 20).toFixed(2)} MiB per 1,000 reads)\n` +
-      `  full GCs ${full.length}, ${full.reduce((sum, s) => sum + s.cost / 1000, 0).toFixed(0)} ms\n`,
+      `  scavenges ${gc.scavenges}, ${gc.scavengeMs.toFixed(0)} ms in all (${per1000(gc.scavengeMs).toFixed(1)} ms per 1,000 reads)\n` +
+      `  promoted to the old generation ${(gc.promoted / 2 ** 20).toFixed(1)} MiB (${(per1000(gc.promoted) / 2 ** 20).toFixed(2)} MiB per 1,000 reads)\n` +
+      `  full GCs ${gc.fullGcs}, ${gc.fullGcMs.toFixed(0)} ms\n`,
   );
 } finally {
   await handle.close();
