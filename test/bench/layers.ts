@@ -150,15 +150,16 @@ try {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
   };
   // The server's GC since the last report: asks the probe for one and waits until it is written.
-  const lastSeq = () => (fs.existsSync(gcFile) ? (JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport).seq : 0);
+  const latest = () => (fs.existsSync(gcFile) ? (JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport) : undefined);
   const gcReport = async (): Promise<GcReport> => {
-    const before = lastSeq();
+    const before = latest()?.seq ?? 0;
     process.kill(server.child.pid!, 'SIGUSR2');
-    while (lastSeq() === before) {
+    for (;;) {
+      const report = latest();
+      if (report && report.seq > before) return report;
       if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}) before reporting its GC`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    return JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport;
   };
   const results = new Map(chosen.map((layer) => [layer, { times: [] as number[], serverMs: 0, clientMs: 0, scavengeMs: 0, promoted: 0, fullGcMs: 0 }]));
   for (const layer of chosen) for (let i = 0; i < 100; i++) await calls[layer]();
