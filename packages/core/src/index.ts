@@ -17,6 +17,7 @@ export * from './onboarding.ts';
 export * from './rate-limits.ts';
 export * from './detection/index.ts';
 export * from './sessions.ts';
+export * from './turns.ts';
 export * from './dashboard.ts';
 export { languageModelLoaded, readText, type Clause, type TextReading, type Word } from './language/reader.ts';
 export * from './oauth/index.ts';

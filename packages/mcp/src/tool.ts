@@ -2,6 +2,7 @@ import {
   callerErrorOf,
   EngramError,
   InvalidInputError,
+  nextTurn,
   unstorableTextProblems,
   type AnonymousLimits,
   type RateLimiter,
@@ -157,9 +158,14 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         try {
           const unstorable = unstorableTextProblems(args);
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
+          // The tool's work and its answer each take a turn of the event loop once it is busy (turns.ts).
+          let turn = nextTurn();
+          if (turn) await turn;
           // One caller: on the embedded database its statements take their place in line by when the call arrived.
           const work = asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
           const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
+          turn = nextTurn();
+          if (turn) await turn;
           const structured = parsedOutput(tool.output, output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
         } catch (error) {

@@ -1,4 +1,4 @@
-import { EngramError, unauthorized } from '@engram/core';
+import { EngramError, nextTurn, unauthorized } from '@engram/core';
 import { McpEndpoint } from '@engram/mcp';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
       challenge(reply, ctx.config, request, SIGN_IN);
       throw SIGN_IN;
     }
+    // Reading the MCP message and building its server takes a turn of the event loop once it is busy (turns.ts).
+    const turn = nextTurn();
+    if (turn) await turn;
     const response = await endpoint.handle(
       toWebRequest(request, 'http://engram.invalid'),
       {

@@ -17,6 +17,7 @@ import {
   type RunStats,
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
+import { yieldTurn } from '../turns.ts';
 import { cachedClaims } from './claims.ts';
 import { analysisCost, analyzeSlots, indexingSteps } from './deterministic.ts';
 import { probesOf } from './per-fact.ts';
@@ -75,7 +76,6 @@ const ANALYSIS_STEP_CLAIMS = 20_000;
  * it serves: a slice of time, not a count of facts, since what a fact costs to read varies with it.
  */
 const READING_SLICE_MS = 4;
-const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
 /** Trigger rows read per statement when a run starts. */
 const TRIGGERS_READ_AT_ONCE = 500;
 
@@ -152,7 +152,7 @@ export async function runDeterministicPass(
     let sliceStart = performance.now();
     const sliceUsed = () => performance.now() - sliceStart >= READING_SLICE_MS;
     const nextSlice = async () => {
-      await yieldToRequests();
+      await yieldTurn();
       sliceStart = performance.now();
     };
     for (const fact of facts) {
@@ -182,7 +182,7 @@ export async function runDeterministicPass(
       const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds, claims, index), analyzeStatements(facts, triggerIds));
       // Nothing to apply: no transaction (most steps of a busy workspace's backlog).
       if (outcome.retirements.length === 0 && outcome.conflicts.length === 0) {
-        await yieldToRequests();
+        await yieldTurn();
         continue;
       }
       const { retired, raised } = await tenant.transaction(async (tx) => {
@@ -202,7 +202,7 @@ export async function runDeterministicPass(
       }
       totals.conflictsRaised += raised;
       totals.factsRetired += retired;
-      await yieldToRequests();
+      await yieldTurn();
     }
   }
   // Conflicts whose facts closed outside the detector (a correction, a deletion, an expiry) are

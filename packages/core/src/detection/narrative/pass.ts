@@ -22,6 +22,7 @@ import {
 import type OpenAI from 'openai';
 import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
+import { yieldTurn } from '../../turns.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
 import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
 import { gatherEvidence } from './evidence.ts';
@@ -112,7 +113,7 @@ export async function buildStory(
     }),
   ]);
   const evidenceIds = new Set(evidence.map((e) => e.id));
-  await yieldToRequests();
+  await yieldTurn();
   // The curve samples the background only: the evidence is in whatever the draws say.
   const survivors = applyForgetting(
     candidates.filter((c) => !evidenceIds.has(c.id)),
@@ -125,7 +126,7 @@ export async function buildStory(
       .filter((e) => !triggerIds.has(e.id))
       .map((e) => ({ fact: { id: e.id, committed_at: e.committed_at, conflicts: conflictsOf.get(e.id) ?? 0, chars: e.chars }, rank: 0, trigger: false, evidence: true })),
   ];
-  await yieldToRequests();
+  await yieldTurn();
   // Read contents only for the facts that can fit (by their length), most wanted first.
   // JSON escaping can lengthen a content a little: estimate generously, compose exactly below.
   const lineCost = (s: Survivor<NarrativeCandidate>) => Math.ceil(s.fact.chars * 1.1) + CHARS_PER_LINE_OVERHEAD;
@@ -135,7 +136,7 @@ export async function buildStory(
     .filter((s) => contents.has(s.fact.id))
     .map((s) => ({ ...s, fact: { ...contents.get(s.fact.id)!, conflicts: s.fact.conflicts } }))
     .sort((a, b) => a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id));
-  await yieldToRequests();
+  await yieldTurn();
   const { lines, omitted } = composeStory(full, {
     budgetChars: budget,
     related: new Set(),
@@ -162,8 +163,6 @@ export async function replayStory(db: Database, detective: StoryDetective, runId
   return buildStory(forWorkspace(db, run.workspaceId), detective, { seed: run.seed, now: run.startedAt, triggerFactIds: run.triggerFactIds });
 }
 
-/** Lets the requests an in-process worker shares its event loop with go first between the steps of a large workspace's story. */
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const SEVERITY = { reversal: 'high', ambiguity: 'high', stale: 'medium' } as const;
 

@@ -1,0 +1,87 @@
+/**
+ * Request work shares the event loop in turns (packages/core/src/turns.ts): a lone request goes
+ * straight on; once a turn's work reaches the budget, the rest waits for later turns, in order, and
+ * timers run in between. The parts here hold the loop for a measured time each, so every turn is
+ * over budget after a fixed number of parts on any machine (a slower one fits fewer).
+ */
+import { nextTurn, partsWaiting, TURN_BUDGET_MS, yieldTurn } from '@engram/core';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+/** Holds the event loop for `ms` of wall-clock time. */
+function hold(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy: this is the request work being measured
+  }
+}
+
+const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('turns of the event loop for request work', () => {
+  beforeEach(async () => {
+    // Each test starts on a turn of its own with nobody waiting.
+    while (partsWaiting() > 0) await nextLoopTurn();
+    await nextLoopTurn();
+  });
+
+  it('lets a lone request go straight on, without a hop', () => {
+    expect(nextTurn()).toBeUndefined();
+    expect(nextTurn()).toBeUndefined();
+  });
+
+  it('serves a busy turn\'s remaining parts in later turns, in order, with timers run between them', async () => {
+    const done: number[] = [];
+    const seenByTimers: number[] = [];
+    let ticking = true;
+    const tick = () => {
+      seenByTimers.push(done.length);
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const parts = Array.from({ length: 10 }, async (_, i) => {
+      const turn = nextTurn();
+      if (turn) await turn;
+      hold(TURN_BUDGET_MS / 2);
+      done.push(i);
+    });
+    // The first parts ran at once, until the budget was used; the others wait.
+    expect(done.length).toBeGreaterThanOrEqual(2);
+    expect(done.length).toBeLessThan(10);
+    expect(partsWaiting()).toBe(10 - done.length);
+    await Promise.all(parts);
+    ticking = false;
+    expect(done).toEqual([...Array(10).keys()]);
+    // Timers ran while parts were still waiting, more than once: the loop was not held to the end.
+    const between = seenByTimers.filter((n) => n > 0 && n < 10);
+    expect(new Set(between).size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('puts background pauses in the same line, after the parts already waiting', async () => {
+    const order: string[] = [];
+    expect(nextTurn()).toBeUndefined();
+    hold(TURN_BUDGET_MS + 1);
+    const first = (async () => {
+      await nextTurn();
+      order.push('request 1');
+    })();
+    const background = (async () => {
+      await yieldTurn();
+      order.push('detection');
+    })();
+    const second = (async () => {
+      await nextTurn();
+      order.push('request 2');
+    })();
+    expect(order).toEqual([]);
+    await Promise.all([first, background, second]);
+    expect(order).toEqual(['request 1', 'detection', 'request 2']);
+  });
+
+  it('makes background work wait for a later turn even when the loop is idle', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('queued before'));
+    await yieldTurn();
+    order.push('detection');
+    expect(order).toEqual(['queued before', 'detection']);
+  });
+});
