@@ -76,8 +76,6 @@ const ANALYSIS_STEP_CLAIMS = 20_000;
  * it serves: a slice of time, not a count of facts, since what a fact costs to read varies with it.
  */
 const READING_SLICE_MS = 4;
-/** Trigger rows read per statement when a run starts. */
-const TRIGGERS_READ_AT_ONCE = 500;
 
 /** The slot and meaning keys a trigger is read by. */
 const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probesOf(f)])];
@@ -120,10 +118,7 @@ export async function runDeterministicPass(
   const tenant = forWorkspace(services.db, input.workspaceId);
   const totals = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
   const order = new Map(input.triggerFactIds.map((id, i) => [id, i]));
-  const read: DetectorFact[] = [];
-  for (let start = 0; start < input.triggerFactIds.length; start += TRIGGERS_READ_AT_ONCE) {
-    read.push(...(await factsByIds(tenant, input.triggerFactIds.slice(start, start + TRIGGERS_READ_AT_ONCE))));
-  }
+  const read = await factsByIds(tenant, input.triggerFactIds);
   // In the run's order (the database returns them in any), grouped by shared slots across the whole
   // run; each step reads its triggers' rows again, with their slots.
   const current = read.filter((f) => f.valid_until === null && f.durability === 'durable').sort((a, b) => order.get(a.id)! - order.get(b.id)!);
