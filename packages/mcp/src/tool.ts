@@ -158,13 +158,16 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
         try {
           const unstorable = unstorableTextProblems(args);
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
-          // The tool's work and its answer each take a turn of the event loop once it is busy (turns.ts).
-          let turn = nextTurn();
-          if (turn) await turn;
-          // One caller: on the embedded database its statements take their place in line by when the call arrived.
-          const work = asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
+          // The tool's work and its answer each take a turn of the event loop once it is busy
+          // (turns.ts); a wait for the first counts against the call's deadline.
+          const work = (async () => {
+            const turn = nextTurn();
+            if (turn) await turn;
+            // One caller: on the embedded database its statements take their place in line by when the call arrived.
+            return asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
+          })();
           const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
-          turn = nextTurn();
+          const turn = nextTurn();
           if (turn) await turn;
           const structured = parsedOutput(tool.output, output);
           result = { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
