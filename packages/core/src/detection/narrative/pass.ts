@@ -22,8 +22,8 @@ import {
 import type OpenAI from 'openai';
 import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
-import { yieldTurn } from '../../turns.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
+import { yieldTurn } from '../../turns.ts';
 import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
 import { gatherEvidence } from './evidence.ts';
 import { applyForgetting, type Survivor } from './forgetting.ts';
@@ -162,7 +162,6 @@ export async function replayStory(db: Database, detective: StoryDetective, runId
   if (!run?.seed) return null;
   return buildStory(forWorkspace(db, run.workspaceId), detective, { seed: run.seed, now: run.startedAt, triggerFactIds: run.triggerFactIds });
 }
-
 
 const SEVERITY = { reversal: 'high', ambiguity: 'high', stale: 'medium' } as const;
 
