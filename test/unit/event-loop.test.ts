@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { watchEventLoop } from '../../apps/server/src/event-loop.ts';
+import { holdEventLoop } from '../support/hold-loop.ts';
 
 describe('event-loop watch', () => {
   it('logs a stall of the event loop with its length', async () => {
@@ -11,10 +12,7 @@ describe('event-loop watch', () => {
     try {
       // Let the watch sample an idle loop first, then hold the loop for 250 ms.
       await new Promise((resolve) => setTimeout(resolve, 30));
-      const until = performance.now() + 250;
-      while (performance.now() < until) {
-        // busy: nothing else may run
-      }
+      holdEventLoop(250);
       // Waits for the watch's next reading, however long a busy machine takes to get there.
       while (warnings.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {

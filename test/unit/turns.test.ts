@@ -6,14 +6,7 @@
  */
 import { nextTurn, partsWaiting, TURN_BUDGET_MS, yieldTurn } from '@engram/core';
 import { beforeEach, describe, expect, it } from 'vitest';
-
-/** Holds the event loop for `ms` of wall-clock time. */
-function hold(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // busy: this is the request work being measured
-  }
-}
+import { holdEventLoop } from '../support/hold-loop.ts';
 
 const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -40,7 +33,7 @@ describe('turns of the event loop for request work', () => {
     const parts = Array.from({ length: 10 }, async (_, i) => {
       const turn = nextTurn();
       if (turn) await turn;
-      hold(TURN_BUDGET_MS / 2);
+      holdEventLoop(TURN_BUDGET_MS / 2);
       done.push(i);
     });
     // The first part ran at once (and more while the turn had room: fewer on a busy machine, whose
@@ -59,7 +52,7 @@ describe('turns of the event loop for request work', () => {
   it('puts background pauses in the same line, after the parts already waiting', async () => {
     const order: string[] = [];
     expect(nextTurn()).toBeUndefined();
-    hold(TURN_BUDGET_MS + 1);
+    holdEventLoop(TURN_BUDGET_MS + 1);
     const first = (async () => {
       await nextTurn();
       order.push('request 1');
