@@ -1,5 +1,5 @@
 /** The deterministic tiers as pure functions: which timelines settle, which conflict, and how. */
-import { analyzeSlots, cachedClaims, candidatesOf, groupBySharedSlots, indexingSteps, indexSlots, sameSlot, type SlotIndex } from '@engram/core';
+import { analysisSteps, analyzeSlots, cachedClaims, candidatesOf, groupBySharedSlots, indexingSteps, indexSlots, sameSlot, type SlotIndex } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -58,6 +58,28 @@ describe('deterministic tiers', () => {
     // Two passes over 700 claims, a pause every 500 claims of each.
     expect(whole.keysOf.size).toBe(700);
     expect(pauses).toBe(2);
+  });
+
+  it('analyses one trigger of a crowded slot in steps that pause between them, with the outcome of one piece', () => {
+    // 2,400 services' pools, each in its own scope: every one shares the trigger's keys.
+    const crowd = Array.from({ length: 2_400 }, (_, i) => fact(`Pool size is ${4 + (i % 9)} threads`, { scope: `svc${i}`, hoursAgo: 3_000 - i }));
+    const before = fact('Pool size is 16 threads', { scope: 'billing', hoursAgo: 500 });
+    const trigger = fact('Pool size is 8 threads', { scope: 'billing', hoursAgo: 1 });
+    const facts = [...crowd, before, trigger];
+    const read = cachedClaims();
+    const index = indexSlots(facts, read);
+    const met = candidatesOf(read(trigger)[0]!, index).size;
+    expect(met).toBeGreaterThan(2_400);
+    const steps = analysisSteps(facts, new Set([trigger.id]), read, index);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    // A pause every thousand comparisons: at least one per thousand candidates met.
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(met / 1_000));
+    const whole = analyzeSlots(facts, new Set([trigger.id]), read, index);
+    const named = (o: typeof whole) => ({ conflicts: o.conflicts.map((c) => [c.kind, [...c.factIds].sort()]), retirements: o.retirements.map((r) => [r.factId, r.byFactId]) });
+    expect(named(step.value)).toEqual(named(whole));
+    expect(named(whole).conflicts).toEqual([['value_mismatch', [before.id, trigger.id].sort()]]);
   });
 
   it('flags two agents stating different values for one slot, with a question naming both', () => {

@@ -19,7 +19,7 @@ import {
 import type { Logger } from '../logger.ts';
 import { yieldTurn } from '../turns.ts';
 import { cachedClaims } from './claims.ts';
-import { analysisCost, analyzeSlots, indexingSteps } from './deterministic.ts';
+import { analysisCost, analysisSteps, indexingSteps } from './deterministic.ts';
 import { probesOf } from './per-fact.ts';
 import { analyzeStatements, readStatements } from './statements.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -72,8 +72,9 @@ const TRIGGERS_ANALYSED_TOGETHER = 8;
  */
 const ANALYSIS_STEP_CLAIMS = 20_000;
 /**
- * Longest the reading of claims and statements holds the process between two yields to the requests
- * it serves: a slice of time, not a count of facts, since what a fact costs to read varies with it.
+ * Longest the reading of claims and statements, the slot index and the analysis hold the process
+ * between two yields to the requests it serves: a slice of time, not a count of facts or claims,
+ * since what each costs varies with the facts.
  */
 const READING_SLICE_MS = 4;
 
@@ -150,6 +151,13 @@ export async function runDeterministicPass(
       await yieldTurn();
       sliceStart = performance.now();
     };
+    // Runs a computation in steps to its end, a slice of time at a time.
+    const inSlices = async <T>(steps: Generator<void, T>): Promise<T> => {
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) return step.value;
+        if (sliceUsed()) await nextSlice();
+      }
+    };
     for (const fact of facts) {
       claims(fact);
       readStatements(fact);
@@ -157,10 +165,7 @@ export async function runDeterministicPass(
     }
     // The slot index, likewise a slice of time at a time (in one piece it held the process for
     // 70-110 ms under a 50-client load).
-    const indexing = indexingSteps(facts, claims);
-    let indexed = indexing.next();
-    for (; !indexed.done; indexed = indexing.next()) if (sliceUsed()) await nextSlice();
-    const index = indexed.value;
+    const index = await inSlices(indexingSteps(facts, claims));
     for (let at = 0; at < triggers.length; ) {
       // The triggers still current (an earlier step may have settled some), up to the step's budget.
       const live: DetectorFact[] = [];
@@ -174,10 +179,11 @@ export async function runDeterministicPass(
       }
       if (live.length === 0) continue;
       const triggerIds = new Set(live.map((t) => t.id));
-      const outcome = mergeOutcomes(analyzeSlots(facts, triggerIds, claims, index), analyzeStatements(facts, triggerIds));
+      // The analysis too (one trigger of a crowded slot is ten thousand comparisons).
+      const outcome = mergeOutcomes(await inSlices(analysisSteps(facts, triggerIds, claims, index)), analyzeStatements(facts, triggerIds));
       // Nothing to apply: no transaction (most steps of a busy workspace's backlog).
       if (outcome.retirements.length === 0 && outcome.conflicts.length === 0) {
-        await yieldTurn();
+        await nextSlice();
         continue;
       }
       const { retired, raised } = await tenant.transaction(async (tx) => {
@@ -197,7 +203,7 @@ export async function runDeterministicPass(
       }
       totals.conflictsRaised += raised;
       totals.factsRetired += retired;
-      await yieldTurn();
+      await nextSlice();
     }
   }
   // Conflicts whose facts closed outside the detector (a correction, a deletion, an expiry) are
