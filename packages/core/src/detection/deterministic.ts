@@ -62,11 +62,11 @@ function inOnePiece<T>(steps: Generator<void, T>): T {
   return step.value;
 }
 
-/** Comparisons (a candidate met, a pair judged) analysisSteps makes between two of its pauses. */
-const ANALYSIS_STEP_COMPARISONS = 1_000;
+/** Comparisons (a candidate met, a pair judged) analysisSteps makes between two of its pauses (a run step, ANALYSIS_STEP_CLAIMS in run.ts, holds many). */
+const COMPARISONS_PER_PAUSE = 1_000;
 
 /**
- * analyzeSlots in steps, pausing every ANALYSIS_STEP_COMPARISONS comparisons, so a run can let
+ * analyzeSlots in steps, pausing every COMPARISONS_PER_PAUSE comparisons, so a run can let
  * the requests it serves in between: one trigger of a crowded slot meets ten thousand claims or
  * more, and its analysis held the process for 10-33 ms in one piece on an idle machine (up to 46
  * under a 50-client load). Nothing the analysis reads changes while it pauses (the run applies a
@@ -82,7 +82,7 @@ export function* analysisSteps(
   /** Counts comparisons made; true once a pause is due (never inside a hot loop: it would slow it). */
   const pauseDue = (made: number) => {
     comparisons += made;
-    if (comparisons < ANALYSIS_STEP_COMPARISONS) return false;
+    if (comparisons < COMPARISONS_PER_PAUSE) return false;
     comparisons = 0;
     return true;
   };
@@ -96,8 +96,8 @@ export function* analysisSteps(
   for (const trigger of triggerClaims) {
     const met = [...candidatesOf(trigger, index)];
     const peers: SlotClaim[] = [];
-    for (let at = 0; at < met.length; at += ANALYSIS_STEP_COMPARISONS) {
-      const end = Math.min(met.length, at + ANALYSIS_STEP_COMPARISONS);
+    for (let at = 0; at < met.length; at += COMPARISONS_PER_PAUSE) {
+      const end = Math.min(met.length, at + COMPARISONS_PER_PAUSE);
       for (let k = at; k < end; k++) if (sameSlot(trigger, met[k]!)) peers.push(met[k]!);
       if (pauseDue(end - at)) yield;
     }
