@@ -859,9 +859,10 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
 
     // Dana's dashboard is still open: its next request ends the session with the server's reason.
     // The Members view loads several things at once, and the first 401 clears the cookie: a load
-    // that leaves after that is answered "not signed in", which must not replace the reason. Hold
-    // the view's loads, answer /members as the server does, then the others as the server answers
-    // a request without the cookie, all at once (as they arrive when the server is slow).
+    // that leaves after that is answered "not signed in", which must not replace the reason, and
+    // its answer may be read first. Hold the view's loads, have /members answered by the server,
+    // then give the page the others as the server answers a request without the cookie, and only
+    // then the /members answer with the reason (the order a slow server can produce).
     const held = new Map<string, Route>();
     let allHeld = () => {};
     const holding = new Promise<void>((resolve) => (allHeld = resolve));
@@ -884,14 +885,16 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
         }),
       );
       expect(late.map((l) => l.status)).toEqual(late.map(() => 401));
+      const lateRead = late.map((l) => page.waitForEvent('requestfinished', (request) => request === l.route.request()));
+      await Promise.all(late.map((l) => l.route.fulfill({ status: l.status, contentType: 'application/json', body: l.body })));
+      await Promise.all(lateRead);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
       await first.fulfill({ response: answered });
-      // A load the page dropped when it signed out cannot be answered any more; that is fine.
-      await Promise.all(late.map((l) => l.route.fulfill({ status: l.status, contentType: 'application/json', body: l.body }).catch(() => {})));
       await heading('Sign in to Engram').waitFor();
-      // Let the page read the late answers before looking.
+      await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
+      // Let the page finish with the late answers before looking.
       await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
       expect(await page.getByText(/Your session has ended/).count()).toBe(0);
-      await page.getByText(/^Your membership of the workspace "Checkout team" ended at .*The facts you committed stay in the workspace\./).waitFor();
     } finally {
       await page.unroute(/\/api\/v1\//);
     }

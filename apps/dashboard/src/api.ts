@@ -27,6 +27,8 @@ interface ErrorBody {
 
 let csrfToken: string | null = null;
 let onSessionLost: ((error: ApiError) => void) | null = null;
+/** Requests whose answers have not been read yet (see the 401 below). */
+const unanswered = new Set<Promise<void>>();
 
 /** Remembers (or forgets) the CSRF token of the current session. */
 export function setCsrfToken(token: string | null): void {
@@ -40,6 +42,27 @@ export function setSessionLostHandler(handler: ((error: ApiError) => void) | nul
 
 /** Sends one API request; resolves with the parsed JSON body (undefined for 204). */
 export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  let resolve = () => {};
+  const mine = new Promise<void>((r) => (resolve = r));
+  const answered = () => {
+    unanswered.delete(mine);
+    resolve();
+  };
+  unanswered.add(mine);
+  try {
+    return await send<T>(method, path, body, signal, answered);
+  } finally {
+    answered();
+  }
+}
+
+async function send<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  read: () => void,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -58,6 +81,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
+  read();
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
@@ -74,7 +98,14 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
       problem?.details,
     );
     // A 401 from signing in, joining or an OAuth consent is about the credential just sent, not the session.
-    if (response.status === 401 && !/^\/(?:session|join|oauth)\b/.test(path)) onSessionLost?.(error);
+    if (response.status === 401 && !/^\/(?:session|join|oauth)\b/.test(path)) {
+      // A view loads several things at once, and the first 401 clears the cookie: a request that left
+      // after it is answered "not signed in", without the server's reason (a removal). Its answer can
+      // be read first, and signing out unmounts the view, which drops the others' answers; so a 401
+      // without a reason waits for the answers already on their way, one of which may carry it.
+      if (!error.details?.reason) await Promise.allSettled([...unanswered]);
+      onSessionLost?.(error);
+    }
     throw error;
   }
   if (parsed === undefined) throw new ApiError(response.status, 'bad_response', 'The server sent an empty or unreadable answer.');
