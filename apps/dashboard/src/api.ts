@@ -40,8 +40,11 @@ export function setSessionLostHandler(handler: ((error: ApiError) => void) | nul
   onSessionLost = handler;
 }
 
+/** The HTTP methods the dashboard's API uses. */
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 /** Sends one API request; resolves with the parsed JSON body (undefined for 204). */
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+export async function api<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let resolve = () => {};
   const mine = new Promise<void>((r) => (resolve = r));
   const answered = () => {
@@ -57,7 +60,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 }
 
 async function send<T>(
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: Method,
   path: string,
   body: unknown,
   signal: AbortSignal | undefined,
