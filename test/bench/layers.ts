@@ -1,8 +1,10 @@
 /**
  * Where a sequential call's time goes, layer by layer, on Postgres: a bare HTTP request
  * (`/healthz`), the MCP layer (`tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
- * through the SDK's MCP client, and the database work they stand on issued directly (the hybrid
- * SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this
+ * through the SDK's MCP client, the same tools' work called in this process (`queryFacts`,
+ * `commitFact`: no HTTP, MCP, auth, rate limit or audit), the service's own statement that stores
+ * a fact (its inputs made outside the timer), and the database work they stand on issued directly
+ * (the hybrid SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this
  * process (the client) spent per call, read from /proc and `process.cpuUsage`, and the server's
  * garbage collection per call (young-generation pauses, the bytes they promoted to the old
  * generation, full GCs), from V8's GC profiler in the server (gc-probe.ts, preloaded). Layers take
@@ -21,6 +23,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  authenticateToken,
+  commitFact,
+  CommitInput,
+  contentHash,
+  embedLocally,
+  extractEntities,
+  LocalEmbedder,
+  queryFacts,
+  QueryInput,
+  silentLogger,
+  storeNewFact,
+  type FactDraft,
+} from '@engram/core';
 import { createDb, forWorkspace } from '@engram/db';
 import postgres from 'postgres';
 import { cliEnv, startCli } from '../support/cli.ts';
@@ -33,7 +49,10 @@ import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
-const LAYERS = ['healthz', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'hybrid', 'commit', 'sdk-commit', 'prose-commit', 'insert'] as const;
+const LAYERS = [
+  'healthz', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'in-process-query', 'hybrid',
+  'commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
+] as const;
 type Layer = (typeof LAYERS)[number];
 const DESCRIPTIONS: Record<Layer, string> = {
   healthz: 'GET /healthz (HTTP alone)',
@@ -42,10 +61,13 @@ const DESCRIPTIONS: Record<Layer, string> = {
   status: 'engram_status, raw POST',
   query: 'engram_query, raw POST',
   'sdk-query': 'engram_query, SDK client',
+  'in-process-query': 'queryFacts in this process (no HTTP, MCP, auth)',
   hybrid: 'hybrid SQL, direct (hybridCandidates)',
   commit: 'engram_commit, raw POST',
   'sdk-commit': 'engram_commit, SDK client',
   'prose-commit': 'engram_commit of a fact with no value, raw POST',
+  'in-process-commit': 'commitFact in this process (no HTTP, MCP, auth)',
+  statement: "the service's statement storing a fact (storeNewFact)",
   insert: 'single-row insert, direct (postgres.js)',
 };
 
@@ -96,6 +118,9 @@ try {
   const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
   const tenant = forWorkspace(handle.db, ws.workspace_id);
   const direct = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  // The tools' work in this process, on the same database: what is left of a call without the HTTP request around it.
+  const services = { db: handle.db, embedder: new LocalEmbedder(), secret: BENCH_SECRET, log: silentLogger };
+  const principal = await authenticateToken(handle.db, ws.owner_token);
   const headers = {
     authorization: `Bearer ${ws.owner_token}`,
     'content-type': 'application/json',
@@ -119,6 +144,17 @@ try {
     return referenceRow(content, scope);
   };
   const insertRows: ReferenceRow[] = [];
+  // The statement's facts, made as commitFact makes them (extraction, embedding, hash) before the timer.
+  const draft = (): FactDraft => {
+    const { content, scope, agent_id } = fact();
+    const entities = extractEntities(content, scope);
+    return {
+      content, contentHash: contentHash(content), scope, confidence: 0.9, factType: 'observation', agentId: agent_id, memberId: null,
+      provenance: null, entities, embedding: embedLocally(content), committedAt: new Date(), ttlDays: null, durability: 'durable',
+      source: 'commit', lineageId: null, supersedesFactId: null,
+    };
+  };
+  const drafts: FactDraft[] = [];
   const calls: Record<Layer, () => Promise<unknown>> = {
     healthz: async () => (await fetch(new URL('/healthz', server.mcpUrl))).text(),
     list: () => post({ method: 'tools/list', params: {} }),
@@ -126,12 +162,19 @@ try {
     status: () => tool('engram_status', {}),
     query: () => tool('engram_query', { topic: topic(), limit: 10 }),
     'sdk-query': () => mustCall(client, 'engram_query', { topic: topic(), limit: 10 }),
+    'in-process-query': () => queryFacts(services, principal, QueryInput.parse({ topic: topic(), limit: 10 })),
     hybrid: () => referenceQuery(tenant, n++),
     commit: () => tool('engram_commit', fact()),
     'sdk-commit': () => mustCall(client, 'engram_commit', fact()),
     'prose-commit': () => {
       const i = n++;
       return tool('engram_commit', { content: proseText(i), scope: `bench/prose-${i % 4}`, confidence: 0.9, agent_id: `bench-${i % 5}` });
+    },
+    'in-process-commit': () => commitFact(services, principal, CommitInput.parse(fact())),
+    // As commitFact stores a new fact: grouped, guarded against a fact it may corroborate.
+    statement: () => {
+      const now = new Date();
+      return storeNewFact(tenant, services, { ...(drafts.pop() ?? draft()), committedAt: now }, { grouped: true, unlessCorroboratingAt: now });
     },
     insert: () => insertReferenceRow(direct, ws.workspace_id, insertRows.pop() ?? insertRow()),
   };
@@ -142,6 +185,10 @@ try {
     insert: () => {
       insertRows.length = 0;
       for (let i = 0; i < BLOCK; i++) insertRows.push(insertRow());
+    },
+    statement: () => {
+      drafts.length = 0;
+      for (let i = 0; i < BLOCK; i++) drafts.push(draft());
     },
   };
 
