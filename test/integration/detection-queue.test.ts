@@ -320,13 +320,14 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
   it('takes over a run whose worker stopped renewing its lease, and finishes its jobs', async () => {
     const ws = await workspace();
     await ws.commit('The gateway rate limit is 100 req/s');
-    const abandoned = await claimDetectionRun(handle.db, { workerId: 'gone', debounceMs: 0, maxWaitMs: 0, leaseMs: 500 });
+    const leaseMs = 500;
+    const abandoned = await claimDetectionRun(handle.db, { workerId: 'gone', debounceMs: 0, maxWaitMs: 0, leaseMs });
     expect(abandoned?.workspaceId).toBe(ws.id);
     const claim = () => claimDetectionRun(handle.db, { workerId: 'w2', debounceMs: 0, maxWaitMs: 0, leaseMs: 60_000 });
     // While the lease holds, nobody else may run this workspace (judged by the clock after the
     // answer: on a busy machine the lease may have lapsed before the rival even asked).
     const rival = await claim();
-    if (Date.now() < abandoned!.startedAt.getTime() + 500) expect(rival).toBeNull();
+    if (Date.now() < abandoned!.startedAt.getTime() + leaseMs) expect(rival).toBeNull();
     const taken = rival ?? (await eventually(claim));
     expect(taken).toMatchObject({ workspaceId: ws.id, jobIds: abandoned!.jobIds, attempt: 2 });
     await completeRun(handle.db, taken.runId, NO_STATS);
