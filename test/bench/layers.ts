@@ -30,10 +30,8 @@ import {
   contentHash,
   embedLocally,
   extractEntities,
-  LocalEmbedder,
   queryFacts,
   QueryInput,
-  silentLogger,
   storeNewFact,
   type FactDraft,
 } from '@engram/core';
@@ -45,7 +43,7 @@ import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-
 import type { GcReport } from './gc-probe.ts';
 import { raiseLimits } from './limits.ts';
 import { insertReferenceRow, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
-import { BENCH_SECRET, factText, QUERY_TOPICS, seed } from './seed.ts';
+import { BENCH_SECRET, benchServices, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
@@ -119,7 +117,7 @@ try {
   const tenant = forWorkspace(handle.db, ws.workspace_id);
   const direct = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   // The tools' work in this process, on the same database: what is left of a call without the HTTP request around it.
-  const services = { db: handle.db, embedder: new LocalEmbedder(), secret: BENCH_SECRET, log: silentLogger };
+  const services = benchServices(handle.db);
   const principal = await authenticateToken(handle.db, ws.owner_token);
   const headers = {
     authorization: `Bearer ${ws.owner_token}`,

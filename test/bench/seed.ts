@@ -14,8 +14,9 @@ import {
   provisionWorkspace,
   silentLogger,
   uuidv7,
+  type FactServices,
 } from '@engram/core';
-import { createDb, facts, forWorkspace, migrate, uuidArrayLiteral } from '@engram/db';
+import { createDb, facts, forWorkspace, migrate, uuidArrayLiteral, type Database } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { factText } from './story.ts';
 
@@ -48,8 +49,12 @@ export async function seededWorkspace(url: string, size: number, options: { name
   const created = await provisionWorkspace(handle.db, BENCH_SECRET, { name: options.name });
   await seed(url, created.workspaceId, 0, size);
   const principal = await authenticateToken(handle.db, created.ownerToken);
-  const services = { db: handle.db, embedder: new LocalEmbedder(), secret: BENCH_SECRET, log: silentLogger };
-  return { handle, workspaceId: created.workspaceId, principal, services };
+  return { handle, workspaceId: created.workspaceId, principal, services: benchServices(handle.db) };
+}
+
+/** The fact services a benchmark calls the tools' own functions with, in its own process. */
+export function benchServices(db: Database): FactServices {
+  return { db, embedder: new LocalEmbedder(), secret: BENCH_SECRET, log: silentLogger };
 }
 
 export async function seed(databaseUrl: string, workspaceId: string, from: number, to: number): Promise<void> {
