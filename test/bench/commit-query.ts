@@ -215,14 +215,17 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   const inserts: number[] = [];
   // What each measured commit did: a stored fact costs one statement; a fact another agent already
   // stated (corroborated) or an identical one takes the reads that decide it.
-  const outcomes = { stored: 0, corroborated: 0, duplicate: 0 };
+  const outcomes: Record<'stored' | 'corroborated' | 'duplicate', number[]> = { stored: [], corroborated: [], duplicate: [] };
   for (let i = 0; i < SEQUENTIAL_COMMITS; i++) {
     let out: { duplicate?: boolean; corroborated?: boolean } = {};
-    sequential.push(await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs()))));
-    outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored']++;
+    const latency = await timed(async () => (out = await mustCall(main, 'engram_commit', commitArgs())));
+    sequential.push(latency);
+    outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored'].push(latency);
     if (live) inserts.push(await live.insert(nextRow()));
   }
-  process.stderr.write(`  [${size}] sequential commits: ${outcomes.stored} stored, ${outcomes.corroborated} corroborated, ${outcomes.duplicate} duplicates\n`);
+  const outcome = (name: keyof typeof outcomes) =>
+    `${outcomes[name].length} ${name}${outcomes[name].length ? ` (p50 ${fmt(median(outcomes[name]))})` : ''}`;
+  process.stderr.write(`  [${size}] sequential commits: ${outcome('stored')}, ${outcome('corroborated')}, ${outcome('duplicate')}\n`);
   const direct = live ? `${ENGINE}, alternating` : `${ENGINE}, measured before the server started`;
   report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
   const insertTimes = measured?.inserts ?? inserts;
