@@ -2,7 +2,7 @@
  * The guard that keeps a commit to one round trip: a plain add is stored at once unless a fact it
  * may corroborate is current. Only such a fact sends the commit to the reads that decide.
  */
-import { provisionWorkspace } from '@engram/core';
+import { cosine, embedLocally, provisionWorkspace } from '@engram/core';
 import { forWorkspace, insertFact, type DbHandle, type NewFact } from '@engram/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
@@ -33,6 +33,9 @@ describe.each(testDatabases())('the corroboration guard of a commit on $name', (
     return guarded;
   }
 
+  const insertGuarded = (workspaceId: string, fact: NewFact) =>
+    insertFact(forWorkspace(handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } });
+
   it('holds only for another agent\'s durable, near-identical fact stating the same values', async () => {
     const guarded = await workspaceWith(newFact(RATE, { agentId: 'agent-a' }));
     // The same values in other words, embedded as the stored fact: one it may corroborate.
@@ -55,5 +58,49 @@ describe.each(testDatabases())('the corroboration guard of a commit on $name', (
 
     const scratch = await workspaceWith(newFact(RATE, { agentId: 'agent-a', durability: 'ephemeral' }));
     expect(await scratch(newFact('Auth service rate limit: 1000 req/s per IP', { agentId: 'agent-b', embeddingOf: RATE }))).toBe(true);
+  });
+
+  it('reports what kept a fact out, so the commit decides without reading it again', async () => {
+    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(handle.db, ws.workspaceId);
+    // Two facts another agent's commit may corroborate; the one embedded exactly as it is the nearest.
+    const near = 'The auth service rate limit is 1000 req/s per IP address';
+    const similarity = cosine(embedLocally(near), embedLocally(RATE));
+    expect(similarity).toBeGreaterThan(0.92);
+    expect(similarity).toBeLessThan(0.999);
+    const other = newFact('Auth rate limit: 1000 req/s per IP', { agentId: 'agent-c', embeddingOf: near });
+    const base = newFact(RATE, { agentId: 'agent-a' });
+    for (const fact of [other, base]) expect((await insertFact(tenant, fact, { closeLineageId: null, detectionReason: null })).inserted).toBe(true);
+
+    const held = await insertGuarded(ws.workspaceId, newFact('Auth service rate limit: 1000 req/s per IP', { agentId: 'agent-b', embeddingOf: RATE }));
+    expect(held.inserted).toBe(false);
+    expect(held.seen?.identical).toBeNull();
+    expect(held.seen?.corroborable).toMatchObject({ id: base.id, lineage_id: base.id, agent_id: 'agent-a', durability: 'durable', provenance: null, expires_at: null });
+    expect(held.seen?.corroborable?.similarity).toBeGreaterThan(0.999);
+    expect(held.seen?.corroborable?.committed_at).toEqual(expect.any(Date));
+    expect(held.seen?.corroborable?.entities).toEqual(base.entities);
+
+    // The same content again from its own agent: the guard holds on the other agent's fact (its
+    // own never counts), and the statement names the identical fact too, which decides (a duplicate).
+    const again = await insertGuarded(ws.workspaceId, newFact(RATE, { agentId: 'agent-a' }));
+    expect(again.inserted).toBe(false);
+    expect(again.seen?.corroborable?.id).toBe(other.id);
+    expect(again.seen?.identical).toMatchObject({ id: base.id, lineage_id: base.id, durability: 'durable' });
+    expect(again.seen?.identical?.committed_at.getTime()).toBe(base.committedAt.getTime());
+
+    // The same content from a third agent: the identical fact is also the nearest.
+    const both = await insertGuarded(ws.workspaceId, newFact(RATE, { agentId: 'agent-b' }));
+    expect(both.seen?.identical?.id).toBe(base.id);
+    expect(both.seen?.corroborable?.id).toBe(base.id);
+
+    // Unguarded (as an ephemeral fact or an update is inserted): only the unique key can hold.
+    const scratch = await insertFact(tenant, newFact(RATE, { agentId: 'agent-b' }), { closeLineageId: null, detectionReason: null });
+    expect(scratch.inserted).toBe(false);
+    expect(scratch.seen).toEqual({ identical: expect.objectContaining({ id: base.id }), corroborable: null });
+
+    // Stored: nothing to report.
+    const stored = await insertGuarded(ws.workspaceId, newFact('The auth service rate limit is 3000 req/s per IP', { agentId: 'agent-b', embeddingOf: RATE }));
+    expect(stored.inserted).toBe(true);
+    expect(stored.seen).toBeUndefined();
   });
 });

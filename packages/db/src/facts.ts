@@ -188,12 +188,23 @@ export interface NewFact {
   source: 'commit' | 'import';
 }
 
+/** A current fact as the commit pipeline answers with it (an identical fact, a duplicate's answer). */
+export type CurrentFact = Pick<FactRow, 'id' | 'lineage_id' | 'committed_at' | 'provenance' | 'durability' | 'expires_at'>;
+
 export interface InsertedFact {
   /** False when an identical current fact won the race (the unique key held), or the guard held. */
   inserted: boolean;
   id: string;
   committedAt: Date;
   closedFactIds: string[];
+  /**
+   * Not inserted: what the statement saw in the way, so the caller decides without reading it
+   * again. `identical` is the current fact of the scope with the same content, `corroborable` the
+   * guard's fact (the nearest that held it). Absent when the statement saw neither: the identical
+   * fact was committed after the statement began (the unique key waited for it), or by a fact of
+   * the same batch.
+   */
+  seen?: { identical: CurrentFact | null; corroborable: SimilarFact | null };
 }
 
 /** How one fact is inserted (see insertFacts). */
@@ -283,7 +294,14 @@ export async function insertFacts(
           where workspace_id = ${w} and lineage_id = ${closing} and valid_until is null
           returning id`
     : sql`select null::uuid as id where false`;
-  const found = await rows<{ n: number; id: string | null; committed_at: Date | null; closed: string[] | null }>(
+  const found = await rows<{
+    n: number;
+    id: string | null;
+    committed_at: Date | null;
+    closed: string[] | null;
+    identical: Record<string, unknown> | null;
+    corroborable: Record<string, unknown> | null;
+  }>(
     tenant,
     sql`with r as materialized (
         select r.*, r.embedding::halfvec as vector
@@ -294,22 +312,31 @@ export async function insertFacts(
           valid_from timestamptz, ttl_days int, expires_at timestamptz, memory_op text, supersedes_fact_id uuid,
           durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8)
       ),
+      -- Per fact, the nearest fact it may corroborate, if any (lateral, so always a probe of the
+      -- signature index, whatever the statistics; only candidates of that index are measured, and
+      -- OFFSET 0 keeps the order by distance from turning into a vector index scan).
+      guard as materialized (
+        select r.n, held.id as held_id, held.distance as held_distance
+        from r
+        left join lateral (
+          select c.id, c.distance from (
+            select f.id, f.embedding <=> r.vector as distance from facts f
+            where r.guard_at is not null and f.workspace_id = ${w} and f.scope = r.scope and f.embedding_model = r.embedding_model
+              and f.valid_until is null and (f.expires_at is null or f.expires_at > r.guard_at) and f.entity_signature = r.entity_signature
+              and f.durability = 'durable' and f.agent_id is distinct from r.agent_id
+            offset 0
+          ) c
+          where c.distance <= r.guard_distance
+          order by c.distance, c.id
+          limit 1
+        ) held on true
+      ),
       closed as (${closeLineage}),
       inserted as (
         insert into facts (workspace_id, ${sql.raw(NEW_FACT_COLUMNS.join(', '))})
         select ${w}::uuid, ${sql.raw(NEW_FACT_COLUMNS.map((c) => (c === 'embedding' ? 'r.vector' : `r.${c}`)).join(', '))}
-        from r
-        -- Per fact (lateral, so always a probe of the signature index, whatever the statistics), and
-        -- only candidates of that index are measured.
-        left join lateral (
-          select true as held from facts f
-          where r.guard_at is not null and f.workspace_id = ${w} and f.scope = r.scope and f.embedding_model = r.embedding_model
-            and f.valid_until is null and (f.expires_at is null or f.expires_at > r.guard_at) and f.entity_signature = r.entity_signature
-            and f.durability = 'durable' and f.agent_id is distinct from r.agent_id
-            and (f.embedding <=> r.vector) <= r.guard_distance
-          limit 1
-        ) guard on true
-        where guard.held is null
+        from r join guard g on g.n = r.n
+        where g.held_id is null
         -- One order for every writer of these keys: concurrent statements wait, never deadlock.
         order by r.scope, r.content_hash
         on conflict (workspace_id, scope, content_hash) where valid_until is null do nothing
@@ -332,20 +359,56 @@ export async function insertFacts(
         on conflict (workspace_id, agent_id)
         do update set total_commits = agents.total_commits + excluded.total_commits, last_seen_at = now()
       )
-      select r.n, i.id, i.committed_at, (select array_agg(c.id) from closed c) as closed
-      from r left join inserted i on i.id = r.id
+      -- A fact not inserted: what was in its way, as this statement saw it (see InsertedFact.seen).
+      select r.n, i.id, i.committed_at, (select array_agg(c.id) from closed c) as closed,
+        case when i.id is null then (
+          select jsonb_build_object('id', f.id, 'lineage_id', f.lineage_id, 'committed_at', f.committed_at,
+                   'provenance', f.provenance, 'durability', f.durability, 'expires_at', f.expires_at)
+          from facts f
+          where f.workspace_id = ${w} and f.scope = r.scope and f.content_hash = r.content_hash and f.valid_until is null
+          limit 1) end as identical,
+        case when i.id is null and g.held_id is not null then (
+          select jsonb_build_object('id', f.id, 'lineage_id', f.lineage_id, 'agent_id', f.agent_id, 'durability', f.durability,
+                   'entities', f.entities, 'committed_at', f.committed_at, 'provenance', f.provenance, 'expires_at', f.expires_at,
+                   'similarity', 1 - g.held_distance)
+          from facts f
+          where f.workspace_id = ${w} and f.id = g.held_id) end as corroborable
+      from r join guard g on g.n = r.n left join inserted i on i.id = r.id
       order by r.n`,
     { last: options.last },
   );
   return batch.map(({ fact }, n) => {
     const row = found[n];
+    const identical = row?.identical ? currentFactOf(row.identical) : null;
+    const corroborable: SimilarFact | null = row?.corroborable
+      ? {
+          ...currentFactOf(row.corroborable),
+          agent_id: row.corroborable.agent_id as string,
+          entities: row.corroborable.entities as FactRow['entities'],
+          similarity: Number(row.corroborable.similarity),
+        }
+      : null;
     return {
       inserted: Boolean(row?.id),
       id: row?.id ?? fact.id,
       committedAt: row?.committed_at ? new Date(row.committed_at) : fact.committedAt,
       closedFactIds: row?.closed ?? [],
+      ...(!row?.id && (identical || corroborable) ? { seen: { identical, corroborable } } : {}),
     };
   });
+}
+
+/** A fact of a statement's JSON answer (uuids and timestamps as text) as the pipeline reads it. */
+function currentFactOf(json: Record<string, unknown>): CurrentFact {
+  const text = (field: string) => json[field] as string;
+  return {
+    id: text('id'),
+    lineage_id: text('lineage_id'),
+    committed_at: parseTimestamp(text('committed_at')),
+    provenance: (json.provenance as string | null) ?? null,
+    durability: json.durability as CurrentFact['durability'],
+    expires_at: json.expires_at ? parseTimestamp(text('expires_at')) : null,
+  };
 }
 
 /** Inserts one fact (see insertFacts). */

@@ -16,8 +16,9 @@ import {
   lineageFacts,
   nearestCurrentInScope,
   type Database,
+  type CurrentFact,
   type FactEntity,
-  type FactRow,
+  type InsertedFact,
   type NewFact,
   type SimilarFact,
   type TenantDb,
@@ -135,7 +136,7 @@ export async function embedOrNull(services: FactServices, texts: string[]): Prom
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 function duplicateResult(
-  existing: Pick<FactRow, 'id' | 'lineage_id' | 'committed_at' | 'provenance' | 'durability' | 'expires_at'>,
+  existing: CurrentFact,
   note: string,
   corroborated: boolean,
 ): CommitOutput {
@@ -334,10 +335,12 @@ export async function commitFact(
   // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
   // fact exists (the unique key) or, for a plain add, a fact it may corroborate is current (another
   // agent's durable fact of the scope, as similar as corroboration needs, stating the same values).
-  // Either way the pipeline below decides.
+  // Either way the pipeline below decides, from what the statement saw in the way when it says.
+  let seen: InsertedFact['seen'];
   if (input.operation === 'add' && !input.corrects_lineage) {
     const first = await storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined });
     if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
+    seen = first.stored.seen;
   }
 
   // The reads that decide what to store run each on its own, so a connection is held for one
@@ -359,11 +362,12 @@ export async function commitFact(
 
   // A plain add may be another agent saying what is already known. Only facts stating the same
   // values can be that, so the search covers the scope's facts with the same entity signature;
-  // it runs alongside the exact-duplicate check (neither waits on the other).
-  const [existing, sameValues] = await Promise.all([
-    findCurrentDuplicate(tenant, input.scope, hash),
-    plainAdd ? nearest(signature) : Promise.resolve([]),
-  ]);
+  // it runs alongside the exact-duplicate check (neither waits on the other). The guarded
+  // statement has already done both when it reports what kept the fact out: its guard measured
+  // every such fact (none near enough unless it names one).
+  const [existing, sameValues]: [CurrentFact | null, SimilarFact[]] = seen
+    ? [seen.identical, seen.corroborable ? [seen.corroborable] : []]
+    : await Promise.all([findCurrentDuplicate(tenant, input.scope, hash), plainAdd ? nearest(signature) : Promise.resolve([])]);
   const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
   // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
   // never the old fact again: it continues the old fact's lineage and closes it.
@@ -403,7 +407,7 @@ export async function commitFact(
       await storeNewFact(tenant, services, toStore, { grouped: true });
   if (!stored.inserted) {
     // An identical commit won a race for the same scope; answer like the dedup check would have.
-    const winner = await findCurrentDuplicate(tenant, input.scope, hash);
+    const winner = stored.seen?.identical ?? (await findCurrentDuplicate(tenant, input.scope, hash));
     if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
     throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
   }
