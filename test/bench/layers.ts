@@ -1,6 +1,7 @@
 /**
  * Where a sequential call's time goes, layer by layer, on Postgres: a bare HTTP request
- * (`/healthz`), the MCP layer (`tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
+ * (`/healthz`), the MCP layer (`ping`: authentication, rate limit and the SDK's exchange with no
+ * work behind it; `tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
  * through the SDK's MCP client, the same tools' work called in this process (`queryFacts`,
  * `commitFact`: no HTTP, MCP, auth, rate limit or audit), the service's own statement that stores
  * a fact (its inputs made outside the timer), and the database work they stand on issued directly
@@ -48,12 +49,13 @@ import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
 const LAYERS = [
-  'healthz', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'in-process-query', 'hybrid',
+  'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'in-process-query', 'hybrid',
   'commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
 ] as const;
 type Layer = (typeof LAYERS)[number];
 const DESCRIPTIONS: Record<Layer, string> = {
   healthz: 'GET /healthz (HTTP alone)',
+  ping: 'ping, raw POST (the MCP exchange alone)',
   list: 'tools/list, raw POST',
   'sdk-list': 'tools/list, SDK client',
   status: 'engram_status, raw POST',
@@ -155,6 +157,7 @@ try {
   const drafts: FactDraft[] = [];
   const calls: Record<Layer, () => Promise<unknown>> = {
     healthz: async () => (await fetch(new URL('/healthz', server.mcpUrl))).text(),
+    ping: () => post({ method: 'ping' }),
     list: () => post({ method: 'tools/list', params: {} }),
     'sdk-list': () => client.listTools(),
     status: () => tool('engram_status', {}),
