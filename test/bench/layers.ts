@@ -2,7 +2,7 @@
  * Where a sequential call's time goes, layer by layer, on Postgres: a bare HTTP request
  * (`/healthz`), the MCP layer (`ping`: authentication, rate limit and the SDK's exchange with no
  * work behind it; `tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
- * through the SDK's MCP client, the same tools' work called in this process (`queryFacts`,
+ * through the SDK's MCP clients (the 2025-11-25 revision's; for the query also SDK v2's, pinned to 2026-07-28), the same tools' work called in this process (`queryFacts`,
  * `commitFact`: no HTTP, MCP, auth, rate limit or audit), the service's own statement that stores
  * a fact (its inputs made outside the timer), and the database work they stand on issued directly
  * (the hybrid SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this
@@ -12,7 +12,7 @@
  * turns in blocks of 200 calls, so a machine that changes speed affects them alike.
  *
  *   npm run bench:layers                     # 10,000 facts, 5 rounds
- *   npm run bench:layers -- --size 2000 --rounds 3 --layers healthz,list,query,sdk-query,hybrid
+ *   npm run bench:layers -- --size 2000 --rounds 3 --layers healthz,ping,list,query,sdk-query,sdk-query-2026,hybrid
  *   npm run bench:layers -- "--node-options=--cpu-prof --cpu-prof-dir=/tmp/prof"   # the server's NODE_OPTIONS
  *
  * The server runs as its own process (`engram start`) without its in-process detection worker;
@@ -37,6 +37,7 @@ import {
   type FactDraft,
 } from '@engram/core';
 import { createDb, forWorkspace } from '@engram/db';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import postgres from 'postgres';
 import { cliEnv, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
@@ -49,7 +50,7 @@ import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
 const LAYERS = [
-  'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'in-process-query', 'hybrid',
+  'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'sdk-query-2026', 'in-process-query', 'hybrid',
   'commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
 ] as const;
 type Layer = (typeof LAYERS)[number];
@@ -61,6 +62,7 @@ const DESCRIPTIONS: Record<Layer, string> = {
   status: 'engram_status, raw POST',
   query: 'engram_query, raw POST',
   'sdk-query': 'engram_query, SDK client',
+  'sdk-query-2026': 'engram_query, SDK v2 client (2026-07-28)',
   'in-process-query': 'queryFacts in this process (no HTTP, MCP, auth)',
   hybrid: 'hybrid SQL, direct (hybridCandidates)',
   commit: 'engram_commit, raw POST',
@@ -115,6 +117,8 @@ try {
   await seed(databaseUrl, ws.workspace_id, 0, Number(args.size));
 
   const client = await connectMcp(server.mcpUrl, ws.owner_token);
+  const modern = new ModernClient({ name: 'bench-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await modern.connect(new ModernTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${ws.owner_token}` } } }));
   const handle = await createDb({ kind: 'postgres', url: databaseUrl }, { maxConnections: 1 });
   const tenant = forWorkspace(handle.db, ws.workspace_id);
   const direct = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -163,6 +167,10 @@ try {
     status: () => tool('engram_status', {}),
     query: () => tool('engram_query', { topic: topic(), limit: 10 }),
     'sdk-query': () => mustCall(client, 'engram_query', { topic: topic(), limit: 10 }),
+    'sdk-query-2026': async () => {
+      const r = await modern.callTool({ name: 'engram_query', arguments: { topic: topic(), limit: 10 } });
+      if (r.isError) throw new Error('engram_query failed');
+    },
     'in-process-query': () => queryFacts(services, principal, QueryInput.parse({ topic: topic(), limit: 10 })),
     hybrid: () => referenceQuery(tenant, n++),
     commit: () => tool('engram_commit', fact()),
@@ -234,6 +242,7 @@ try {
     process.stderr.write(`  round ${round + 1} of ${ROUNDS} done\n`);
   }
   await client.close();
+  await modern.close();
   await handle.close();
   await direct.end();
 
