@@ -1,8 +1,9 @@
 /**
  * Where a sequential call's time goes, layer by layer, on Postgres: a bare HTTP request
  * (`/healthz`), the MCP layer (`ping`: authentication, rate limit and the SDK's exchange with no
- * work behind it; `tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and
- * through the SDK's MCP clients (the 2025-11-25 revision's; for the query also SDK v2's, pinned to 2026-07-28), the same tools' work called in this process (`queryFacts`,
+ * work behind it; `tools/list`, `engram_status`), the tools as raw JSON-RPC POSTs and through the
+ * SDK's MCP clients (the 2025-11-25 revision's; for the query also SDK v2's, pinned to
+ * 2026-07-28), the same tools' work called in this process (`queryFacts`,
  * `commitFact`: no HTTP, MCP, auth, rate limit or audit), the service's own statement that stores
  * a fact (its inputs made outside the timer), and the database work they stand on issued directly
  * (the hybrid SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this

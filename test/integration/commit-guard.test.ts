@@ -1,6 +1,7 @@
 /**
  * The guard that keeps a commit to one round trip: a plain add is stored at once unless a fact it
- * may corroborate is current. Only such a fact sends the commit to the reads that decide.
+ * may corroborate is current. Only such a fact sends the commit to the reads that decide, and the
+ * statement says which fact it was (and the identical current fact), so they need not find it again.
  */
 import { cosine, embedLocally, provisionWorkspace } from '@engram/core';
 import { forWorkspace, insertFact, type DbHandle, type NewFact } from '@engram/db';
@@ -28,11 +29,10 @@ describe.each(testDatabases())('the corroboration guard of a commit on $name', (
     const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
     const tenant = forWorkspace(handle.db, ws.workspaceId);
     expect((await insertFact(tenant, base, { closeLineageId: null, detectionReason: null })).inserted).toBe(true);
-    const guarded = async (fact: NewFact) =>
-      (await insertFact(forWorkspace(handle.db, ws.workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } })).inserted;
-    return guarded;
+    return async (fact: NewFact) => (await insertGuarded(ws.workspaceId, fact)).inserted;
   }
 
+  /** Inserts a fact as a plain add is inserted: guarded against a fact it may corroborate. */
   const insertGuarded = (workspaceId: string, fact: NewFact) =>
     insertFact(forWorkspace(handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } });
 
