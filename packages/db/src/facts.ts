@@ -101,14 +101,16 @@ export async function findByHashAt(tenant: TenantDb, contentHash: string, commit
 }
 
 /** What the commit pipeline needs to know about a neighbour (dedup answer, lineage, corroboration). */
-export type SimilarFact = Pick<
-  FactRow,
-  'id' | 'lineage_id' | 'agent_id' | 'durability' | 'entities' | 'committed_at' | 'provenance' | 'expires_at'
-> & { similarity: number };
+const NEIGHBOUR_FIELDS = ['id', 'lineage_id', 'agent_id', 'durability', 'entities', 'committed_at', 'provenance', 'expires_at'] as const;
+export type SimilarFact = Pick<FactRow, (typeof NEIGHBOUR_FIELDS)[number]> & { similarity: number };
 
-const NEIGHBOUR_COLUMNS = sql.raw(
-  ['id', 'lineage_id', 'agent_id', 'durability', 'entities', 'committed_at', 'provenance', 'expires_at'].map((c) => `f.${c}`).join(', '),
-);
+const NEIGHBOUR_COLUMNS = sql.raw(NEIGHBOUR_FIELDS.map((c) => `f.${c}`).join(', '));
+
+/** What a duplicate's answer needs of the current fact it names. */
+const CURRENT_FIELDS = ['id', 'lineage_id', 'committed_at', 'provenance', 'durability', 'expires_at'] as const;
+
+/** The arguments of a `jsonb_build_object` of these columns of a fact (as `f`). */
+const factJson = (fields: readonly string[]) => sql.raw(fields.map((c) => `'${c}', f.${c}`).join(', '));
 
 /** Current, unexpired facts (as `f`) of a scope embedded by `model`: where a new fact's near-duplicates are. */
 const currentInScope = (workspaceId: string, scope: string, model: string | null, at: Date) =>
@@ -189,7 +191,7 @@ export interface NewFact {
 }
 
 /** A current fact as the commit pipeline answers with it (an identical fact, a duplicate's answer). */
-export type CurrentFact = Pick<FactRow, 'id' | 'lineage_id' | 'committed_at' | 'provenance' | 'durability' | 'expires_at'>;
+export type CurrentFact = Pick<FactRow, (typeof CURRENT_FIELDS)[number]>;
 
 export interface InsertedFact {
   /** False when an identical current fact won the race (the unique key held), or the guard held. */
@@ -362,15 +364,12 @@ export async function insertFacts(
       -- A fact not inserted: what was in its way, as this statement saw it (see InsertedFact.seen).
       select r.n, i.id, i.committed_at, (select array_agg(c.id) from closed c) as closed,
         case when i.id is null then (
-          select jsonb_build_object('id', f.id, 'lineage_id', f.lineage_id, 'committed_at', f.committed_at,
-                   'provenance', f.provenance, 'durability', f.durability, 'expires_at', f.expires_at)
+          select jsonb_build_object(${factJson(CURRENT_FIELDS)})
           from facts f
           where f.workspace_id = ${w} and f.scope = r.scope and f.content_hash = r.content_hash and f.valid_until is null
           limit 1) end as identical,
         case when i.id is null and g.held_id is not null then (
-          select jsonb_build_object('id', f.id, 'lineage_id', f.lineage_id, 'agent_id', f.agent_id, 'durability', f.durability,
-                   'entities', f.entities, 'committed_at', f.committed_at, 'provenance', f.provenance, 'expires_at', f.expires_at,
-                   'similarity', 1 - g.held_distance)
+          select jsonb_build_object(${factJson(NEIGHBOUR_FIELDS)}, 'similarity', 1 - g.held_distance)
           from facts f
           where f.workspace_id = ${w} and f.id = g.held_id) end as corroborable
       from r join guard g on g.n = r.n left join inserted i on i.id = r.id
