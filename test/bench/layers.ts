@@ -51,8 +51,8 @@ import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
 const LAYERS = [
-  'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'sdk-query', 'sdk-query-2026', 'in-process-query', 'hybrid',
-  'commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
+  'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'batch-query', 'sdk-query', 'sdk-query-2026', 'in-process-query', 'hybrid',
+  'commit', 'batch-commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
 ] as const;
 type Layer = (typeof LAYERS)[number];
 const DESCRIPTIONS: Record<Layer, string> = {
@@ -62,11 +62,13 @@ const DESCRIPTIONS: Record<Layer, string> = {
   'sdk-list': 'tools/list, SDK client',
   status: 'engram_status, raw POST',
   query: 'engram_query, raw POST',
+  'batch-query': "engram_query, raw POST as a batch of one (the SDK's HTTP transport)",
   'sdk-query': 'engram_query, SDK client',
   'sdk-query-2026': 'engram_query, SDK v2 client (2026-07-28)',
   'in-process-query': 'queryFacts in this process (no HTTP, MCP, auth)',
   hybrid: 'hybrid SQL, direct (hybridCandidates)',
   commit: 'engram_commit, raw POST',
+  'batch-commit': "engram_commit, raw POST as a batch of one (the SDK's HTTP transport)",
   'sdk-commit': 'engram_commit, SDK client',
   'prose-commit': 'engram_commit of a fact with no value, raw POST',
   'in-process-commit': 'commitFact in this process (no HTTP, MCP, auth)',
@@ -132,12 +134,15 @@ try {
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': '2025-11-25',
   };
-  const post = async (message: Record<string, unknown>) => {
-    const res = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
+  // A batch of one message is answered by the SDK's HTTP transport, as every call was before the
+  // endpoint answered single 2025-era tool calls in memory (the SDK answers it as one message).
+  const post = async (message: Record<string, unknown>, batch = false) => {
+    const body = { jsonrpc: '2.0', id: 1, ...message };
+    const res = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify(batch ? [body] : body) });
     const text = await res.text();
     if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${JSON.stringify(message).slice(0, 80)} answered ${res.status}: ${text.slice(0, 300)}`);
   };
-  const tool = (name: string, args: Record<string, unknown>) => post({ method: 'tools/call', params: { name, arguments: args } });
+  const tool = (name: string, args: Record<string, unknown>, batch = false) => post({ method: 'tools/call', params: { name, arguments: args } }, batch);
   let n = 0;
   const topic = () => QUERY_TOPICS[n++ % QUERY_TOPICS.length]!;
   const fact = () => {
@@ -167,6 +172,7 @@ try {
     'sdk-list': () => client.listTools(),
     status: () => tool('engram_status', {}),
     query: () => tool('engram_query', { topic: topic(), limit: 10 }),
+    'batch-query': () => tool('engram_query', { topic: topic(), limit: 10 }, true),
     'sdk-query': () => mustCall(client, 'engram_query', { topic: topic(), limit: 10 }),
     'sdk-query-2026': async () => {
       const r = await modern.callTool({ name: 'engram_query', arguments: { topic: topic(), limit: 10 } });
@@ -175,6 +181,7 @@ try {
     'in-process-query': () => queryFacts(services, principal, QueryInput.parse({ topic: topic(), limit: 10 })),
     hybrid: () => referenceQuery(tenant, n++),
     commit: () => tool('engram_commit', fact()),
+    'batch-commit': () => tool('engram_commit', fact(), true),
     'sdk-commit': () => mustCall(client, 'engram_commit', fact()),
     'prose-commit': () => {
       const i = n++;

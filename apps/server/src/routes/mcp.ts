@@ -2,22 +2,9 @@ import { EngramError, nextTurn, unauthorized } from '@engram/core';
 import { McpEndpoint } from '@engram/mcp';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { challenge, publicBaseUrl, resolvePrincipal } from '../plugins/auth.ts';
-
-// Hop-by-hop and body-framing headers describe the incoming socket, not the MCP message.
-const SKIPPED_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
-
-/** The web-standard Request the MCP transport reads (the body is passed already parsed). */
-function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return new Request(new URL(request.url, baseUrl), { method: request.method, headers });
-}
 
 const SIGN_IN = unauthorized(
   'Sign in to use Engram: a client with OAuth sign-in opens a page where you sign in with a member token or join with an invite key. ' +
@@ -62,8 +49,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     // Reading the MCP message and building its server takes a turn of the event loop once it is busy (turns.ts).
     const turn = nextTurn();
     if (turn) await turn;
-    const response = await endpoint.handle(
-      toWebRequest(request, 'http://engram.invalid'),
+    const answer = await endpoint.handle(
+      { method: request.method, url: request.url, headers: request.headers, body: request.body },
       {
         db: ctx.db.db,
         embedder: ctx.embedder,
@@ -80,12 +67,10 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
         audit: (entry) => ctx.audit.record(entry),
         conflictAppHtml,
       },
-      request.body,
     );
-    // JSON-mode responses are small and complete: sending the text avoids piping a web stream.
-    void reply.code(response.status);
-    response.headers.forEach((value, name) => void reply.header(name, value));
-    return reply.send(response.body ? await response.text() : undefined);
+    void reply.code(answer.status);
+    for (const [name, value] of answer.headers) void reply.header(name, value);
+    return reply.send(answer.body);
   });
 
   // Stateless server: there is no session to stream to (GET) or to end (DELETE).
