@@ -74,7 +74,7 @@ function singleToolCall(request: McpHttpRequest): JSONRPCRequest | undefined {
  * twice) that its HTTP transport wraps around the same exchange. Like that transport in JSON mode,
  * it answers with the request's response alone: messages the server sends meanwhile (progress,
  * logging) are dropped, as no stream is open to carry them. Under 10 and 50 clients this took
- * 15-22% off the server's CPU per operation (docs/performance.md).
+ * 12-24% off the server's CPU per operation (docs/performance.md).
  */
 class ToolCallExchange implements Transport {
   onmessage?: Transport['onmessage'];
