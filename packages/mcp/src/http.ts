@@ -73,8 +73,8 @@ function singleToolCall(request: McpHttpRequest): JSONRPCRequest | undefined {
  * `Transport` contract, without the web Request and Response (and the JSON-RPC message checks done
  * twice) that its HTTP transport wraps around the same exchange. Like that transport in JSON mode,
  * it answers with the request's response alone: messages the server sends meanwhile (progress,
- * logging) are dropped, as no stream is open to carry them. Under 10 and 50 clients this took
- * 12-24% off the server's CPU per operation (docs/performance.md).
+ * logging) are dropped, as no stream is open to carry them. In one server, taking turns with the
+ * SDK's transport, a call cost 7-15% less of the server's CPU (docs/performance.md).
  */
 class ToolCallExchange implements Transport {
   onmessage?: Transport['onmessage'];
