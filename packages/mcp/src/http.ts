@@ -46,13 +46,14 @@ function toWebRequest(request: McpHttpRequest): Request {
 }
 
 /**
- * The request when it is one 2025-era `tools/call` the in-memory exchange answers exactly as the
- * SDK's stateless JSON transport would (see ToolCallExchange), else undefined. The SDK's transport
+ * The request, with the protocol version it names, when it is one 2025-era `tools/call` the
+ * in-memory exchange answers exactly as the SDK's stateless JSON transport would (see
+ * ToolCallExchange), else undefined. The SDK's transport
  * keeps everything else, and its answers to what is wrong: a Content-Type that is not JSON (415),
  * an Accept header without both media types (406), an unsupported `MCP-Protocol-Version` (400).
  * The era is the SDK's own classification, the one `isLegacyRequest` makes.
  */
-function singleToolCall(request: McpHttpRequest): JSONRPCRequest | undefined {
+function singleToolCall(request: McpHttpRequest): { call: JSONRPCRequest; version: string | undefined } | undefined {
   const body = request.body as { method?: unknown } | null | undefined;
   if (request.method !== 'POST' || typeof body !== 'object' || body === null || Array.isArray(body) || body.method !== 'tools/call') return undefined;
   const accept = header(request, 'accept');
@@ -65,7 +66,7 @@ function singleToolCall(request: McpHttpRequest): JSONRPCRequest | undefined {
     mcpNameHeader: header(request, 'mcp-name'),
     body,
   });
-  return route.kind === 'legacy' && route.reason === 'no-claim' ? (body as JSONRPCRequest) : undefined;
+  return route.kind === 'legacy' && route.reason === 'no-claim' ? { call: body as JSONRPCRequest, version: route.requestedVersion } : undefined;
 }
 
 /**
@@ -170,9 +171,9 @@ export class McpEndpoint {
   /** Answers one MCP request. */
   async handle(request: McpHttpRequest, context: McpRequestContext): Promise<McpHttpAnswer> {
     const exchange = { context, requested: requestedBy(request.body) };
-    const call = this.#inMemory ? singleToolCall(request) : undefined;
-    if (call) {
-      const answer = await this.#answerInMemory(call, exchange, header(request, 'mcp-protocol-version'));
+    const single = this.#inMemory ? singleToolCall(request) : undefined;
+    if (single) {
+      const answer = await this.#answerInMemory(single.call, exchange, single.version);
       if (answer) return answer;
     }
     const response = await this.#answerOverSdk(toWebRequest(request), exchange, request.body);

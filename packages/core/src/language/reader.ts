@@ -83,9 +83,9 @@ function nlp(): Nlp {
   return instance;
 }
 
-/** Notes the lexeme ids of tokens just read (see WORDS_PER_PIPELINE). */
-const noteIds = (ids: readonly number[]) => {
-  for (const id of ids) if (id > highestId) highestId = id;
+/** Notes the lexeme id of a token just read (see WORDS_PER_PIPELINE). */
+const noteId = (id: number) => {
+  if (id > highestId) highestId = id;
 };
 
 /** Pipelines built so far in this process, and the words the current one has learned (for tests and diagnostics). */
@@ -120,7 +120,7 @@ export function isEnglishWord(lower: string): boolean {
   if (known !== undefined) return known;
   const pipeline = nlp();
   const id = Number(pipeline.readDoc(lower).tokens().out(propertyOf(pipeline, 'uniqueId'))[0]);
-  noteIds([id]);
+  noteId(id);
   if (englishCache.size > 50_000) englishCache.clear();
   englishCache.set(lower, id < intrinsicSize);
   return id < intrinsicSize;
@@ -153,7 +153,7 @@ export function readText(text: string): TextReading {
   const lemmas = tokens.out(its('lemma')) as unknown as string[];
   const tags = tokens.out(its('pos')) as unknown as PartOfSpeech[];
   const stops = tokens.out(its('stopWordFlag')) as unknown as boolean[];
-  noteIds(tokens.out(its('uniqueId')) as unknown as number[]);
+  for (const id of tokens.out(its('uniqueId')) as unknown as number[]) noteId(id);
   const words: Word[] = [];
   let cursor = 0;
   texts.forEach((raw, i) => {
