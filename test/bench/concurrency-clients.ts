@@ -1,8 +1,9 @@
 /**
  * One thread of the concurrency benchmark's clients (test/bench/concurrency.ts starts it as a
  * worker): each client is the SDK's MCP client with its own member token, issuing `engram_commit`
- * and `engram_query` in turn, one call at a time, from `startAt` until `endAt`. Only the SDK is
- * loaded here, so a thread costs little besides the calls it makes.
+ * and `engram_query` in turn (or the stack ceiling's `floor_commit` and `floor_query`, with the
+ * same texts), one call at a time, from `startAt` until `endAt`. Only the SDK is loaded here, so a
+ * thread costs little besides the calls it makes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +14,9 @@ import { factText, QUERY_TOPICS } from './story.ts';
 /** What a client thread is given. */
 export interface ClientThreadInput {
   mcpUrl: string;
-  clients: { token: string; agentId: string; serialBase: number; commitFirst: boolean }[];
+  /** Call the stack ceiling's tools (stack-ceiling.ts), which name the client's workspace, instead of Engram's. */
+  ceiling?: boolean;
+  clients: { token: string; workspaceId: string; agentId: string; serialBase: number; commitFirst: boolean }[];
 }
 
 /** Main thread → client thread: the window to run in (epoch milliseconds). */
@@ -59,13 +62,19 @@ async function run(input: ClientThreadInput, port: NonNullable<typeof parentPort
   let measuring = false;
 
   const call = async (client: Client, spec: ClientThreadInput['clients'][number], i: number, commit: boolean) => {
-    const args = commit
-      ? { ...factText(spec.serialBase + i), confidence: 0.9, agent_id: spec.agentId }
-      : { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 };
+    const topic = QUERY_TOPICS[i % QUERY_TOPICS.length]!;
+    const args = input.ceiling
+      ? commit
+        ? { ...factText(spec.serialBase + i), workspace_id: spec.workspaceId }
+        : { topic, workspace_id: spec.workspaceId }
+      : commit
+        ? { ...factText(spec.serialBase + i), confidence: 0.9, agent_id: spec.agentId }
+        : { topic, limit: 10 };
+    const name = `${input.ceiling ? 'floor' : 'engram'}_${commit ? 'commit' : 'query'}`;
     const started = performance.now();
     let failure: string | undefined;
     try {
-      const result = await client.callTool({ name: commit ? 'engram_commit' : 'engram_query', arguments: args });
+      const result = await client.callTool({ name, arguments: args });
       if (result.isError) failure = (result.content as { text?: string }[]).map((c) => c.text ?? '').join(' ');
     } catch (error) {
       failure = (error as Error).message;
@@ -76,7 +85,7 @@ async function run(input: ClientThreadInput, port: NonNullable<typeof parentPort
     else {
       if (commit) commitErrors++;
       else queryErrors++;
-      if (errorSamples.size < 5) errorSamples.add(`${commit ? 'engram_commit' : 'engram_query'}: ${failure.slice(0, 200)}`);
+      if (errorSamples.size < 5) errorSamples.add(`${name}: ${failure.slice(0, 200)}`);
     }
   };
 

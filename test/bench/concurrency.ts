@@ -20,7 +20,8 @@
  * account of each server and floor window: the statements that took the most time, with calls per
  * operation and mean execution and planning time, from pg_stat_statements, which must be in the
  * server's shared_preload_libraries; its counters are reset cluster-wide before each window),
- * --server-env NAME=value (repeatable: more of the server's environment, to compare settings).
+ * --server-env NAME=value (repeatable: more of the server's environment, to compare settings),
+ * --ceiling (Postgres: a third window per row, the stack ceiling below).
  *
  * The server is `engram start` in its own process, as the Dockerfile runs it (NODE_ENV=production,
  * its NODE_OPTIONS, jemalloc), with the in-process detection worker and the default pool of 10, on a scratch
@@ -64,6 +65,14 @@
  * the same machine; with --embedded every floor window runs before the server starts (the server
  * holds the database's lock while it runs). ratio = server ops/s ÷ floor ops/s.
  *
+ * The stack ceiling (--ceiling, Postgres only). Between each row's server window and its floor
+ * window, the same clients drive stack-ceiling.ts: an MCP server on the same stack (fastify, the
+ * SDK behind Engram's McpEndpoint, postgres.js with a pool of 10, the server's NODE_OPTIONS and
+ * allocator) whose tools do only the floor's work. ceiling ÷ floor is what HTTP and MCP alone leave
+ * of the floor's throughput on this machine, the most any server on this stack could reach;
+ * Engram ÷ ceiling is what Engram's own work (authentication, rate limits, extraction, dedup,
+ * match keys, detection, audit) costs on top.
+ *
  * The machine's CPU (every process, from /proc/stat) is printed for each window: on a shared machine
  * judge by the ratios.
  */
@@ -84,6 +93,7 @@ import type { ClientThreadInput, ClientThreadMessage, GoMessage } from './concur
 import { raiseLimits } from './limits.ts';
 import { referenceInsert, referenceQuery, referenceRow } from './reference-row.ts';
 import { BULK_LIMITS, factText, seedWorkspaces } from './seed.ts';
+import { startCeiling, type StartedCeiling } from './stack-ceiling.ts';
 import { median, percentile, watchEventLoopDelay } from './stats.ts';
 
 const { values: args } = parseArgs({
@@ -112,6 +122,8 @@ const { values: args } = parseArgs({
     statements: { type: 'boolean', default: false },
     // More of the server's environment, NAME=value (repeatable): to compare settings, e.g. ENGRAM_DB_POOL_SIZE=4.
     'server-env': { type: 'string', multiple: true, default: [] },
+    // A window of the stack ceiling (stack-ceiling.ts) between each server window and its floor.
+    ceiling: { type: 'boolean', default: false },
   },
 });
 
@@ -138,6 +150,8 @@ if (!MODES.every((m) => m === 'one' || m === 'many')) throw new Error(`--workspa
 // One invite key admits the members of the one workspace, and an invite admits at most 1,000.
 if (MODES.includes('one') && MAX_CLIENTS > 1000) throw new Error('--clients: at most 1000 in the one-workspace mode');
 if (!(WINDOW_MS > 0) || !(SIZE >= 0)) throw new Error('--window and --size must be positive numbers');
+// The ceiling opens the database in its own process, beside the server: only Postgres allows that.
+if (args.ceiling && EMBEDDED) throw new Error('--ceiling runs on Postgres only (the embedded database is open in one process at a time); drop --embedded or --ceiling');
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-abcdefghijklmnop';
@@ -287,8 +301,11 @@ interface Watch {
   /** This (main) thread's event-loop delay p99: the /healthz poller's own lateness. */
   mainLoopP99Ms: number;
 }
+/** A process that answers MCP (and GET /healthz) at `mcpUrl`: the server, or the stack ceiling. */
+type McpProcess = Pick<StartedCli, 'child' | 'mcpUrl'>;
+
 /** Polls /healthz every 50 ms and samples the server's RSS every 100 ms until stopped. */
-function watchServer(server: StartedCli): { stop(): Promise<Watch> } {
+function watchServer(server: McpProcess): { stop(): Promise<Watch> } {
   const pid = server.child.pid!;
   const healthUrl = new URL('/healthz', server.mcpUrl);
   const watch: Watch = { healthMs: [], healthErrors: 0, rssMaxKiB: 0, mainLoopP99Ms: 0 };
@@ -571,11 +588,11 @@ function startClientThread(input: ClientThreadInput): { worker: Worker; next(): 
   };
 }
 
-async function runServerWindow(server: StartedCli, clients: ClientSpec[], windowMs: number): Promise<ServerWindow> {
+async function runServerWindow(server: McpProcess, clients: ClientSpec[], windowMs: number, options: { ceiling?: boolean } = {}): Promise<ServerWindow> {
   const threadCount = Math.max(1, Math.min(clients.length, Number(args['client-threads'] ?? Math.min(CORES, Math.ceil(clients.length / 50)))));
-  const inputs: ClientThreadInput[] = Array.from({ length: threadCount }, () => ({ mcpUrl: server.mcpUrl, clients: [] }));
+  const inputs: ClientThreadInput[] = Array.from({ length: threadCount }, () => ({ mcpUrl: server.mcpUrl, ceiling: options.ceiling, clients: [] }));
   clients.forEach((c, k) => {
-    inputs[k % threadCount]!.clients.push({ token: c.token, agentId: `bench-client-${k}`, serialBase: clientSerial, commitFirst: k % 2 === 0 });
+    inputs[k % threadCount]!.clients.push({ token: c.token, workspaceId: c.workspaceId, agentId: `bench-client-${k}`, serialBase: clientSerial, commitFirst: k % 2 === 0 });
     clientSerial += 100_000;
   });
   const threads = inputs.map(startClientThread);
@@ -718,6 +735,8 @@ interface Row {
   mode: Mode;
   clients: number;
   server?: ServerWindow;
+  /** The stack ceiling's window (--ceiling). */
+  ceiling?: ServerWindow;
   floor?: FloorResult;
   backlogAtStop?: number;
   drainSeconds?: number | null;
@@ -762,6 +781,7 @@ const databaseUrl = EMBEDDED ? undefined : await createScratchDatabase(ADMIN_URL
 const database: Config['database'] = databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') };
 log(`${EMBEDDED ? `embedded database in ${dataDir}` : `bench database ${new URL(databaseUrl!).pathname.slice(1)}`}`);
 let server: StartedCli | undefined;
+let ceiling: StartedCeiling | undefined;
 let stopping = false;
 let floorHandle: DbHandle | undefined;
 const account = statementAccount(databaseUrl);
@@ -833,6 +853,12 @@ try {
     idle = { ...idle, rssKiB: procStatus(pid).rssKiB, healthMs: (await idleWatch.stop()).healthMs };
     log(`  idle: RSS ${MiB(idle.rssKiB).toFixed(0)} MiB (${MiB(idle.startupRssKiB).toFixed(0)} MiB at startup), /healthz p50 ${ms(median(idle.healthMs))} ms`);
 
+    if (args.ceiling) {
+      ceiling = await startCeiling(databaseUrl!, { NODE_OPTIONS, ...(LD_PRELOAD ? { LD_PRELOAD } : {}) });
+      log(`\n== stack ceiling warm-up: ${warmupClients.length} clients for ${WARMUP_MS / 1000} s`);
+      await runServerWindow(ceiling, warmupClients, WARMUP_MS, { ceiling: true });
+    }
+
     for (const row of rows) {
       const clients = clientsOf(setup, row.mode, row.clients);
       log(`\n== ${row.mode === 'one' ? 'one workspace' : 'a workspace per client'}, ${row.clients} client(s), ${WINDOW_MS / 1000} s`);
@@ -861,6 +887,14 @@ try {
       if (statements) log(['  server statements (share of database time, calls per operation, means):', ...statementLines(statements, window.commitMs.length + window.queryMs.length)].join('\n'));
       await sleep(SETTLE_MS);
       row.rssAfterKiB = procStatus(pid).rssKiB;
+      if (ceiling) {
+        row.ceiling = await runServerWindow(ceiling, clients, WINDOW_MS, { ceiling: true });
+        const c = row.ceiling;
+        log(
+          `  stack ceiling: ${c.opsPerSecond.toFixed(0)} ops/s, commit ${pair(c.commitMs)} ms, query ${pair(c.queryMs)} ms, ${c.errors} errors` +
+            `${c.errorSamples.length ? ` (${c.errorSamples.join(' | ')})` : ''}; ceiling CPU ${c.serverCores.toFixed(2)} cores, database CPU ${c.databaseCores!.toFixed(2)} cores, client CPU ${c.clientCores.toFixed(2)} cores`,
+        );
+      }
       if (floorHandle) await floorRows(floorHandle, setup, [row], account);
     }
   } finally {
@@ -870,6 +904,7 @@ try {
   await floorHandle?.close();
   await account?.close();
   stopping = true;
+  await ceiling?.stop();
   await server?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   if (databaseUrl && !args.keep) await dropScratchDatabase(ADMIN_URL, databaseUrl);
@@ -918,6 +953,23 @@ for (const mode of MODES) {
         `${MiB(r.peakRssKiB!).toFixed(0)} | ${after.toFixed(0)} (${vsIdle > 0 ? '+' : ''}${vsIdle}%) | ${s.serverCores.toFixed(2)} | ${s.databaseCores === null ? '–' : s.databaseCores.toFixed(2)} | ` +
         `${s.clientCores.toFixed(2)} (${s.threads}, ${ms(s.clientLoopP99Ms)}) | ${s.machineCores.toFixed(2)} | ${r.backlogAtStop}${r.failedJobs ? ` (${r.failedJobs} failed)` : ''} | ` +
         `${NO_WORKER ? 'no worker' : r.drainSeconds === null ? `> ${DRAIN_TIMEOUT_MS / 1000}` : r.drainSeconds!.toFixed(1)} | ${runs} | ${r.serverLog!.warn} / ${r.serverLog!.error} |`
+      );
+    }),
+  );
+  const ceilingRows = modeRows.filter((r) => r.ceiling);
+  if (ceilingRows.length === 0) continue;
+  out.push(
+    '',
+    `The stack ceiling (stack-ceiling.ts: fastify and the MCP SDK behind McpEndpoint, its tools doing only the floor's work), ${title}:`,
+    '',
+    `| clients | ceiling ops/s | commit p50 / p99 ms | query p50 / p99 ms | errors | ceiling CPU | database CPU | client CPU | machine CPU (of ${CORES}) | ceiling ÷ floor | Engram ÷ ceiling |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...ceilingRows.map((r) => {
+      const c = r.ceiling!;
+      const f = r.floor;
+      return (
+        `| ${r.clients} | ${c.opsPerSecond.toFixed(0)} | ${pair(c.commitMs)} | ${pair(c.queryMs)} | ${c.errors} | ${c.serverCores.toFixed(2)} | ${c.databaseCores!.toFixed(2)} | ${c.clientCores.toFixed(2)} | ${c.machineCores.toFixed(2)} | ` +
+        `${f ? (c.opsPerSecond / f.opsPerSecond).toFixed(2) : '–'} | ${(r.server!.opsPerSecond / c.opsPerSecond).toFixed(2)} |`
       );
     }),
   );

@@ -6,7 +6,9 @@
  * 2026-07-28), the same tools' work called in this process (`queryFacts`,
  * `commitFact`: no HTTP, MCP, auth, rate limit or audit), the service's own statement that stores
  * a fact (its inputs made outside the timer), and the database work they stand on issued directly
- * (the hybrid SQL, a single-row insert, their inputs computed outside the timer). For each: p50 latency, and the CPU the server process and this
+ * (the hybrid SQL, a single-row insert, their inputs computed outside the timer), and the stack
+ * ceiling's two tools (stack-ceiling.ts: the same HTTP and MCP exchange with only the reference's
+ * work behind it; its commit computes the row inside the call, as a commit must). For each: p50 latency, and the CPU the server process (for the ceiling's layers, the ceiling's) and this
  * process (the client) spent per call, read from /proc and `process.cpuUsage`, and the server's
  * garbage collection per call (young-generation pauses, the bytes they promoted to the old
  * generation, full GCs), from V8's GC profiler in the server (gc-probe.ts, preloaded). Layers take
@@ -46,13 +48,14 @@ import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-
 import type { GcReport } from './gc-probe.ts';
 import { raiseLimits } from './limits.ts';
 import { insertReferenceRow, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
+import { startCeiling } from './stack-ceiling.ts';
 import { BENCH_SECRET, benchServices, factText, QUERY_TOPICS, seed } from './seed.ts';
 import { proseText } from './story.ts';
 import { fmt, median } from './stats.ts';
 
 const LAYERS = [
   'healthz', 'ping', 'list', 'sdk-list', 'status', 'query', 'batch-query', 'sdk-query', 'sdk-query-2026', 'in-process-query', 'hybrid',
-  'commit', 'batch-commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert',
+  'commit', 'batch-commit', 'sdk-commit', 'prose-commit', 'in-process-commit', 'statement', 'insert', 'ceiling-query', 'ceiling-commit',
 ] as const;
 type Layer = (typeof LAYERS)[number];
 const DESCRIPTIONS: Record<Layer, string> = {
@@ -74,6 +77,8 @@ const DESCRIPTIONS: Record<Layer, string> = {
   'in-process-commit': 'commitFact in this process (no HTTP, MCP, auth)',
   statement: "the service's statement storing a fact (storeNewFact)",
   insert: 'single-row insert, direct (postgres.js)',
+  'ceiling-query': "stack ceiling's floor_query, raw POST (the hybrid SQL behind the same exchange)",
+  'ceiling-commit': "stack ceiling's floor_commit, raw POST (the row made and inserted behind the same exchange)",
 };
 
 const { values: args } = parseArgs({
@@ -96,6 +101,7 @@ const databaseUrl = await createScratchDatabase(ADMIN_URL, 'engram_bench');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
 const gcFile = path.join(dataDir, 'gc.json');
 const GC_PROBE = fileURLToPath(new URL('./gc-probe.ts', import.meta.url));
+const NODE_OPTIONS = [`--import=${GC_PROBE}`, args['node-options']].filter(Boolean).join(' ');
 const server = await startCli(
   cliEnv({
     DATABASE_URL: databaseUrl,
@@ -106,9 +112,14 @@ const server = await startCli(
     LOG_LEVEL: 'warn',
     ENGRAM_IN_PROCESS_WORKER: 'false',
     ENGRAM_BENCH_GC_FILE: gcFile,
-    NODE_OPTIONS: [`--import=${GC_PROBE}`, args['node-options']].filter(Boolean).join(' '),
+    NODE_OPTIONS,
   }),
 );
+const ceilingGcFile = path.join(dataDir, 'ceiling-gc.json');
+// The ceiling's layers insert into facts, as the insert reference does.
+const ceiling = chosen.some((l) => l.startsWith('ceiling-'))
+  ? await startCeiling(databaseUrl, { NODE_OPTIONS, CEILING_TABLE: 'facts', ENGRAM_BENCH_GC_FILE: ceilingGcFile })
+  : undefined;
 try {
   const created = await fetch(new URL('/api/v1/admin/workspaces', server.mcpUrl), {
     method: 'POST',
@@ -136,9 +147,9 @@ try {
   };
   // A batch of one message is answered by the SDK's HTTP transport, as every call was before the
   // endpoint answered single 2025-era tool calls in memory (the SDK answers it as one message).
-  const post = async (message: Record<string, unknown>, batch = false) => {
+  const post = async (message: Record<string, unknown>, batch = false, url = server.mcpUrl) => {
     const body = { jsonrpc: '2.0', id: 1, ...message };
-    const res = await fetch(server.mcpUrl, { method: 'POST', headers, body: JSON.stringify(batch ? [body] : body) });
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(batch ? [body] : body) });
     const text = await res.text();
     if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${JSON.stringify(message).slice(0, 80)} answered ${res.status}: ${text.slice(0, 300)}`);
   };
@@ -194,6 +205,11 @@ try {
       return storeNewFact(tenant, services, { ...(drafts.pop() ?? draft()), committedAt: now }, { grouped: true, unlessCorroboratingAt: now });
     },
     insert: () => insertReferenceRow(direct, ws.workspace_id, insertRows.pop() ?? insertRow()),
+    'ceiling-query': () => post({ method: 'tools/call', params: { name: 'floor_query', arguments: { topic: topic(), workspace_id: ws.workspace_id } } }, false, ceiling!.mcpUrl),
+    'ceiling-commit': () => {
+      const { content, scope } = fact();
+      return post({ method: 'tools/call', params: { name: 'floor_commit', arguments: { content, scope, workspace_id: ws.workspace_id } } }, false, ceiling!.mcpUrl);
+    },
   };
   // The direct references' own inputs (a topic's embedding; a row's entities, match keys,
   // embedding and hash) are the service's work, not the database's: computed outside the timer,
@@ -209,19 +225,22 @@ try {
     },
   };
 
-  const serverCpuMs = () => {
-    const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // A layer's server: the ceiling's layers are served by the ceiling, the others by Engram.
+  const serving = (layer: Layer) => (layer.startsWith('ceiling-') ? { child: ceiling!.child, gcFile: ceilingGcFile } : { child: server.child, gcFile });
+  const serverCpuMs = (layer: Layer) => {
+    const fields = fs.readFileSync(`/proc/${serving(layer).child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
   };
   // The server's GC since the last report: asks the probe for one and waits until it is written.
-  const latest = () => (fs.existsSync(gcFile) ? (JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcReport) : undefined);
-  const gcReport = async (): Promise<GcReport> => {
-    const before = latest()?.seq ?? 0;
-    process.kill(server.child.pid!, 'SIGUSR2');
+  const latest = (file: string) => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as GcReport) : undefined);
+  const gcReport = async (layer: Layer): Promise<GcReport> => {
+    const { child, gcFile: file } = serving(layer);
+    const before = latest(file)?.seq ?? 0;
+    process.kill(child.pid!, 'SIGUSR2');
     for (;;) {
-      const report = latest();
+      const report = latest(file);
       if (report && report.seq > before) return report;
-      if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}) before reporting its GC`);
+      if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}) before reporting its GC`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   };
@@ -231,8 +250,8 @@ try {
     for (const layer of chosen) {
       const result = results.get(layer)!;
       before[layer]?.();
-      await gcReport();
-      const server0 = serverCpuMs();
+      await gcReport(layer);
+      const server0 = serverCpuMs(layer);
       const client0 = process.cpuUsage();
       for (let i = 0; i < BLOCK; i++) {
         const t0 = performance.now();
@@ -240,8 +259,8 @@ try {
         result.times.push(performance.now() - t0);
       }
       const used = process.cpuUsage(client0);
-      result.serverMs += serverCpuMs() - server0;
-      const gc = await gcReport();
+      result.serverMs += serverCpuMs(layer) - server0;
+      const gc = await gcReport(layer);
       result.scavengeMs += gc.scavengeMs;
       result.promoted += gc.promoted;
       result.fullGcMs += gc.fullGcMs;
@@ -268,6 +287,7 @@ try {
       '\n',
   );
 } finally {
+  await ceiling?.stop();
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
   await dropScratchDatabase(ADMIN_URL, databaseUrl);

@@ -8,7 +8,9 @@
 import { authenticateToken, LocalEmbedder, provisionWorkspace, silentLogger, type Principal } from '@engram/core';
 import type { DbHandle } from '@engram/db';
 import { McpEndpoint, type McpHttpAnswer, type McpRequestContext } from '@engram/mcp';
+import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
@@ -123,5 +125,40 @@ describe.each(testDatabases())('MCP tool calls answered in memory on $name', (en
       { ...HEADERS, 'mcp-protocol-version': '2026-07-28' },
     );
     expect(modern.inMemory).toBe(false);
+  });
+});
+
+// The benchmarks' stack ceiling (test/bench/stack-ceiling.ts) serves its own bare tools through
+// this endpoint: the factory it gives builds every request's server, on both paths.
+describe('an MCP endpoint with a server factory of its own', () => {
+  const built: string[] = [];
+  const endpoint = new McpEndpoint<{ caller: string }>({
+    createServer: (context) => {
+      built.push(context.caller);
+      const server = new McpServer({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
+      server.registerTool('echo', { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+        content: [{ type: 'text', text: `${context.caller}: ${text}` }],
+      }));
+      return server;
+    },
+  });
+  afterAll(() => endpoint.close());
+  const post = (body: unknown) => endpoint.handle({ method: 'POST', url: '/mcp', headers: HEADERS, body }, { caller: 'ada' });
+
+  it('answers a single tool call in memory and everything else through the SDK, with its servers', async () => {
+    const single = await post(call(1, 'echo', { text: 'hi' }));
+    expect(single.status).toBe(200);
+    expect(JSON.parse(single.body!)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'ada: hi' }] } });
+    expect(endpoint.inMemoryAnswers).toBe(1);
+    // A batch of one is the SDK transport's (which answers it as one message).
+    const batch = await post([call(2, 'echo', { text: 'again' })]);
+    expect(JSON.parse(batch.body!)).toMatchObject({ id: 2, result: { content: [{ text: 'ada: again' }] } });
+    const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    expect(JSON.parse(list.body!)).toMatchObject({ result: { tools: [{ name: 'echo' }] } });
+    // Its input schema is checked as Engram's are: a wrong argument is a tool error, not a call.
+    const wrong = await post(call(4, 'echo', { text: 7 }));
+    expect(JSON.parse(wrong.body!)).toMatchObject({ id: 4, result: { isError: true } });
+    expect(endpoint.inMemoryAnswers).toBe(2);
+    expect(built).toEqual(['ada', 'ada', 'ada', 'ada']);
   });
 });

@@ -6,6 +6,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type McpServer,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { createEngramMcpServer, type McpRequestContext, type Requested } from './server.ts';
@@ -108,10 +109,13 @@ class ToolCallExchange implements Transport {
 }
 
 /** What one MCP request is served with: its caller's context and what it asks for by name. */
-interface Exchange {
-  context: McpRequestContext;
+interface Exchange<C> {
+  context: C;
   requested: Requested;
 }
+
+/** Builds the server that answers one request, for its caller. */
+export type McpServerFactory<C> = (context: C, requested: Requested) => McpServer;
 
 /**
  * The tools a JSON-RPC message (or batch) calls, the resources it reads and the prompts it gets,
@@ -150,26 +154,32 @@ function requestedBy(body: unknown): Requested {
  * Either way a fresh server is built per request for its caller, so any instance behind a load
  * balancer can answer any request. Framework adapters only translate to and from this.
  */
-export class McpEndpoint {
+export class McpEndpoint<C = McpRequestContext> {
   // The request → its exchange, for the SDK's factory (which receives the request it serves).
-  readonly #exchanges = new WeakMap<Request, Exchange>();
+  readonly #exchanges = new WeakMap<Request, Exchange<C>>();
   readonly #modern = createMcpHandler((ctx) => this.#serverFor(ctx.requestInfo), { legacy: 'reject' });
   readonly #inMemory: boolean;
+  readonly #createServer: McpServerFactory<C>;
   #inMemoryAnswers = 0;
 
-  /** `inMemoryToolCalls: false` serves every request through the SDK's HTTP handlers (to compare the two). */
-  constructor(options: { inMemoryToolCalls?: boolean } = {}) {
+  /**
+   * `inMemoryToolCalls: false` serves every request through the SDK's HTTP handlers (to compare
+   * the two). `createServer` builds each request's server: Engram's by default; the benchmarks
+   * give it a bare one, to measure this exchange with nothing of Engram's behind it.
+   */
+  constructor(options: { inMemoryToolCalls?: boolean; createServer?: McpServerFactory<C> } = {}) {
     this.#inMemory = options.inMemoryToolCalls ?? true;
+    this.#createServer = options.createServer ?? (createEngramMcpServer as unknown as McpServerFactory<C>);
   }
 
   #serverFor(request: Request | undefined) {
     const exchange = request ? this.#exchanges.get(request) : undefined;
     if (!exchange) throw new Error('MCP request served without its context');
-    return createEngramMcpServer(exchange.context, exchange.requested);
+    return this.#createServer(exchange.context, exchange.requested);
   }
 
   /** Answers one MCP request. */
-  async handle(request: McpHttpRequest, context: McpRequestContext): Promise<McpHttpAnswer> {
+  async handle(request: McpHttpRequest, context: C): Promise<McpHttpAnswer> {
     const exchange = { context, requested: requestedBy(request.body) };
     const single = this.#inMemory ? singleToolCall(request) : undefined;
     if (single) {
@@ -181,8 +191,8 @@ export class McpEndpoint {
   }
 
   /** A single 2025-era tool call (see ToolCallExchange); undefined when the server does not accept the request's protocol version. */
-  async #answerInMemory(call: JSONRPCRequest, exchange: Exchange, version: string | undefined): Promise<McpHttpAnswer | undefined> {
-    const server = createEngramMcpServer(exchange.context, exchange.requested);
+  async #answerInMemory(call: JSONRPCRequest, exchange: Exchange<C>, version: string | undefined): Promise<McpHttpAnswer | undefined> {
+    const server = this.#createServer(exchange.context, exchange.requested);
     const transport = new ToolCallExchange(call);
     await server.connect(transport);
     // The SDK's transport answers an unsupported version with a 400 of its own; that stays its answer.
@@ -192,9 +202,9 @@ export class McpEndpoint {
     return { status: 200, headers: [['content-type', 'application/json']], body: JSON.stringify(await transport.response) };
   }
 
-  async #answerOverSdk(request: Request, exchange: Exchange, parsedBody: unknown): Promise<Response> {
+  async #answerOverSdk(request: Request, exchange: Exchange<C>, parsedBody: unknown): Promise<Response> {
     if (await isLegacyRequest(request, parsedBody)) {
-      const server = createEngramMcpServer(exchange.context, exchange.requested);
+      const server = this.#createServer(exchange.context, exchange.requested);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       // In JSON mode the response holds every answer, so nothing is left running: the server and
