@@ -7,6 +7,7 @@
  *   npm run bench -- --sizes 10000 --no-worker    # without the in-process detection worker
  *   npm run bench -- --sizes 10000 --embedded     # the embedded database (PGlite) in a temporary directory
  *   npm run bench -- --sizes 10000 "--node-options=--cpu-prof --cpu-prof-dir=prof"   # the server's NODE_OPTIONS
+ *   npm run bench -- --sizes 100000 --ceiling     # and the stack ceiling's calls, taking turns with both
  *   npm run bench -- --concurrency ...            # 1 to 200 concurrent clients: test/bench/concurrency.ts
  *
  * Needs a Postgres with pgvector where it may create a database: BENCH_DATABASE_URL, else
@@ -17,6 +18,11 @@
  * the service's own hybrid SQL (`hybridCandidates`, confined to the workspace as the service runs
  * it, at engram_query's depth for limit 10) for engram_query; and `engram_status` for `tools/list`
  * (both answer from the MCP layer with little or no database work). Each ratio is printed.
+ *
+ * With --ceiling (Postgres), the stack ceiling (stack-ceiling.ts: the same HTTP and MCP exchange
+ * with only the reference's work behind it, its commit computing the row inside the call as a
+ * commit must) takes a third turn after each pair, through the same SDK client, and its ratios to
+ * the same references are printed: the least any server on this stack could be.
  *
  * On Postgres each reference call follows the service call it is compared with. The embedded
  * database is open in one process at a time, so there the references run in this process before
@@ -38,6 +44,7 @@ import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-
 import { raiseLimits } from './limits.ts';
 import { insertReferenceRow, referenceInsert, referenceQuery, referenceRow, type ReferenceRow } from './reference-row.ts';
 import { BENCH_SECRET, BULK_LIMITS, factText, QUERY_TOPICS, seedWorkspaces } from './seed.ts';
+import { startCeiling, type StartedCeiling } from './stack-ceiling.ts';
 import { fmt, median, percentile } from './stats.ts';
 
 if (process.argv.includes('--concurrency')) {
@@ -58,8 +65,11 @@ const { values: args } = parseArgs({
     embedded: { type: 'boolean', default: false },
     // The server's NODE_OPTIONS (e.g. a heap limit, or --cpu-prof to profile it).
     'node-options': { type: 'string' },
+    // The stack ceiling's calls (stack-ceiling.ts) taking turns with the service's and the references'.
+    ceiling: { type: 'boolean', default: false },
   },
 });
+if (args.ceiling && args.embedded) throw new Error('--ceiling runs on Postgres only (the embedded database is open in one process at a time); drop --embedded or --ceiling');
 const SIZES = args.sizes.split(',').map(Number);
 const SEQUENTIAL_COMMITS = Number(args.commits);
 const CONCURRENT_COMMITS = Number(args.concurrent);
@@ -199,20 +209,31 @@ const perSecond = (latencies: number[]) => 1000 / (latencies.reduce((a, b) => a 
  * is live and each call alternates with its reference; on the embedded database the references
  * were measured before the server started (`measured`).
  */
-async function measure(size: number, mcpUrl: string, token: string, against: Reference | ReferenceTimings): Promise<void> {
+async function measure(size: number, mcpUrl: string, token: string, against: Reference | ReferenceTimings, ceilingOf?: { mcpUrl: string; workspaceId: string }): Promise<void> {
   const clients: Client[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectMcp(mcpUrl, token)));
   const main = clients[0]!;
   const live = 'insert' in against ? against : undefined;
   const measured = 'insert' in against ? undefined : against;
+  // The stack ceiling's two calls, through the same SDK client (it takes no token).
+  const ceilingClient = ceilingOf ? await connectMcp(ceilingOf.mcpUrl) : undefined;
+  const ceiling = ceilingClient && {
+    commit: () => {
+      const { content, scope } = commitArgs();
+      return timed(() => mustCall(ceilingClient, 'floor_commit', { content, scope, workspace_id: ceilingOf!.workspaceId }));
+    },
+    query: (i: number) => timed(() => mustCall(ceilingClient, 'floor_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, workspace_id: ceilingOf!.workspaceId })),
+  };
   // Warm up the server (JIT, caches, connections) and the reference before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());
   if (live) for (let i = 0; i < 50; i++) await live.insert(nextRow());
+  if (ceiling) for (let i = 0; i < 500; i++) await ceiling.commit();
 
   // Each call and its reference alternate, so both meet the same state of the database: right
   // after a checkpoint every write also logs whole pages, and measured one after the other the
   // first would pay for that and the second not.
   const sequential: number[] = [];
   const inserts: number[] = [];
+  const ceilingCommits: number[] = [];
   // What each measured commit did: a stored fact costs one statement; a fact another agent already
   // stated (corroborated) or an identical one takes the reads that decide it.
   const outcomes: Record<'stored' | 'corroborated' | 'duplicate', number[]> = { stored: [], corroborated: [], duplicate: [] };
@@ -222,6 +243,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
     sequential.push(latency);
     outcomes[out.corroborated ? 'corroborated' : out.duplicate ? 'duplicate' : 'stored'].push(latency);
     if (live) inserts.push(await live.insert(nextRow()));
+    if (ceiling) ceilingCommits.push(await ceiling.commit());
   }
   const outcome = (name: keyof typeof outcomes) =>
     `${outcomes[name].length} ${name}${outcomes[name].length ? ` (p50 ${fmt(median(outcomes[name]))})` : ''}`;
@@ -230,6 +252,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   report({ size, metric: 'engram_commit over MCP, sequential', p50: median(sequential), p99: percentile(sequential, 99), perSecond: perSecond(sequential) });
   const insertTimes = measured?.inserts ?? inserts;
   report({ size, metric: `direct insert (${direct}), sequential`, p50: median(insertTimes), p99: percentile(insertTimes, 99), perSecond: perSecond(insertTimes) });
+  if (ceiling) report({ size, metric: 'stack ceiling floor_commit over MCP, sequential', p50: median(ceilingCommits), p99: percentile(ceilingCommits, 99), perSecond: perSecond(ceilingCommits) });
 
   const concurrent = await concurrently(CONCURRENT_COMMITS, CLIENTS, (k) => timed(() => mustCall(clients[k]!, 'engram_commit', commitArgs())));
   report({ size, metric: `engram_commit over MCP, ${CLIENTS} concurrent clients`, p50: median(concurrent.latencies), p99: percentile(concurrent.latencies, 99), perSecond: concurrent.perSecond });
@@ -239,16 +262,20 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   for (let i = 0; i < 20; i++) {
     await mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]! });
     if (live) await live.query(i);
+    if (ceiling) await ceiling.query(i);
   }
   const queries: number[] = [];
   const hybrid: number[] = [];
+  const ceilingQueries: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
     queries.push(await timed(() => mustCall(main, 'engram_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, limit: 10 })));
     if (live) hybrid.push(await live.query(i));
+    if (ceiling) ceilingQueries.push(await ceiling.query(i));
   }
   const hybridTimes = measured?.queries ?? hybrid;
   report({ size, metric: 'engram_query over MCP, sequential', p50: median(queries), p99: percentile(queries, 99), perSecond: null });
   report({ size, metric: `direct hybrid SQL (hybridCandidates; ${direct}), sequential`, p50: median(hybridTimes), p99: percentile(hybridTimes, 99), perSecond: null });
+  if (ceiling) report({ size, metric: 'stack ceiling floor_query over MCP, sequential', p50: median(ceilingQueries), p99: percentile(ceilingQueries, 99), perSecond: null });
 
   const lists: number[] = [];
   const statuses: number[] = [];
@@ -260,7 +287,7 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   report({ size, metric: 'tools/list over MCP, sequential', p50: median(lists), p99: percentile(lists, 99), perSecond: null });
   report({ size, metric: 'engram_status over MCP, sequential', p50: median(statuses), p99: percentile(statuses, 99), perSecond: null });
 
-  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all([...clients, ...(ceilingClient ? [ceilingClient] : [])].map((c) => c.close()));
 }
 
 const EMBEDDED = args.embedded;
@@ -284,6 +311,7 @@ const startServer = () =>
   );
 
 let server: StartedCli | undefined;
+let ceiling: StartedCeiling | undefined;
 try {
   // The workspace, made as the service makes it; its rate limits lifted once the server runs (the
   // benchmark is one token committing thousands of facts a minute).
@@ -320,14 +348,17 @@ try {
     if (measured) await measure(size, server.mcpUrl, workspace.ownerToken, measured);
     else {
       const reference = await postgresReference(databaseUrl!, workspace.workspaceId);
+      // With the server's NODE_OPTIONS; it inserts into facts, as the insert reference does.
+      if (args.ceiling) ceiling ??= await startCeiling(databaseUrl!, { NODE_OPTIONS: args['node-options'] ?? '', CEILING_TABLE: 'facts' });
       try {
-        await measure(size, server.mcpUrl, workspace.ownerToken, reference);
+        await measure(size, server.mcpUrl, workspace.ownerToken, reference, ceiling && { mcpUrl: ceiling.mcpUrl, workspaceId: workspace.workspaceId });
       } finally {
         await reference.close();
       }
     }
   }
 } finally {
+  await ceiling?.stop();
   await server?.stop();
   if (args.keep && EMBEDDED) process.stderr.write(`kept the embedded database in ${dataDir}\n`);
   else fs.rmSync(dataDir, { recursive: true, force: true });
@@ -344,6 +375,7 @@ const ratios = SIZES.map((size) => {
   const ratio = (a: Row | undefined, b: Row | undefined, key: 'p50' | 'p99') => (a?.[key] && b?.[key] ? `${(a[key] / b[key]).toFixed(2)}×` : '—');
   const engram = find('engram_commit', false);
   const direct = find('direct insert', false);
+  const [ceilingCommit, ceilingQuery] = [find('stack ceiling floor_commit', true), find('stack ceiling floor_query', true)];
   const [commit, insert, query, hybrid, list, status] = [
     find('engram_commit', true),
     find('direct insert', true),
@@ -356,6 +388,11 @@ const ratios = SIZES.map((size) => {
     `${size.toLocaleString('en-US')} facts, sequential: engram_commit p50 ${ratio(commit, insert, 'p50')} the direct insert's, p99 ${ratio(commit, insert, 'p99')}; ` +
       `engram_query p50 ${ratio(query, hybrid, 'p50')} the direct hybrid SQL's; tools/list p50 ${ratio(list, status, 'p50')} engram_status's`,
     engram && direct ? `${size.toLocaleString('en-US')} facts: commit throughput ${(((engram.perSecond ?? 0) / (direct.perSecond ?? 1)) * 100).toFixed(0)}% of direct insert` : '',
-  ].join('\n');
+    ceilingCommit && ceilingQuery
+      ? `${size.toLocaleString('en-US')} facts, sequential, the stack ceiling: floor_commit p50 ${ratio(ceilingCommit, insert, 'p50')} the direct insert's, p99 ${ratio(ceilingCommit, insert, 'p99')}; floor_query p50 ${ratio(ceilingQuery, hybrid, 'p50')} the direct hybrid SQL's`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
 });
 process.stdout.write(`\n${header}\n${lines.join('\n')}\n\n${ratios.filter(Boolean).join('\n')}\n`);
