@@ -216,12 +216,13 @@ async function measure(size: number, mcpUrl: string, token: string, against: Ref
   const measured = 'insert' in against ? undefined : against;
   // The stack ceiling's two calls, through the same SDK client (it takes no token).
   const ceilingClient = ceilingOf ? await connectMcp(ceilingOf.mcpUrl) : undefined;
+  const workspace_id = ceilingOf?.workspaceId;
   const ceiling = ceilingClient && {
     commit: () => {
       const { content, scope } = commitArgs();
-      return timed(() => mustCall(ceilingClient, 'floor_commit', { content, scope, workspace_id: ceilingOf!.workspaceId }));
+      return timed(() => mustCall(ceilingClient, 'floor_commit', { content, scope, workspace_id }));
     },
-    query: (i: number) => timed(() => mustCall(ceilingClient, 'floor_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, workspace_id: ceilingOf!.workspaceId })),
+    query: (i: number) => timed(() => mustCall(ceilingClient, 'floor_query', { topic: QUERY_TOPICS[i % QUERY_TOPICS.length]!, workspace_id })),
   };
   // Warm up the server (JIT, caches, connections) and the reference before measuring.
   for (let i = 0; i < 500; i++) await mustCall(main, 'engram_commit', commitArgs());

@@ -74,13 +74,12 @@ export function startCeiling(databaseUrl: string, env: { NODE_OPTIONS: string; L
 /** The ceiling's per-request server: the floor's two operations as tools. */
 function ceilingServer(db: Awaited<ReturnType<typeof createDb>>['db'], table: string): McpServer {
   const server = new McpServer({ name: 'engram-stack-ceiling', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
-  let serial = 0;
   server.registerTool(
     'floor_commit',
     { description: "The floor's insert", inputSchema: z.object({ content: z.string(), scope: z.string(), workspace_id: z.string().uuid() }) },
     async ({ content, scope, workspace_id }) => {
       const row = referenceRow(content, scope);
-      await db.execute(referenceInsert(sql`${sql.identifier(table)}`, workspace_id, row, `ceiling-${serial++ % 50}`));
+      await db.execute(referenceInsert(sql`${sql.identifier(table)}`, workspace_id, row, 'ceiling'));
       return { content: [{ type: 'text', text: JSON.stringify({ fact_id: row.id }) }] };
     },
   );
@@ -88,7 +87,10 @@ function ceilingServer(db: Awaited<ReturnType<typeof createDb>>['db'], table: st
     'floor_query',
     { description: "The floor's hybrid query", inputSchema: z.object({ topic: z.string(), workspace_id: z.string().uuid() }) },
     async ({ topic, workspace_id }) => {
-      const candidates = await referenceQuery(forWorkspace(db, workspace_id), Math.max(0, QUERY_TOPICS.indexOf(topic)));
+      // The reference query embeds the bench's topics beforehand, so it takes one of them by number.
+      const n = QUERY_TOPICS.indexOf(topic);
+      if (n < 0) throw new Error(`floor_query answers the bench's topics only (QUERY_TOPICS in story.ts), not "${topic}"`);
+      const candidates = await referenceQuery(forWorkspace(db, workspace_id), n);
       const best = candidates.slice(0, 10).map((c) => ({ id: c.id, content: c.content, scope: c.scope, committed_at: c.committed_at, score: c.rrf }));
       return { content: [{ type: 'text', text: JSON.stringify({ facts: best }) }] };
     },
