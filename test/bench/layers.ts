@@ -33,7 +33,7 @@ import {
   CommitInput,
   contentHash,
   embedLocally,
-  extractEntities,
+  readFact,
   queryFacts,
   QueryInput,
   storeNewFact,
@@ -168,7 +168,7 @@ try {
   // The statement's facts, made as commitFact makes them (extraction, embedding, hash) before the timer.
   const draft = (): FactDraft => {
     const { content, scope, agent_id } = fact();
-    const entities = extractEntities(content, scope);
+    const entities = readFact(content);
     return {
       content, contentHash: contentHash(content), scope, confidence: 0.9, factType: 'observation', agentId: agent_id, memberId: null,
       provenance: null, entities, embedding: embedLocally(content), committedAt: new Date(), ttlDays: null, durability: 'durable',

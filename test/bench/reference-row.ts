@@ -4,21 +4,21 @@
  * hash) computed before a reference's timer starts. They are the service's work, not the
  * database's, so a reference that computed them while timed would count them on both sides.
  */
-import { contentHash, embedLocally, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
+import { contentHash, embedLocally, EXTRACTOR_VERSION, readFact, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
 import { hybridCandidates, textArrayLiteral, vectorLiteral, type Candidate, type TenantDb } from '@engram/db';
 import { sql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
 import { QUERY_TOPICS } from './story.ts';
 
 export function referenceRow(content: string, scope: string) {
-  const entities = extractEntities(content, scope);
+  const entities = readFact(content);
   return {
     id: uuidv7(),
     content,
     scope,
     hash: contentHash(content),
     entities: JSON.stringify(entities),
-    keys: textArrayLiteral(matchKeysOf(entities)),
+    keys: textArrayLiteral(matchKeysOf(entities, scope)),
     embedding: vectorLiteral(embedLocally(content)),
   };
 }

@@ -8,7 +8,7 @@ import {
   contentHash,
   embedLocally,
   EXTRACTOR_VERSION,
-  extractEntities,
+  readFact,
   LocalEmbedder,
   matchKeysOf,
   provisionWorkspace,
@@ -88,7 +88,7 @@ export async function seedWorkspaces(
       const values = [];
       for (let k = start; k < Math.min(end, start + batch); k++) {
         const { content, scope } = factText(k);
-        const entities = extractEntities(content, scope);
+        const entities = readFact(content);
         const committedAt = new Date(Date.now() - (to - k) * 60_000);
         const id = uuidv7(committedAt.getTime());
         values.push({
@@ -100,7 +100,7 @@ export async function seedWorkspaces(
           confidence: 0.9,
           agentId: `seed-${k % 23}`,
           entities,
-          matchKeys: matchKeysOf(entities),
+          matchKeys: matchKeysOf(entities, scope),
           extractorVersion: EXTRACTOR_VERSION,
           embedding: embedLocally(content),
           embeddingModel: 'engram-local-hash-v1',

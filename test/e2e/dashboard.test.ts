@@ -315,7 +315,7 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     const card = page.locator('article[data-conflict-id]');
     await card.waitFor();
     expect(await card.count()).toBe(1);
-    await expect.poll(() => card.getByRole('heading', { level: 3 }).textContent()).toMatch(/rate limit.*\?$/);
+    await expect.poll(() => card.getByRole('heading', { level: 3 }).textContent()).toBe('Which is the limit of api (maximum) now: 100 requests per minute or 500 requests per minute?');
     const lowFact = card.locator(`li[data-fact-id="${facts.low.fact_id}"]`);
     const highFact = card.locator(`li[data-fact-id="${facts.high.fact_id}"]`);
     expect(await lowFact.textContent()).toContain('agent-a');
@@ -921,6 +921,61 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     expect(await rest<{ failed_jobs: number; stuck_jobs: number }>('/api/v1/detection/status')).toMatchObject({ failed_jobs: 0, stuck_jobs: 0 });
     await p.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => attention.count()).toBe(0);
+  });
+
+  it('lists a detector settlement under Resolved with its note, and undoes it: the closed fact is current again', { timeout: 90_000 }, async () => {
+    const p = await ownerPage('laptop');
+    // The later fact names the value it replaces: the detector settles the pair itself, asking nobody.
+    const older = await commit(agentA, 'The image cache TTL is 300 seconds', 'media', 'agent-a');
+    const newer = await commit(agentB, 'Raised the image cache TTL from 300 seconds to 900 seconds', 'media', 'agent-b');
+    await detectionSettled();
+    await open(p, '/', 'Knowledge base');
+    await p.locator(`tr[data-fact-id="${newer.fact_id}"]`).waitFor();
+    expect(await p.locator(`tr[data-fact-id="${older.fact_id}"]`).count()).toBe(0);
+
+    await open(p, '/conflicts?status=resolved', 'Conflicts');
+    const card = p.locator('article[data-conflict-id]').filter({ has: p.locator(`li[data-fact-id="${older.fact_id}"]`) });
+    await card.waitFor();
+    await card.getByText('Probable update', { exact: true }).waitFor();
+    expect(await card.locator(`li[data-fact-id="${newer.fact_id}"]`).textContent()).toContain('Kept');
+    expect(await card.locator(`li[data-fact-id="${older.fact_id}"]`).textContent()).toMatch(/Closed /);
+    const note = card.locator('p.resolution');
+    // The detector's reason, said once.
+    expect(await note.textContent()).toBe('Settled by the detector: the later fact names this value as the one it replaces. Keep another fact, or undo, to overrule it.');
+    await shot('conflicts-settled-by-detector', p);
+
+    await card.getByRole('button', { name: 'Undo: keep both…' }).click();
+    await p.getByRole('heading', { level: 4, name: 'Undo the detector’s settlement: keep both facts' }).waitFor();
+    await p.getByRole('textbox', { name: 'Resolution note', exact: true }).fill('Both hold: 300 s for thumbnails, 900 s for originals.');
+    await p.getByRole('button', { name: 'Confirm dismissal' }).click();
+    await p.getByRole('status').filter({ hasText: 'Conflict dismissed. It will not be raised again.' }).waitFor();
+
+    // The closed fact is current again, next to the later one, for people and agents alike.
+    await open(p, '/', 'Knowledge base');
+    for (const f of [older, newer]) await p.locator(`tr[data-fact-id="${f.fact_id}"]`).waitFor();
+    const query = await mustCall<QueryOutput>(agentA, 'engram_query', { topic: 'image cache TTL seconds' });
+    expect(query.results.map((r) => r.fact_id)).toEqual(expect.arrayContaining([older.fact_id, newer.fact_id]));
+    await open(p, '/conflicts?status=dismissed', 'Conflicts');
+    await p.locator('article[data-conflict-id]').filter({ has: p.locator(`li[data-fact-id="${older.fact_id}"]`) }).waitFor();
+  });
+
+  it('shows an open probable update with its kind label, retiring nothing until someone answers', { timeout: 90_000 }, async () => {
+    const p = await ownerPage('laptop');
+    // A change announced without naming the old value: asked about, not settled.
+    const earlier = await commit(agentA, 'The export worker concurrency is 4', 'exports', 'agent-a');
+    const later = await commit(agentB, 'Bumped the export worker concurrency to 8', 'exports', 'agent-b');
+    await detectionSettled();
+    await open(p, '/conflicts?kind=probable_update', 'Conflicts');
+    const card = p.locator('article[data-conflict-id]').filter({ has: p.locator(`li[data-fact-id="${earlier.fact_id}"]`) });
+    await card.waitFor();
+    await card.getByText('Probable update', { exact: true }).waitFor();
+    expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('Probable update: is the concurrency of export still 4, or is 8 now, as a later fact says?');
+    // Both facts are still current: either can be kept, and neither is marked closed.
+    expect(await card.getByRole('button', { name: /^Keep this one/ }).count()).toBe(2);
+    for (const f of [earlier, later]) expect(await card.locator(`li[data-fact-id="${f.fact_id}"]`).textContent()).not.toMatch(/Closed /);
+    await shot('conflicts-probable-update', p);
+    await open(p, '/', 'Knowledge base');
+    for (const f of [earlier, later]) await p.locator(`tr[data-fact-id="${f.fact_id}"]`).waitFor();
   });
 
   it('reported no script errors and no Content-Security-Policy violations', () => {

@@ -3,12 +3,12 @@
  * test/data/detection runs against a real server with its in-process worker, as a team would meet
  * it (import over HTTP, detection in the background, conflicts and windows read back over HTTP).
  *
- * dev-stories.json is the first issue's bar. The other files were written blind to the detector
- * by separate authors (the beam-* ones distilled from BEAM's non-coding conversations); their bars
- * hold what the deterministic tiers reach today, so a change that loses ground fails here. The
- * first four files may violate no expectation; the later ones hold stories the tiers cannot read
- * yet (an update stated with no change language is a disagreement to them), so each has a ceiling
- * on broken expectations instead.
+ * Whatever the set, no true fact may be retired with nothing raised. The bars hold what the
+ * deterministic tiers reach today (see docs/detection.md), so a change that loses ground fails
+ * here: precision and recall of the confusions found, the share of explicit updates applied
+ * (settled, or asked as a probable update) and a ceiling on other broken expectations. The sealed
+ * sets under sealed/ are not run here: their stories stay unread, and only their totals are
+ * printed by `npm run eval:detection`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,20 +21,10 @@ import { startTestServer } from '../support/server.ts';
 const DATA = path.join(import.meta.dirname, '../data/detection');
 
 /**
- * Per stories file: minimum precision, recall, share of expected retirements done, and the most
- * no_flag / current / retired expectations that may be broken.
+ * Per stories file: minimum precision and recall of the confusions, minimum share of the explicit
+ * updates applied, and the most no_flag / current expectations that may be broken.
  */
-const BARS: Record<string, { precision: number; recall: number; retired: number; violations: number }> = {
-  'dev-stories.json': { precision: 0.95, recall: 0.85, retired: 1, violations: 0 },
-  'extra-stories.json': { precision: 0.95, recall: 0.9, retired: 1, violations: 0 },
-  'holdout-stories.json': { precision: 0.95, recall: 0.7, retired: 1, violations: 0 },
-  'blind-stories.json': { precision: 0.95, recall: 0.9, retired: 1, violations: 0 },
-  'beam-dev-stories.json': { precision: 0.8, recall: 0.68, retired: 0.68, violations: 14 },
-  'beam-holdout-stories.json': { precision: 0.6, recall: 0.45, retired: 0.4, violations: 12 },
-  'beam-test-stories.json': { precision: 0.75, recall: 0.6, retired: 0.4, violations: 12 },
-  'semantic-dev-stories.json': { precision: 0.9, recall: 0.4, retired: 0.65, violations: 10 },
-  'semantic-holdout-stories.json': { precision: 0.9, recall: 0.2, retired: 0.75, violations: 6 },
-};
+const BARS: Record<string, { precision: number; recall: number; applied: number; violations: number }> = BARS_HERE;
 
 describe('conflict detection on the story files', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -59,10 +49,10 @@ describe('conflict detection on the story files', () => {
     process.stdout.write(`${file}\n${report.split('\n\n').slice(1).join('\n\n')}\n`);
     const bar = BARS[file]!;
     const all = byKind(outcomes).find((r) => r.kind === 'all')!;
-    const violations = summary.violations.no_flag + summary.violations.current + summary.violations.retired;
-    expect(violations, report).toBeLessThanOrEqual(bar.violations);
+    expect(all.silentlyRetired, report).toBe(0);
+    expect(summary.violations.no_flag + summary.violations.current, report).toBeLessThanOrEqual(bar.violations);
     expect(summary.precision, report).toBeGreaterThanOrEqual(bar.precision);
     expect(summary.recall, report).toBeGreaterThanOrEqual(bar.recall);
-    expect(all.expectedRetired === 0 ? 1 : all.retired / all.expectedRetired, report).toBeGreaterThanOrEqual(bar.retired);
+    expect(all.expectedRetired === 0 ? 1 : all.retired / all.expectedRetired, report).toBeGreaterThanOrEqual(bar.applied);
   });
 });

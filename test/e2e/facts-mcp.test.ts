@@ -3,7 +3,7 @@
  * started server, on PGlite and (with TEST_DATABASE_URL) Postgres. Every test works in its own
  * workspace.
  */
-import type { CommitOutput, PromoteOutput, QueryOutput } from '@engram/core';
+import { readFact, type CommitOutput, type PromoteOutput, type QueryOutput } from '@engram/core';
 import {
   conflictFacts,
   conflicts,
@@ -60,8 +60,9 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
 
   it('commits a fact with its entities, hash, embedding and a detection job in the same write', async () => {
     const ws = await workspace();
+    const content = 'The auth service rate limit is 1000 req/s per IP, configured via AUTH_RATE_LIMIT';
     const result = await ws.commit({
-      content: 'The auth service rate limit is 1000 req/s per IP, configured via AUTH_RATE_LIMIT',
+      content,
       scope: 'Auth/',
       provenance: 'services/auth/src/limits.ts:12',
       fact_type: 'decision',
@@ -78,12 +79,25 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
       embeddingModel: 'engram-local-hash-v1',
       validUntil: null,
     });
+    // What the reader made of it is stored with it: the auth rate limit, at most 1000 req/s per IP, in its canonical value.
+    expect(row?.entities).toEqual(readFact(content));
     expect(row?.entities).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ slot: 'auth.rate_limit', normalized: 1000 }),
-        expect.objectContaining({ type: 'config_key', value: 'AUTH_RATE_LIMIT' }),
+        expect.objectContaining({
+          type: 'claim',
+          kind: 'rate',
+          measure: 'limit',
+          anchors: expect.arrayContaining(['auth']),
+          values: ['1000'],
+          display: ['1000 req/s'],
+          extreme: 'max',
+          per: 'ip',
+        }),
+        expect.objectContaining({ type: 'mentions', value: expect.arrayContaining(['auth']) }),
       ]),
     );
+    // The detector finds it by what it measures of what it names.
+    expect(row?.matchKeys).toContain('c:rate:limit@auth');
     expect(row?.embedding).toHaveLength(512);
     expect(row?.contentHash).toMatch(/^[0-9a-f]{64}$/);
     const jobs = await ws.tenant.select(detectionJobs);
@@ -231,7 +245,7 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
   it('stores a restatement after the claim moved on as a new commit of the old lineage, never as agreement', async () => {
     const ws = await workspace();
     const first = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-a' });
-    await ws.commit({ content: 'The first sprint deadline moved to April 5', scope: 'planning', agent_id: 'agent-b' });
+    await ws.commit({ content: 'The first sprint is now due April 5 instead of April 1', scope: 'planning', agent_id: 'agent-b' });
     const again = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-c' });
     expect(again).toMatchObject({ duplicate: false, corroborated: false, memory_op: 'update', supersedes_fact_id: first.fact_id, lineage_id: first.lineage_id });
     const [old] = await ws.tenant.select(facts, eq(facts.id, first.fact_id!));
@@ -244,7 +258,8 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
   it('reads a claim as unchanged when a human dismissed the conflict with the fact that seemed to move it', async () => {
     const ws = await workspace();
     const first = await ws.commit({ content: 'The first sprint is due April 1', scope: 'planning', agent_id: 'agent-a' });
-    const moved = await ws.commit({ content: 'The first sprint deadline moved to April 5', scope: 'planning', agent_id: 'agent-b' });
+    // The same later fact that moves the claim on in the test before: only the dismissal keeps the claim unchanged here.
+    const moved = await ws.commit({ content: 'The first sprint is now due April 5 instead of April 1', scope: 'planning', agent_id: 'agent-b' });
     const [conflict] = await ws.tenant
       .insert(conflicts, { kind: 'reversal', question: 'Which is the deadline?', detectedBy: 'tier0_entity', severity: 'high', factSetKey: `${first.fact_id}:${moved.fact_id}`, status: 'dismissed' })
       .returning();

@@ -34,7 +34,7 @@ interface DetectionStatus {
 }
 
 interface ConflictsBody {
-  groups: { conflicts: { kind: string; question: string; status: string; facts: { fact_id: string }[] }[] }[];
+  groups: { conflicts: { kind: string; question: string; status: string; resolution_type: string | null; facts: { fact_id: string }[] }[] }[];
 }
 
 /** Imports one story into a fresh workspace, waits for detection, and reads back what happened. */
@@ -85,6 +85,7 @@ export async function observeStory(options: RunnerOptions, story: Story, file: S
         kind: c.kind,
         question: c.question,
         status: c.status,
+        settled: c.resolution_type === 'detector',
       })),
     current,
   };

@@ -73,9 +73,12 @@ export function loadStories(file: string): StoriesFile {
   return parsed.data;
 }
 
-/** What the service did with one story: conflicts as sets of fact keys, and which facts are current. */
+/**
+ * What the service did with one story: conflicts as sets of fact keys (`settled`: a settlement the
+ * detector recorded, not a question it raised), and which facts are current.
+ */
 export interface StoryObservation {
-  conflicts: { keys: string[]; kind: string; question: string; status: string }[];
+  conflicts: { keys: string[]; kind: string; question: string; status: string; settled?: boolean }[];
   current: Set<string>;
 }
 
@@ -91,6 +94,11 @@ export interface StoryOutcome {
   violations: { no_flag: number; current: number; retired: number };
   /** Facts expected to be retired (an explicit update or a deletion request). */
   expectedRetired: number;
+  /** Of those: retired by the detector, or asked about in a probable-update question. */
+  settled: number;
+  asked: number;
+  /** Facts not expected to be retired that left the current facts with no question raised about them. */
+  silentlyRetired: string[];
   /** Human-readable reasons for every miss. */
   problems: string[];
   observation: StoryObservation;
@@ -102,20 +110,25 @@ const matchesFlag = (keys: readonly string[], expectation: readonly (string | st
 /** Judges one story. */
 export function scoreStory(story: Story, fillerKeys: ReadonlySet<string>, observed: StoryObservation): StoryOutcome {
   const flags = story.expect.flag ?? [];
+  const retiredKeys = new Set(story.expect.retired ?? []);
   const problems: string[] = [];
+  // A settlement the detector recorded is not a question raised: it is judged by what it retired.
+  const raised = observed.conflicts.filter((c) => !c.settled);
   let flagged = 0;
   for (const expectation of flags) {
-    if (observed.conflicts.some((c) => matchesFlag(c.keys, expectation))) flagged++;
+    if (raised.some((c) => matchesFlag(c.keys, expectation))) flagged++;
     else problems.push(`missed: no conflict contains ${JSON.stringify(expectation)}`);
   }
+  // A probable-update question about a fact a later fact replaced is the update applied, by people.
+  const asksAboutUpdate = (c: StoryObservation['conflicts'][number]) => c.kind === 'probable_update' && c.keys.some((k) => retiredKeys.has(k)) && !c.keys.some((k) => fillerKeys.has(k));
   let truePositives = 0;
-  for (const c of observed.conflicts) {
-    if (flags.some((e) => matchesFlag(c.keys, e)) && !c.keys.some((k) => fillerKeys.has(k))) truePositives++;
+  for (const c of raised) {
+    if ((flags.some((e) => matchesFlag(c.keys, e)) || asksAboutUpdate(c)) && !c.keys.some((k) => fillerKeys.has(k))) truePositives++;
     else problems.push(`false alarm: ${c.kind} over ${c.keys.join(', ')} ("${c.question}")`);
   }
   const violations = { no_flag: 0, current: 0, retired: 0 };
   for (const keys of story.expect.no_flag ?? []) {
-    if (observed.conflicts.some((c) => keys.every((k) => c.keys.includes(k)))) {
+    if (raised.some((c) => !asksAboutUpdate(c) && keys.every((k) => c.keys.includes(k)))) {
       violations.no_flag++;
       problems.push(`no_flag violated: ${keys.join(', ')} flagged together`);
     }
@@ -126,21 +139,31 @@ export function scoreStory(story: Story, fillerKeys: ReadonlySet<string>, observ
       problems.push(`current violated: ${key} is no longer current`);
     }
   }
-  for (const key of story.expect.retired ?? []) {
-    if (observed.current.has(key)) {
+  let settled = 0;
+  let asked = 0;
+  for (const key of retiredKeys) {
+    if (!observed.current.has(key)) settled++;
+    else if (raised.some((c) => asksAboutUpdate(c) && c.keys.includes(key))) asked++;
+    else {
       violations.retired++;
-      problems.push(`retired violated: ${key} is still current`);
+      problems.push(`retired violated: ${key} is still current and no probable-update question names it`);
     }
   }
+  const questioned = new Set(raised.flatMap((c) => c.keys));
+  const silentlyRetired = [...story.facts.map((f) => f.key), ...fillerKeys].filter((k) => !retiredKeys.has(k) && !observed.current.has(k) && !questioned.has(k));
+  for (const key of silentlyRetired) problems.push(`retired silently: ${key} left the current facts and no question names it`);
   return {
     id: story.id,
     kind: story.kind,
     flagged,
     expectedFlags: flags.length,
     truePositives,
-    raised: observed.conflicts.length,
+    raised: raised.length,
     violations,
-    expectedRetired: story.expect.retired?.length ?? 0,
+    expectedRetired: retiredKeys.size,
+    settled,
+    asked,
+    silentlyRetired,
     problems,
     observation: observed,
   };
@@ -188,6 +211,10 @@ export interface KindRow {
   flagged: number;
   expectedRetired: number;
   retired: number;
+  /** Expected retirements applied by a probable-update question rather than by the detector. */
+  asked: number;
+  /** True facts retired with nothing raised. */
+  silentlyRetired: number;
   /** Raised conflicts that meet no flag expectation. */
   falseAlarms: number;
   /** no_flag and current expectations broken. */
@@ -198,12 +225,14 @@ export interface KindRow {
 export function byKind(outcomes: readonly StoryOutcome[]): KindRow[] {
   const rows = new Map<string, KindRow>();
   const add = (kind: string, o: StoryOutcome) => {
-    const row = rows.get(kind) ?? { kind, stories: 0, expectedFlags: 0, flagged: 0, expectedRetired: 0, retired: 0, falseAlarms: 0, violations: 0 };
+    const row = rows.get(kind) ?? { kind, stories: 0, expectedFlags: 0, flagged: 0, expectedRetired: 0, retired: 0, asked: 0, silentlyRetired: 0, falseAlarms: 0, violations: 0 };
     row.stories++;
     row.expectedFlags += o.expectedFlags;
     row.flagged += o.flagged;
     row.expectedRetired += o.expectedRetired;
-    row.retired += o.expectedRetired - o.violations.retired;
+    row.retired += o.settled + o.asked;
+    row.asked += o.asked;
+    row.silentlyRetired += o.silentlyRetired.length;
     row.falseAlarms += o.raised - o.truePositives;
     row.violations += o.violations.no_flag + o.violations.current;
     rows.set(kind, row);
@@ -216,11 +245,20 @@ export function byKind(outcomes: readonly StoryOutcome[]): KindRow[] {
 }
 
 /** The per-kind table of several sets, as `npm run eval:detection` prints it. */
-export function formatKindTable(sets: readonly { name: string; outcomes: readonly StoryOutcome[] }[]): string {
-  const header = ['set', 'kind', 'stories', 'confusions found', 'retired after update', 'false alarms', 'other violations'];
+export function formatKindTable(sets: readonly { name: string; outcomes: readonly StoryOutcome[]; totalsOnly?: boolean }[]): string {
+  const header = ['set', 'kind', 'stories', 'confusions found', 'updates applied (asked)', 'true facts retired silently', 'false alarms', 'other violations'];
   const ratio = (n: number, d: number) => (d === 0 ? '—' : `${n}/${d} (${(n / d).toFixed(2)})`);
-  const rows = sets.flatMap(({ name, outcomes }) =>
-    byKind(outcomes).map((r) => [name, r.kind, String(r.stories), ratio(r.flagged, r.expectedFlags), ratio(r.retired, r.expectedRetired), String(r.falseAlarms), String(r.violations)]),
+  const rows = sets.flatMap(({ name, outcomes, totalsOnly }) =>
+    byKind(outcomes).filter((r) => !totalsOnly || r.kind === 'all').map((r) => [
+      name,
+      r.kind,
+      String(r.stories),
+      ratio(r.flagged, r.expectedFlags),
+      r.expectedRetired === 0 ? '—' : `${ratio(r.retired, r.expectedRetired)} (${r.asked})`,
+      String(r.silentlyRetired),
+      String(r.falseAlarms),
+      String(r.violations),
+    ]),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;

@@ -45,7 +45,7 @@ describe.each(testDatabases())('match keys of a fact on $name', (engine) => {
   });
 
   it('are deleted when a deleted workspace takes its facts with it', async () => {
-    const { workspaceId, fact } = await stored('Payments requests time out after 30 seconds');
+    const { workspaceId, fact } = await stored('Payments requests from the worker to ledger-api time out after 30 seconds');
     await handle.db.execute(sql`delete from workspaces where id = ${workspaceId}`);
     expect(await keysOf(fact.id)).toEqual([]);
     expect(await queryRows(handle.db, sql`select 1 from fact_keys where workspace_id = ${workspaceId}`)).toEqual([]);

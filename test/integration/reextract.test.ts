@@ -41,7 +41,8 @@ describe.each(isolatedTestDatabases())('entity re-extraction on $name', (engine)
       matchKeys: before!.matchKeys,
       entitySignature: before!.entitySignature,
     });
-    expect(after!.matchKeys).toContain('rate:max');
+    // Found again by its slot: the rate limit of the auth service.
+    expect(after!.matchKeys).toContain('c:rate:limit@auth');
     // The key index holds the keys it has now: the ones it kept included (the detector finds it by them).
     expect(await keysOf(old)).toEqual([...before!.matchKeys].sort());
     expect(await reextractFacts(handle.db)).toBe(0);

@@ -340,7 +340,9 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
   it('settles other open conflicts that the closed windows leave with one current fact', async () => {
     const t = await team();
     const [both, timeout, database] = await commitAndDetect(t, [
-      { content: 'The billing service timeout is 30 seconds and its database is PostgreSQL', scope: 'billing' },
+      // One fact in two conflicts. (Written as two clauses: in "timeout is 30 seconds and its database is PostgreSQL" the
+      // reader takes the database claim to be about the timeout too, and the database conflict is never raised.)
+      { content: 'The billing service timeout is 30 seconds; its database is PostgreSQL', scope: 'billing' },
       { content: 'The billing service timeout is 60 seconds', scope: 'billing' },
       { content: 'The billing service database is MongoDB', scope: 'billing' },
     ]);
@@ -353,6 +355,33 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     // An automatically settled conflict says so when someone tries to settle it by hand.
     const late = await resolve(t.ownerToken, { conflict_id: databases.conflict_id, resolution_type: 'winner', winning_claim_id: database, resolution: 'Mongo.' });
     expect(errorText(late)).toContain('is already resolved automatically');
+  });
+
+  it('keeps a settled fact that was since restated word for word closed: the run asks, and undoing the settlement keeps the restatement', async () => {
+    const t = await team();
+    const [first, moved] = await commitAndDetect(t, [
+      { content: 'The first sprint is due April 1', scope: 'planning' },
+      { content: 'The first sprint is now due April 5 instead of April 1', scope: 'planning' },
+    ]);
+    const settlement = await conflictWith(t, [first!, moved!]);
+    expect(settlement).toMatchObject({ kind: 'probable_update', status: 'resolved', resolution_type: 'detector', winning_fact_id: moved });
+    // The replaced value said again, in the very words of the closed fact: a new fact, and a reversal to ask about.
+    const [restated] = await commitAndDetect(t, [{ content: 'The first sprint is due April 1', scope: 'planning', agent: 'agent-9' }]);
+    expect(restated).not.toBe(first);
+    const reversal = (await conflictsOf(t, 'open')).find((c) => c.facts.some((f) => f.fact_id === restated));
+    expect(reversal).toMatchObject({ kind: 'reversal', status: 'open' });
+    // Restoring the closed fact would make two current copies of one text in one scope: refused, nothing changed.
+    const restore = await call(t.ownerToken, 'POST', `/api/v1/facts/${first}/restore`);
+    expect(restore.statusCode).toBe(409);
+    expect(await windows([first!, moved!, restated!])).toEqual({
+      [first!]: { open: false, retiredBy: 'detector', retiredFor: moved },
+      [moved!]: { open: true, retiredBy: null, retiredFor: null },
+      [restated!]: { open: true, retiredBy: null, retiredFor: null },
+    });
+    // Undoing the settlement ("keep both") leaves the restatement current in the closed fact's place.
+    const out = resolved(await resolve(t.ownerToken, { conflict_id: settlement.conflict_id, resolution_type: 'dismissed', resolution: 'Both were true at their time.' }));
+    expect(out).toMatchObject({ status: 'dismissed', closed_fact_ids: [] });
+    expect(Object.fromEntries(Object.entries(await windows([first!, moved!, restated!])).map(([id, w]) => [id, w.open]))).toEqual({ [first!]: false, [moved!]: true, [restated!]: true });
   });
 
   it('needs write access to the scopes of the facts it closes, and hides conflicts with unreadable facts', async () => {

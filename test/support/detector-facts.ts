@@ -1,6 +1,6 @@
 /** Facts as the detector reads them, built from text for the pure detection tests. */
 import { randomUUID } from 'node:crypto';
-import { extractEntities, matchKeysOf } from '@engram/core';
+import { readFact, matchKeysOf } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 
 /** The instant the detection tests' ages are counted from. */
@@ -12,7 +12,7 @@ export function detectorFact(
   options: { scope?: string; agent?: string; hoursAgo: number; id?: string } & Partial<DetectorFact>,
 ): DetectorFact {
   const scope = options.scope ?? 'svc';
-  const entities = extractEntities(content, scope);
+  const entities = readFact(content);
   const id = options.id ?? randomUUID();
   return {
     id,
@@ -21,7 +21,7 @@ export function detectorFact(
     scope,
     agent_id: options.agent ?? `agent-${id.slice(0, 6)}`,
     entities,
-    match_keys: matchKeysOf(entities),
+    match_keys: matchKeysOf(entities, scope),
     committed_at: new Date(NOW - options.hoursAgo * 3_600_000),
     valid_until: options.valid_until ?? null,
     retired_by: options.retired_by ?? null,

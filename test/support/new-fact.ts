@@ -1,4 +1,4 @@
-import { contentHash, embedLocally, entitySignature, EXTRACTOR_VERSION, extractEntities, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
+import { contentHash, embedLocally, entitySignature, EXTRACTOR_VERSION, readFact, LOCAL_EMBEDDING_MODEL, matchKeysOf, uuidv7 } from '@engram/core';
 import type { NewFact } from '@engram/db';
 
 /**
@@ -10,7 +10,7 @@ export function newFact(
   options: { scope: string; agentId?: string; embeddingOf?: string; durability?: 'durable' | 'ephemeral' },
 ): NewFact {
   const id = uuidv7();
-  const entities = extractEntities(content, options.scope);
+  const entities = readFact(content);
   return {
     id,
     lineageId: id,
@@ -24,7 +24,7 @@ export function newFact(
     provenance: null,
     entities,
     entitySignature: entitySignature(entities),
-    matchKeys: matchKeysOf(entities),
+    matchKeys: matchKeysOf(entities, options.scope),
     extractorVersion: EXTRACTOR_VERSION,
     keywords: [],
     embedding: embedLocally(options.embeddingOf ?? content),

@@ -76,6 +76,7 @@ export const KIND_LABELS: Record<string, string> = {
   stale: 'Stale claim',
   value_mismatch: 'Value mismatch',
   cross_scope: 'Across scopes',
+  probable_update: 'Probable update',
 };
 
 export const DETECTOR_LABELS: Record<string, string> = {

@@ -75,7 +75,7 @@ export interface ActivityResponse {
   agents: AgentActivity[];
 }
 
-export type ConflictKind = 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope';
+export type ConflictKind = 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope' | 'probable_update';
 export type Severity = 'high' | 'medium' | 'low';
 export type ConflictStatus = 'open' | 'resolved' | 'dismissed';
 

@@ -19,5 +19,5 @@ export * from './detection/index.ts';
 export * from './sessions.ts';
 export * from './turns.ts';
 export * from './dashboard.ts';
-export { languageModelLoaded, languagePipelineStats, readText, type Clause, type TextReading, type Word } from './language/reader.ts';
+export * from './language/index.ts';
 export * from './oauth/index.ts';

@@ -123,16 +123,23 @@ export interface RetirementRecord {
   factId: string;
   byFactId: string;
   at: Date;
+  /** Why the detector could settle it with nothing raised (shown with the settlement). */
+  reason: string;
 }
 
 /** A conflict the detector raises. */
 export interface ConflictRecord {
-  kind: 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope';
+  kind: 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope' | 'probable_update';
   detectedBy: 'narrative_llm' | 'tier0_entity' | 'tier2_numeric' | 'tier2b_cross_scope' | 'narrative_rules';
   severity: 'high' | 'medium' | 'low';
   question: string;
   explanation: string | null;
   factIds: string[];
+  /**
+   * A settlement the detector made (a fact's window closed with nothing asked): recorded as a
+   * resolved conflict, listed with the others and undone like a resolution.
+   */
+  settledBy?: { factId: string; reason: string; at: Date };
 }
 
 /** The key that makes a set of facts one conflict, in any order (a digest: sets can be large). */
@@ -148,19 +155,19 @@ export const factSetKey = (ids: readonly string[]) =>
  */
 export const conflictsOfFacts = (workspaceId: string, factIds: SQL) => sql`unnest(${factIds}) as ids(id)
   cross join lateral (select cf.conflict_id from conflict_facts cf where cf.workspace_id = ${workspaceId} and cf.fact_id = ids.id offset 0) l
-  cross join lateral (select c.status from conflicts c where c.id = l.conflict_id offset 0) c`;
+  cross join lateral (select c.status, c.kind from conflicts c where c.id = l.conflict_id offset 0) c`;
 
 /**
  * Closes settled facts' windows (marked as the detector's doing, so they can be restored) and notes
  * on each settling fact the first fact it updated. One statement for all of them: a run retires
  * hundreds of facts in a busy workspace, and a round trip each was a fifth of its time. A fact both
- * retired and settling another (A → B → C) is one row change. Returns how many windows it closed
- * (a fact closed meanwhile is left as it is, and does not count).
+ * retired and settling another (A → B → C) is one row change. Returns the facts whose windows it
+ * closed (a fact closed meanwhile is left as it is, and is not among them).
  */
-export async function applyRetirements(tenant: TenantDb, retirements: readonly RetirementRecord[]): Promise<number> {
-  if (retirements.length === 0) return 0;
+export async function applyRetirements(tenant: TenantDb, retirements: readonly RetirementRecord[]): Promise<string[]> {
+  if (retirements.length === 0) return [];
   const w = tenant.workspaceId;
-  const [row] = await tenant.rows<{ closed: number }>(sql`with r as (
+  const rows = await tenant.rows<{ id: string }>(sql`with r as (
           select * from unnest(${uuidArrayLiteral(retirements.map((r) => r.factId))}::uuid[], ${uuidArrayLiteral(retirements.map((r) => r.byFactId))}::uuid[],
                                ${textArrayLiteral(retirements.map((r) => r.at.toISOString()))}::timestamptz[]) with ordinality as r(fact_id, by_id, at, n)
         ), live as (
@@ -184,10 +191,10 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
             supersedes_fact_id = case when t.first_settled is not null and f.memory_op = 'add' then coalesce(f.supersedes_fact_id, t.first_settled) else f.supersedes_fact_id end
           from target t
           where f.workspace_id = ${w} and f.id = t.id and (t.at is null or f.valid_until is null)
-          returning t.at is not null as closed
+          returning f.id, t.at is not null as closed
         )
-        select count(*) filter (where closed)::int as closed from changed`);
-  return Number(row?.closed ?? 0);
+        select id from changed where closed`);
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -209,7 +216,9 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
           order by count(*) desc`,
     );
     if (overlapping.some((o) => Number(o.shared) === ids.length)) continue; // raised before
-    const grown = overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
+    const settled = c.settledBy;
+    // A probable update is a question about one pair; a settlement a record of one: neither grows another conflict.
+    const grown = settled || c.kind === 'probable_update' ? undefined : overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
     if (grown) {
       await tenant.execute(
         sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
@@ -224,13 +233,19 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
       );
       continue;
     }
-    const [row] = await tenant.rows<{ id: string }>(sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
+    const [row] = await tenant.rows<{ id: string }>(settled
+      ? sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key, status, resolution_type, resolution, winning_fact_id, resolved_at)
+          values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)},
+                  'resolved', 'detector', ${settled.reason}, ${settled.factId}, ${ts(settled.at)})
+          on conflict (workspace_id, fact_set_key) do nothing
+          returning id`
+      : sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
           values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)})
           on conflict (workspace_id, fact_set_key) do nothing
           returning id`,
     );
     if (!row) continue;
-    created.push(row.id);
+    if (!settled) created.push(row.id);
     await tenant.execute(
       sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
           select ${tenant.workspaceId}, ${row.id}, unnest(${idArray}::uuid[])`,
@@ -390,17 +405,30 @@ export async function listConflictViews(
 /**
  * Undoes a detector retirement: the fact becomes current again, marked `restored` (with the fact
  * that had settled it) so the detector does not settle the pair again, and a detection job is
- * enqueued so the disagreement is raised as a conflict for a human instead.
+ * enqueued so the disagreement is raised as a conflict for a human instead. A fact whose very
+ * words are current again in its scope (restated after it was settled) stays history: the
+ * restatement stands for it, and a second current copy would break facts_current_content_key.
  */
 export async function restoreRetiredFact(tenant: TenantDb, factId: string): Promise<boolean> {
   const rows = await tenant.rows<{ id: string }>(sql`with restored as (
-          update facts set valid_until = null, retired_by = 'restored'
-          where workspace_id = ${tenant.workspaceId} and id = ${factId} and retired_by = 'detector' and valid_until is not null
-          returning id
+          update facts f set valid_until = null, retired_by = 'restored'
+          where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId} and f.retired_by = 'detector' and f.valid_until is not null
+            and not exists (select 1 from facts o where o.workspace_id = f.workspace_id and o.scope = f.scope and o.content_hash = f.content_hash
+                              and o.valid_until is null and o.id <> f.id)
+          returning f.id, f.retired_for_fact_id
         ),
         job as (
           insert into detection_jobs (workspace_id, trigger_fact_id, reason)
           select ${tenant.workspaceId}, id, 'restore' from restored
+        ),
+        -- The settlement becomes the open question it would have been.
+        reopened as (
+          update conflicts c set status = 'open', resolution_type = null, resolution = null, resolved_at = null,
+            resolved_by_member_id = null, winning_fact_id = null
+          from restored r
+          where c.workspace_id = ${tenant.workspaceId} and c.resolution_type = 'detector' and c.winning_fact_id = r.retired_for_fact_id
+            and exists (select 1 from conflict_facts cf where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = c.id and cf.fact_id = r.id)
+          returning c.id
         )
         select id from restored`,
   );

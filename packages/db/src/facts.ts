@@ -446,6 +446,8 @@ export interface Candidate extends Omit<FactRow, 'entities'> {
   vector_rank: number | null;
   text_rank: number | null;
   has_open_conflict: boolean;
+  /** An open probable-update question names a later fact that says this one changed. */
+  probably_outdated: boolean;
   agent_total_commits: number | null;
   agent_flagged_commits: number | null;
 }
@@ -580,12 +582,18 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
       ),
       -- The candidates in an open conflict, found from the candidates (see conflictsOfFacts).
       in_conflict as materialized (
-        select distinct ids.id from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
-        where c.status = 'open'
+        select ids.id, bool_or(c.kind = 'probable_update') as probable from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
+        where c.status = 'open' group by ids.id
       )
       select fused.n, ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
              exists (select 1 from in_conflict o where o.id = f.id) as has_open_conflict,
+             -- The earlier side of an open probable update (its later fact is the other side).
+             exists (select 1 from in_conflict o where o.id = f.id and o.probable and exists (
+               select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.status = 'open' and c.kind = 'probable_update'
+                 join conflict_facts other on other.conflict_id = cf.conflict_id and other.fact_id <> cf.fact_id
+                 join facts later on later.id = other.fact_id and later.committed_at > f.committed_at
+               where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = f.id)) as probably_outdated,
              a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
       from fused
       -- Each candidate by primary key (a subquery of its own: a few hundred candidates of a grouped
@@ -656,7 +664,7 @@ export async function scopeNeighbours(
 /**
  * For each of `factIds`, up to `perFact` current durable facts of its own scope sharing one of its
  * match keys, those sharing the most first, then the newest: the same claim stated long ago in the
- * same place ("all backend services run on Node.js 16", years before "CI covers Node 22 only"),
+ * same place ("the workers run on Python 3.9", years before "CI tests Python 3.12 only"),
  * which a workspace-wide read of each key's newest facts misses once the key is crowded. Read
  * through the scope index, like `scopeNeighbours`.
  */

@@ -13,7 +13,7 @@ export interface ConflictForResolution {
   id: string;
   status: 'open' | 'resolved' | 'dismissed';
   fact_set_key: string;
-  resolution_type: 'winner' | 'merge' | 'dismissed' | null;
+  resolution_type: 'winner' | 'merge' | 'dismissed' | 'detector' | null;
   resolution: string | null;
   winning_fact_id: string | null;
   resolved_at: Date | null;
@@ -120,6 +120,39 @@ export async function markConflictResolved(
           resolved_by_member_id = ${outcome.memberId}, resolved_at = ${ts(outcome.at)}
         where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and status = 'open'
         returning id`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Undoes a detector's settlement so a person can settle it their way: the facts it retired for
+ * the fact it kept become current again (marked `restored`, so the detector does not settle the
+ * pair again), and the conflict is open; a retired fact restated word for word since stays history
+ * (the restatement is current in its place). Returns whether it was one to reopen.
+ */
+export async function reopenSettlement(tenant: TenantDb, conflictId: string): Promise<boolean> {
+  // Every part of the statement reads the rows as they were before it: `settled` holds the kept fact.
+  const rows = await tenant.rows<{ id: string }>(sql`with settled as (
+          select id, winning_fact_id as kept from conflicts
+          where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and resolution_type = 'detector'
+        ),
+        reopened as (
+          update conflicts c set status = 'open', resolution_type = null, resolution = null, resolved_at = null,
+            resolved_by_member_id = null, winning_fact_id = null
+          from settled s where c.workspace_id = ${tenant.workspaceId} and c.id = s.id
+          returning c.id
+        ),
+        restored as (
+          update facts f set valid_until = null, retired_by = 'restored'
+          from settled s
+          where f.workspace_id = ${tenant.workspaceId} and f.retired_by = 'detector' and f.retired_for_fact_id = s.kept
+            and f.id in (select fact_id from conflict_facts where workspace_id = ${tenant.workspaceId} and conflict_id = s.id)
+            -- Restated word for word since (a current fact of its scope with its content): the restatement stands for it.
+            and not exists (select 1 from facts o where o.workspace_id = f.workspace_id and o.scope = f.scope and o.content_hash = f.content_hash
+                              and o.valid_until is null and o.id <> f.id)
+          returning f.id
+        )
+        select id from reopened`,
   );
   return rows.length > 0;
 }

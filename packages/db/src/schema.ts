@@ -45,7 +45,7 @@ export const MEMORY_OPS = ['add', 'update', 'delete', 'none'] as const;
 export const DURABILITIES = ['durable', 'ephemeral'] as const;
 export const FACT_SOURCES = ['commit', 'import'] as const;
 
-export const CONFLICT_KINDS = ['reversal', 'ambiguity', 'stale', 'value_mismatch', 'cross_scope'] as const;
+export const CONFLICT_KINDS = ['reversal', 'ambiguity', 'stale', 'value_mismatch', 'cross_scope', 'probable_update'] as const;
 export const CONFLICT_DETECTORS = [
   'narrative_llm',
   'tier0_entity',
@@ -55,7 +55,7 @@ export const CONFLICT_DETECTORS = [
 ] as const;
 export const SEVERITIES = ['high', 'medium', 'low'] as const;
 export const CONFLICT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
-export const RESOLUTION_TYPES = ['winner', 'merge', 'dismissed'] as const;
+export const RESOLUTION_TYPES = ['winner', 'merge', 'dismissed', 'detector'] as const;
 
 export const JOB_STATUSES = ['pending', 'running', 'done', 'failed'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -267,49 +267,77 @@ export const agents = pgTable(
   (t) => [primaryKey({ name: 'agents_pkey', columns: [t.workspaceId, t.agentId] })],
 );
 
-/** One entity extracted from a fact's content (SPEC §6: subject-qualified slots). */
-export interface FactEntity {
-  /** Subject-qualified slot, e.g. `auth.rate_limit`. */
-  slot: string;
-  type: string;
-  value: string | number | boolean;
-  unit?: string;
-  /** Value normalized to the unit family's base (seconds, bytes, ...) for numeric comparison. */
-  normalized?: number;
-  /** Qualifiers that make it a different slot, e.g. environments (`prod`, `staging`). */
-  qualifiers?: string[];
-  /** The fact says this is *not* the case ("does not use JWT"). */
-  negated?: boolean;
-  /** A value the fact names as the old one ("replaced Redis with Memcached": Redis). */
-  previous?: boolean;
-  /** What the value is about ("auth"): named in the text, or the scope's first segment. */
-  subject?: string;
-  /** The subject was not named in the text but taken from the scope. */
-  implicitSubject?: boolean;
-  /** Canonical words naming the attribute (`["max"]` for "rate limit", `["session", "ttl"]`), sorted. */
-  attribute?: string[];
-  /** How the attribute reads in a question ("max upload size", "rate limit"). */
-  label?: string;
-  /**
-   * Concepts of the words around the value in its clause (lemmas and stems folded through a
-   * lexicon; `@`-prefixed ones are statistic qualifiers such as `@p99`), by which differently
-   * worded facts about one thing are aligned.
-   */
-  frame?: string[];
-  /** Statements, deletions and dependencies: the concepts of what is denied, asserted, dropped or relied on. */
-  target?: string[];
-  /** Statements: concepts of the clause's subject, when it names one. Deletions: the names it names. */
-  about?: string[];
-  /** Statements: proper names among what is asserted or denied. */
-  names?: string[];
-  /** Dependencies: a state that ends ("until the migration finishes"). Deletions: names the old one. */
-  ends?: boolean;
-  /** The fact says this value is gone ("#deploys got archived", "security@ was retired"). */
-  gone?: boolean;
-  /** Denials: the verb denied and the head noun of what it is denied of ("never *used* a pasta *maker*"). */
-  verb?: string;
-  head?: string;
-}
+/**
+ * What a fact says, read at commit (see @engram/core's language module) and stored with it, so
+ * detection reads no text: value claims, statements, a deletion request, dependencies, and every
+ * concept the fact mentions.
+ */
+export type FactEntity =
+  | {
+      type: 'claim';
+      /** The kind of value (duration, count, version, person, technology, ...). */
+      kind: string;
+      /** What the value measures ("timeout", "retention", "owner"), or '' when no word says. */
+      measure: string;
+      /** What the claim is about: its clause's content words and named components. */
+      anchors: string[];
+      /** Adjectives qualifying those ("public", "internal"): they tell two things apart only against other adjectives. */
+      qualities?: string[];
+      /** Named components of its clause (`billing-api`, `pg-risk-01`, `MAX_RETRIES`). */
+      components: string[];
+      /** Canonical values (numbers in their family's base unit), and how each reads in the fact. */
+      values: string[];
+      display: string[];
+      /** Values the fact names as replaced by an explicit construction ("from 3 to 5": 3). */
+      previous?: string[];
+      env?: string;
+      stat?: string;
+      /** The value bounds what is stated ("at least 2", "up to 8 times"). */
+      bound?: 'min' | 'max';
+      /** The setting is a minimum or a maximum ("max connections", "minReplicas"). */
+      extreme?: 'min' | 'max';
+      /** Whom the value is counted for ("per API key": key). */
+      per?: string;
+      /** A noun that narrows the measure ("session" of "session timeout"). */
+      modifier?: string;
+      /** Of two components, the one called ("from A to B", "A's calls to B"): B. */
+      toward?: string;
+      /** A count's counted noun, a version's product. */
+      of?: string;
+      /** The clause is a plan or work in progress, or holds under a condition: it states no current value. */
+      mode?: 'plan' | 'if';
+      /** The clause announces a change or corrects the record without naming the old value. */
+      cue?: 'change' | 'correction';
+      negated?: boolean;
+      /** The value adds to others rather than replacing them ("maintains it too"). */
+      additive?: boolean;
+      clause: number;
+    }
+  | {
+      type: 'statement';
+      positive: boolean;
+      /** The act, by class ("rely on" and "use" are one). */
+      verb: string;
+      subject: string[];
+      object: string[];
+      /** The phrase it is about: the object phrase, a passive's subject, or what a negation governs ("no cross-tenant queries"). */
+      target: string[];
+      /** Where a denial holds ("in any TypeScript service"): an assertion elsewhere is not denied. */
+      where?: string[];
+      cue?: 'change' | 'correction';
+      clause: number;
+    }
+  | { type: 'deletion'; target: string[] }
+  | { type: 'dependency'; target: string[]; ends?: boolean }
+  | {
+      type: 'mentions';
+      /** Every concept the fact names (anchors, components and their words, values). */
+      value: string[];
+      /** What its clauses announcing a change or a correction name (not plans). */
+      changed?: string[];
+      /** What its clauses saying something ended or someone left name ("the freeze ended", "Ana left"). */
+      ended?: string[];
+    };
 
 export const facts = pgTable(
   'facts',

@@ -23,12 +23,16 @@ const RESOLUTION_LABELS: Record<string, string> = {
   winner: 'Resolved, one fact kept',
   merge: 'Resolved by merging',
   dismissed: 'Dismissed as a false alarm',
+  detector: 'Settled by the detector',
   resolved: 'Resolved',
 };
 
 type Action = { type: 'winner'; fact: ConflictFact } | { type: 'merge' } | { type: 'dismissed' };
 
 const excerpt = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** The detector's reason, after the label the card shows (its resolution reads "Settled by the detector: <reason>."). */
+const settlementReason = (resolution: string | null) =>
+  (resolution ?? '').replace(new RegExp(`^${RESOLUTION_LABELS.detector}:\\s*`, 'i'), '').replace(/\.+$/, '') || 'no note';
 
 export function ConflictsView() {
   const { query } = useLocation();
@@ -129,7 +133,9 @@ export function ConflictsView() {
 function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved: (message: string) => void }) {
   const session = useSession();
   const [action, setAction] = useState<Action | null>(null);
-  const canWrite = session.member.role !== 'reader' && conflict.status === 'open';
+  // A settlement the detector made is a person's to overrule, like an open conflict.
+  const bySettlement = conflict.resolution_type === 'detector';
+  const canWrite = session.member.role !== 'reader' && (conflict.status === 'open' || bySettlement);
   const headingId = `conflict-${conflict.conflict_id}`;
 
   return (
@@ -195,16 +201,21 @@ function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved
       </ol>
       {conflict.facts_omitted > 0 ? <p className="muted small">{conflict.facts_omitted} older facts of this conflict are not shown.</p> : null}
 
+      {bySettlement ? (
+        <p className="resolution">
+          <strong>{RESOLUTION_LABELS.detector}:</strong> {settlementReason(conflict.resolution)}. Keep another fact, or undo, to overrule it.
+        </p>
+      ) : null}
       {canWrite ? (
         <div className="conflict-actions">
           <button type="button" className="button button-secondary" aria-expanded={action?.type === 'merge'} onClick={() => setAction({ type: 'merge' })}>
             Merge…
           </button>
           <button type="button" className="button button-secondary" aria-expanded={action?.type === 'dismissed'} onClick={() => setAction({ type: 'dismissed' })}>
-            Dismiss…
+            {bySettlement ? 'Undo: keep both…' : 'Dismiss…'}
           </button>
         </div>
-      ) : conflict.status === 'open' ? (
+      ) : conflict.status === 'open' || bySettlement ? (
         <p className="muted small">Your role is reader: you can see conflicts but not settle them.</p>
       ) : (
         <p className="resolution">
@@ -259,13 +270,17 @@ function ResolveForm({
       ? 'Keep this fact and close the others'
       : action.type === 'merge'
         ? 'Replace these facts with one merged fact'
-        : 'Dismiss as a false alarm';
+        : conflict.resolution_type === 'detector'
+          ? 'Undo the detector’s settlement: keep both facts'
+          : 'Dismiss as a false alarm';
   const explain =
     action.type === 'winner'
       ? `“${excerpt(action.fact.content)}” stays current; ${conflict.facts.length === 2 ? 'the other fact is' : `the other ${conflict.facts.length - 1} facts are`} closed and no longer returned to agents.`
       : action.type === 'merge'
         ? 'The merged fact is committed in the conflict’s scope and every original fact is closed.'
-        : 'All facts stay as they are, and this set of facts is never raised again.';
+        : conflict.resolution_type === 'detector'
+          ? 'The fact the detector closed is current again, next to the later one, and this pair is never raised again.'
+          : 'All facts stay as they are, and this set of facts is never raised again.';
   const confirmLabel = action.type === 'winner' ? 'Confirm: keep this fact' : action.type === 'merge' ? 'Confirm merge' : 'Confirm dismissal';
 
   const submit = async (event: FormEvent) => {

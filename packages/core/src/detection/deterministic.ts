@@ -1,151 +1,207 @@
 /**
- * The deterministic tiers (SPEC §6), over subject-qualified slots. For every slot a run's trigger
- * facts touch, the slot's facts are read as a timeline:
+ * The deterministic tiers over claims (SPEC §6). For every claim a run's trigger facts make, the
+ * claims about the same thing (see language/align.ts) are read as a timeline, oldest first:
  *
- * 1. Settling: a later fact that corrects the lineage, comes from the same agent within a working
- *    session, or announces the change ("switched to", "actually", "from X to Y", ...) makes the
- *    earlier disagreeing fact history — its window is closed, no conflict is raised.
- * 2. Whatever still disagrees among current facts is a conflict: a reversal when the latest value
- *    is one the story had already moved away from (A → B → A), a stale claim when an old version
- *    claim outlives newer ones, a cross-scope conflict when the facts live in different scopes
- *    (Tier 2b), else a value mismatch (Tier 0 entity values, Tier 2 numbers with units) or an
- *    ambiguity (technologies, booleans, "does not use").
+ * 1. **Settling, never wrong.** An earlier fact's window is closed with nothing raised only when
+ *    the later fact corrects its lineage, names the earlier value as the one it replaces by an
+ *    explicit construction ("from 3 to 5", "replaced X with Y", "Y instead of X", "now Y (was X)"),
+ *    or comes from the same agent within a 30-minute session; never a fact that states several
+ *    things, and never by a plan or a condition.
+ * 2. **Probable updates.** A later fact that announces a change without naming the old value
+ *    ("bumped the pool to 40", "switched the queue to SQS", "dropped Sentry"), or one that names it
+ *    in a fact stating several things, raises a `probable_update` question for people: is the
+ *    earlier fact still true? Queries rank the later fact first meanwhile.
+ * 3. **Conflicts.** What still disagrees among current facts is one conflict: a reversal when the
+ *    latest value is one the story had moved away from (A → B → A), stale when an old version
+ *    claim outlives newer ones by a week, cross-scope across scopes, else a value mismatch or an
+ *    ambiguity.
  *
- * Qualifiers (prod vs staging) and different subjects or attributes are different slots, so they
- * never meet here. Pure functions: the run gives them facts and applies what they return.
+ * Pure functions: the run gives them facts and applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { claimsOf, disagree, isNumericType, sameSlot, settles, supersedesPlan, type SlotClaim } from './claims.ts';
-import { conflictQuestion, explanationDate, STATEMENT_QUESTION_PREFIX } from './questions.ts';
+import { covers, disagree, namesReplaced, relatedThing, sameThing, viewOf, type Claim } from '../language/align.ts';
+import { familyOf } from '../language/claims.ts';
+import { explanationDate, probableUpdateQuestion, valueQuestion } from './questions.ts';
 
 /** A version claim this much older than the newest disagreeing one is stale rather than merely different. */
 export const STALE_AFTER_MS = 7 * 86_400_000;
-
-/** A slot's timeline is read from its newest claims only: a crowded slot cannot stall a run. */
+/** Same agent, this close together: one working session refining its own notes. */
+export const SESSION_WINDOW_MS = 30 * 60_000;
+/** A timeline is read from its newest claims only: a crowded thing cannot stall a run. */
 export const MAX_CLAIMS_PER_SLOT = 100;
+/** Most facts one conflict names: the newest disagreeing ones (a human reads them all). */
+export const MAX_CONFLICT_FACTS = 20;
 
 export interface DeterministicOutcome {
   retirements: RetirementRecord[];
   conflicts: ConflictRecord[];
-  /** Why each retirement happened (fact id → reason), for logs and tests. */
-  reasons: Map<string, string>;
 }
 
-const byTime = (a: SlotClaim, b: SlotClaim) =>
-  a.fact.committed_at.getTime() - b.fact.committed_at.getTime() || a.fact.id.localeCompare(b.fact.id);
+const time = (c: Claim) => c.fact.committed_at.getTime();
+const byTime = (a: Claim, b: Claim) => time(a) - time(b) || a.fact.id.localeCompare(b.fact.id) || a.index - b.index;
+const NUMERIC = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'port', 'money']);
 
-/** The same claims in the same order (a claim is its fact and its key). */
-function sameClaims(a: readonly SlotClaim[], b: readonly SlotClaim[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.fact.id !== b[i]!.fact.id || a[i]!.key !== b[i]!.key) return false;
-  return true;
+/**
+ * Why `newer` settles `older` with nothing raised, or null. Only what cannot be a mistake: the
+ * same lineage, an explicit replacement of the older fact's own value, or the same agent refining
+ * its own note within a session; never a fact that states several things, never by a plan.
+ */
+export function settles(older: Claim, newer: Claim): string | null {
+  const o = older.fact;
+  const n = newer.fact;
+  if (time(newer) < time(older) || o.id === n.id) return null;
+  // A person restored the older fact after this very settlement: the pair is theirs to settle.
+  if (o.retired_by === 'restored' && o.retired_for_fact_id === n.id) return null;
+  if (o.lineage_id === n.lineage_id) return 'the later fact corrects its lineage';
+  if (newer.mode || older.mode || !covers(n, o)) return null;
+  if (newer.values.length > 0 && namesReplaced(older, newer)) return 'the later fact names this value as the one it replaces';
+  if (sameSession(older, newer) && disagree(older, newer)) return 'the same agent refined its own note within a working session';
+  return null;
+}
+
+/** The same agent, within a working session of its notes. */
+const sameSession = (older: Claim, newer: Claim) => older.fact.agent_id === newer.fact.agent_id && time(newer) - time(older) <= SESSION_WINDOW_MS;
+
+/**
+ * Does `newer` say `older` probably changed: it names the old value, announces a change, or is the
+ * same agent's refinement within a session, and is neither a plan nor a condition?
+ */
+export function probablyUpdates(older: Claim, newer: Claim): boolean {
+  if (newer.mode || older.mode || time(newer) < time(older)) return false;
+  if (namesReplaced(older, newer)) return true;
+  return (newer.cue === 'change' || newer.cue === 'correction' || sameSession(older, newer)) && disagree(older, newer);
+}
+
+/** The claims of a run's facts, indexed so each trigger claim meets only plausible peers. */
+export interface SlotIndex {
+  readonly byKey: ReadonlyMap<string, readonly Claim[]>;
+}
+
+const kindKey = (c: Claim) => `${familyOf(c.kind)}:${c.measure}`;
+const isBare = (c: Claim) => c.anchors.length === 0 && c.components.length === 0;
+/** Keys a claim is indexed under: its measure with each thing it names, or with its scope when it names none. */
+function indexKeys(c: Claim): string[] {
+  const k = kindKey(c);
+  // A version is of its product, whatever else its clause names.
+  if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
+  return isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`);
+}
+/** Keys a claim looks its peers up by: its own, its scope's words when it names nothing, and the bare claims of its scope. */
+function lookupKeys(c: Claim): string[] {
+  const k = kindKey(c);
+  const scope = [...viewOf(c.fact).scopeWords].map((w) => `${k}@${w}`);
+  return [...new Set([...indexKeys(c), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
+}
+
+/** Claims indexed between two of indexingSteps' pauses. */
+const INDEXING_STEP_CLAIMS = 500;
+
+/** The index of a run's claims, in steps that pause every INDEXING_STEP_CLAIMS claims (a run lets requests in between). */
+export function* indexingSteps(facts: readonly DetectorFact[]): Generator<void, SlotIndex> {
+  const byKey = new Map<string, Claim[]>();
+  let n = 0;
+  for (const fact of facts) {
+    for (const claim of viewOf(fact).claims) {
+      if (claim.values.length === 0 && !claim.previous) continue;
+      for (const key of indexKeys(claim)) {
+        const list = byKey.get(key);
+        if (list) list.push(claim);
+        else byKey.set(key, [claim]);
+      }
+      if (++n % INDEXING_STEP_CLAIMS === 0) yield;
+    }
+  }
+  return { byKey };
+}
+
+export function indexSlots(facts: readonly DetectorFact[]): SlotIndex {
+  return inOnePiece(indexingSteps(facts));
 }
 
 /**
- * Analyses the slots the trigger facts touch. `facts` must include the triggers and the other
- * facts (current, and recent history) that share a match key with them. `claims` may be a cache
- * of claimsOf (the claims keep a reference to their fact, so a cache is keyed by the fact object).
+ * The claims a trigger claim is checked against (each once): those sharing one of its lookup keys;
+ * `loose`, also those of a measure no word named (an explicit replacement's other side).
  */
-export function analyzeSlots(
-  facts: readonly DetectorFact[],
-  triggerIds: ReadonlySet<string>,
-  claims: (fact: DetectorFact) => SlotClaim[] = claimsOf,
-  index: SlotIndex = indexSlots(facts, claims),
-): DeterministicOutcome {
-  return inOnePiece(analysisSteps(facts, triggerIds, claims, index));
+export function candidatesOf(trigger: Claim, index: SlotIndex, loose = false): Set<Claim> {
+  const out = new Set<Claim>();
+  const keys = lookupKeys(trigger);
+  if (loose) {
+    const family = familyOf(trigger.kind);
+    for (const key of lookupKeys({ ...trigger, measure: '' })) keys.push(key);
+    const words = new Set([...viewOf(trigger.fact).scopeWords, ...(trigger.qualities ?? []), ...viewOf(trigger.fact).mentions]);
+    for (const w of words) keys.push(`${family}:${trigger.measure}@${w}`, `${family}:@${w}`);
+  }
+  for (const key of keys) for (const c of index.byKey.get(key) ?? []) out.add(c);
+  return out;
 }
 
-/** What a computation in steps (analysisSteps, indexingSteps) returns, its steps run without pausing. */
+/** What analysing a trigger costs, in claims met: a count, so a run splits its work the same way on any machine. */
+export function analysisCost(trigger: DetectorFact, index: SlotIndex): number {
+  let met = 0;
+  for (const claim of viewOf(trigger).claims) for (const key of lookupKeys(claim)) met += index.byKey.get(key)?.length ?? 0;
+  return met;
+}
+
 function inOnePiece<T>(steps: Generator<void, T>): T {
   let step = steps.next();
   while (!step.done) step = steps.next();
   return step.value;
 }
 
-/** Comparisons (a candidate met, a pair judged) analysisSteps makes between two of its pauses (a run step, ANALYSIS_STEP_CLAIMS in run.ts, holds many). */
+/** Comparisons analysisSteps makes between two of its pauses. */
 const COMPARISONS_PER_PAUSE = 1_000;
 
+export function analyzeSlots(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>, index: SlotIndex = indexSlots(facts)): DeterministicOutcome {
+  return inOnePiece(analysisSteps(facts, triggerIds, index));
+}
+
 /**
- * analyzeSlots in steps, pausing every COMPARISONS_PER_PAUSE comparisons, so a run can let
- * the requests it serves in between: one trigger of a crowded slot meets ten thousand claims or
- * more, and its analysis held the process for 10-33 ms in one piece on an idle machine (up to 46
- * under a 50-client load). Nothing the analysis reads changes while it pauses (the run applies a
- * step's outcome after it), so the outcome is the same either way.
+ * The tiers in steps, pausing every COMPARISONS_PER_PAUSE comparisons so a run can let requests
+ * in between. Nothing the analysis reads changes while it pauses, so the outcome is the same.
  */
-export function* analysisSteps(
-  facts: readonly DetectorFact[],
-  triggerIds: ReadonlySet<string>,
-  claims: (fact: DetectorFact) => SlotClaim[],
-  index: SlotIndex,
-): Generator<void, DeterministicOutcome> {
+export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>, index: SlotIndex): Generator<void, DeterministicOutcome> {
   let comparisons = 0;
-  /** Counts comparisons made; true once a pause is due (never inside a hot loop: it would slow it). */
   const pauseDue = (made: number) => {
     comparisons += made;
     if (comparisons < COMPARISONS_PER_PAUSE) return false;
     comparisons = 0;
     return true;
   };
-  const triggerClaims = facts.filter((f) => triggerIds.has(f.id) && f.valid_until === null).flatMap(claims);
-  // One timeline per trigger claim: every claim about the same slot, oldest first.
-  // Triggers of one slot find the same timeline: each is kept once. Timelines are told apart by
-  // their ends and length first, then claim by claim (a string of every claim's id, up to a hundred
-  // per trigger claim, was most of what a run allocated here).
-  const timelines = new Map<string, SlotClaim[][]>();
-  const touched: SlotClaim[][] = [];
-  for (const trigger of triggerClaims) {
-    const met = [...candidatesOf(trigger, index)];
-    const peers: SlotClaim[] = [];
-    for (let at = 0; at < met.length; at += COMPARISONS_PER_PAUSE) {
-      const end = Math.min(met.length, at + COMPARISONS_PER_PAUSE);
-      for (let k = at; k < end; k++) if (sameSlot(trigger, met[k]!)) peers.push(met[k]!);
-      if (pauseDue(end - at)) yield;
+  const timelines: Claim[][] = [];
+  const seen = new Set<string>();
+  for (const fact of facts) {
+    if (!triggerIds.has(fact.id) || fact.valid_until !== null) continue;
+    for (const trigger of viewOf(fact).claims) {
+      if (trigger.values.length === 0 && !trigger.previous) continue;
+      const met = [...candidatesOf(trigger, index)];
+      const peers = met.filter((c) => c === trigger || (c.fact.id !== fact.id && sameThing(trigger, c)));
+      if (pauseDue(met.length)) yield;
+      if (peers.length < 2) continue;
+      peers.sort(byTime);
+      const timeline = peers.slice(-MAX_CLAIMS_PER_SLOT);
+      const key = timeline.map((c) => `${c.fact.id}/${c.index}`).join(',');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      timelines.push(timeline);
     }
-    if (peers.length < 2) continue;
-    peers.sort(byTime);
-    const timeline = peers.length > MAX_CLAIMS_PER_SLOT ? peers.slice(-MAX_CLAIMS_PER_SLOT) : peers;
-    const first = timeline[0]!;
-    const last = timeline.at(-1)!;
-    const ends = `${timeline.length}|${first.fact.id}/${first.key}|${last.fact.id}/${last.key}`;
-    const alike = timelines.get(ends);
-    if (alike?.some((other) => sameClaims(other, timeline))) continue;
-    if (alike) alike.push(timeline);
-    else timelines.set(ends, [timeline]);
-    touched.push(timeline);
   }
 
-  // 1. Settle, timeline by timeline, until nothing changes (a settlement in one can matter in another).
-  // A pair of facts that came before every trigger was judged when the newer of them was a
-  // trigger, on the same evidence (a goal that matters to a pair is stated before its newer fact),
-  // so only pairs with a trigger, or after one, are judged again: a run's cost follows what it
-  // brings, not how crowded the slot is.
-  const retiredBy = new Map<string, SlotClaim>();
-  const reasons = new Map<string, string>();
-  const isCurrent = (c: SlotClaim) => c.fact.valid_until === null && !retiredBy.has(c.fact.id);
-  const firstTrigger = new Map<SlotClaim[], number>();
-  for (const claims of touched) {
-    let first = Infinity;
-    for (const c of claims) if (triggerIds.has(c.fact.id)) first = Math.min(first, c.fact.committed_at.getTime());
-    firstTrigger.set(claims, first);
-  }
-  // Claims no longer current are passed over where they stand (a timeline of a hundred claims,
-  // copied for every pass, was a run's largest allocation).
+  // 1. Settle, timeline by timeline, until nothing changes; only pairs with a trigger, or after one, are judged again.
+  const retiredBy = new Map<string, { by: Claim; reason: string }>();
+  const isCurrent = (c: Claim) => c.fact.valid_until === null && !retiredBy.has(c.fact.id);
   for (let pass = 0, changed = true; changed && pass < 4; pass++) {
     changed = false;
-    for (const claims of touched) {
-      const since = firstTrigger.get(claims)!;
-      for (let i = 1; i < claims.length; i++) {
-        const newer = claims[i]!;
-        // A newer claim from before every trigger has only older ones before it, none of them a
-        // trigger: all its pairs were judged.
-        if (!isCurrent(newer) || (newer.fact.committed_at.getTime() < since && !triggerIds.has(newer.fact.id))) continue;
+    for (const timeline of timelines) {
+      const since = Math.min(...timeline.filter((c) => triggerIds.has(c.fact.id)).map(time));
+      for (let i = 1; i < timeline.length; i++) {
+        const newer = timeline[i]!;
+        if (!isCurrent(newer) || (time(newer) < since && !triggerIds.has(newer.fact.id))) continue;
         for (let j = 0; j < i; j++) {
-          const older = claims[j]!;
-          if (!isCurrent(older) || older.fact.id === newer.fact.id || !(disagree(older, newer) || supersedesPlan(older, newer))) continue;
-          const reason = settles(older, newer, claims);
+          const older = timeline[j]!;
+          if (!isCurrent(older) || older.fact.id === newer.fact.id || !(disagree(older, newer) || namesReplaced(older, newer))) continue;
+          const reason = settles(older, newer);
           if (reason) {
-            retiredBy.set(older.fact.id, newer);
-            reasons.set(older.fact.id, reason);
+            retiredBy.set(older.fact.id, { by: newer, reason });
             changed = true;
           }
         }
@@ -154,221 +210,151 @@ export function* analysisSteps(
     }
   }
 
-  // 2. What still disagrees is a conflict.
+  // 2. What still disagrees: one conflict per timeline; probable updates of the latest claim asked about apart.
   const drafts: ConflictRecord[] = [];
-  for (const claims of touched) {
-    const current = claims.filter(isCurrent);
-    // Each pair must be about one slot itself: two peers of one trigger can be two things ("Memory limit is 4Gi"
-    // meets both "tax-worker ... 4Gi memory limit" and "sso-poller ... limits.memory=1Gi"). A claim is
-    // in once one pair holds it, so each looks only until it finds one (a crowded slot where every
-    // value differs costs a pass, not every pair); each pair is judged oldest first.
-    const inPair = new Set<SlotClaim>();
-    const opposed = (i: number, j: number) => {
-      const c = current[Math.min(i, j)]!;
-      const other = current[Math.max(i, j)]!;
-      return other.fact.id !== c.fact.id && disagree(c, other) && (sameSlot(c, other) || sameSlot(other, c));
-    };
+  for (const timeline of timelines) {
+    const current = timeline.filter(isCurrent);
+    if (current.length < 2) continue;
+    const latest = current.at(-1)!;
+    const plain = new Set<Claim>();
+    const probable: [Claim, Claim][] = [];
     for (let i = 0; i < current.length; i++) {
-      if (inPair.has(current[i]!)) continue;
-      for (let j = 0; j < current.length; j++) {
-        // An earlier claim still without a pair already looked at this one, and found nothing.
-        if (j === i || (j < i && !inPair.has(current[j]!))) continue;
-        if (opposed(i, j)) {
-          inPair.add(current[i]!).add(current[j]!);
-          break;
+      for (let j = i + 1; j < current.length; j++) {
+        const [older, newer] = [current[i]!, current[j]!];
+        if (older.fact.id === newer.fact.id) continue;
+        if (!triggerIds.has(older.fact.id) && !triggerIds.has(newer.fact.id)) continue;
+        // Peers of one trigger can be two things: each pair must be about one thing itself.
+        if (older !== timeline.find((c) => c === older) || !sameThing(older, newer)) continue;
+        if (probablyUpdates(older, newer)) {
+          if (newer === latest) probable.push([older, newer]);
+        } else if (disagree(older, newer)) {
+          plain.add(older).add(newer);
         }
       }
       if (pauseDue(current.length)) yield;
     }
-    const involved = current.filter((c) => inPair.has(c));
-    if (new Set(involved.map((c) => c.fact.id)).size < 2) continue;
-    drafts.push(classify(involved, claims));
+    const raised = new Set<string>();
+    if (new Set([...plain].map((c) => c.fact.id)).size >= 2) {
+      const conflict = classify([...plain].sort(byTime), timeline);
+      drafts.push(conflict);
+      for (const id of conflict.factIds) raised.add(id);
+    }
+    for (const [older, newer] of probable) {
+      if (raised.has(older.fact.id) && raised.has(newer.fact.id)) continue;
+      drafts.push({
+        kind: 'probable_update',
+        detectedBy: NUMERIC.has(older.kind) ? 'tier2_numeric' : 'tier0_entity',
+        severity: 'medium',
+        factIds: [older.fact.id, newer.fact.id],
+        question: probableUpdateQuestion(older, newer),
+        explanation: `A later fact (${explanationDate(newer.fact.committed_at)}) says it changed: "${clip(newer.fact.content)}". The earlier fact (${explanationDate(older.fact.committed_at)}) stays current until someone says whether it still holds.`,
+      });
+    }
   }
 
-  return {
-    retirements: [...retiredBy.entries()].map(([factId, by]) => ({ factId, byFactId: by.fact.id, at: by.fact.committed_at })),
-    conflicts: mergeDrafts(drafts),
-    reasons,
-  };
-}
-
-/**
- * The claims of a run's facts, indexed so each trigger claim meets only plausible peers. A run
- * analysing its triggers in steps over the same facts builds it once.
- */
-export interface SlotIndex {
-  /** By kind and attribute word (`count:thread`; `count:*`, no attribute word) and by kind and frame anchor (`count~region`). */
-  readonly byKey: ReadonlyMap<string, readonly SlotClaim[]>;
-  /** Each claim's keys in byKey. */
-  readonly keysOf: ReadonlyMap<SlotClaim, readonly string[]>;
-  /**
-   * What sameSlot's rule on named subjects lets meet a claim named in its text: by kind and
-   * subject (`s:count:pool`), by kind and a word of the fact that is some claim's subject
-   * (`w:count:pool`), and by kind, the claims whose subject is their scope's (`i:count`).
-   */
-  readonly bySubject: ReadonlyMap<string, readonly SlotClaim[]>;
-}
-
-export function indexSlots(facts: readonly DetectorFact[], claims: (fact: DetectorFact) => SlotClaim[] = claimsOf): SlotIndex {
-  return inOnePiece(indexingSteps(facts, claims));
-}
-
-/** Claims indexed between two of indexingSteps' pauses. */
-const INDEXING_STEP_CLAIMS = 500;
-
-/**
- * indexSlots in steps, pausing every INDEXING_STEP_CLAIMS claims, so a run can let the requests it
- * serves in between: in one piece, a group's index (tens of thousands of claims under a 50-client
- * load) held the process for 70-110 ms. The index is the same either way.
- */
-export function* indexingSteps(facts: readonly DetectorFact[], claims: (fact: DetectorFact) => SlotClaim[] = claimsOf): Generator<void, SlotIndex> {
-  const byKey = new Map<string, SlotClaim[]>();
-  const keysOf = new Map<SlotClaim, string[]>();
-  const bySubject = new Map<string, SlotClaim[]>();
-  const add = (index: Map<string, SlotClaim[]>, key: string, claim: SlotClaim) => {
-    const list = index.get(key);
-    if (list) list.push(claim);
-    else index.set(key, [claim]);
-  };
-  const all: SlotClaim[] = [];
-  const subjects = new Set<string>();
+  // 3. An explicit replacement whose claims are not one thing by the strict test ("raised DB_POOL_MAX for orders-api
+  // from 20 to 40" against "orders-api DB pool size: 20") is still a probable update: the old value named is the link.
+  const asked = new Set(drafts.flatMap((d) => (d.kind === 'probable_update' ? [d.factIds.join('|')] : [])));
   for (const fact of facts) {
-    for (const claim of claims(fact)) {
-      all.push(claim);
-      subjects.add(`w:${claim.kind}:${claim.subject}`);
-      if (all.length % INDEXING_STEP_CLAIMS === 0) yield;
+    if (!triggerIds.has(fact.id) || fact.valid_until !== null || retiredBy.has(fact.id)) continue;
+    for (const newer of viewOf(fact).claims) {
+      if (!(newer.previous?.length || newer.cue === 'change') || newer.mode) continue;
+      for (const older of candidatesOf(newer, index, true)) {
+        if (older.fact.id === fact.id || !isCurrent(older) || time(older) > time(newer) || older.mode) continue;
+        // Without an old value named, a change said of the same measure in the same scope ("jobs now run on SQS").
+        const link = namesReplaced(older, newer) || (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && disagree(older, newer));
+        if (!link || sameThing(older, newer) || !relatedThing(older, newer)) continue;
+        const key = `${older.fact.id}|${fact.id}`;
+        if (asked.has(key)) continue;
+        asked.add(key);
+        drafts.push({
+          kind: 'probable_update',
+          detectedBy: NUMERIC.has(older.kind) ? 'tier2_numeric' : 'tier0_entity',
+          severity: 'medium',
+          factIds: [older.fact.id, fact.id],
+          question: probableUpdateQuestion(older, newer),
+          explanation: `A later fact (${explanationDate(fact.committed_at)}) says "${clip(fact.content)}", naming the earlier value as the one it replaces.`,
+        });
+      }
+      if (pauseDue(1)) yield;
     }
   }
-  for (let i = 0; i < all.length; i++) {
-    const claim = all[i]!;
-    const keys = indexKeys(claim);
-    keysOf.set(claim, keys);
-    for (const key of keys) add(byKey, key, claim);
-    if (claim.implicit) add(bySubject, `i:${claim.kind}`, claim);
-    else add(bySubject, `s:${claim.kind}:${claim.subject}`, claim);
-    for (const word of claim.words) {
-      const key = `w:${claim.kind}:${word}`;
-      if (subjects.has(key)) add(bySubject, key, claim);
-    }
-    if ((i + 1) % INDEXING_STEP_CLAIMS === 0) yield;
-  }
-  return { byKey, keysOf, bySubject };
-}
 
-/**
- * The claims a trigger claim is checked against (each once): those sharing one of its keys. For
- * a claim that names its subject, when fewer claims can pass sameSlot's rule on named subjects
- * (two claims naming different subjects, neither fact mentioning the other's, are two things)
- * than share its keys, those that can, sharing a key: the same claims as the keys give that
- * sameSlot does not turn away at once. In a crowded slot ("worker pool threads" of hundreds of
- * services) that was three quarters of the claims met.
- */
-export function candidatesOf(trigger: SlotClaim, index: SlotIndex): Set<SlotClaim> {
-  const keys = keysMet(trigger);
-  const byKey = keys.map((k) => index.byKey.get(k) ?? []);
-  const size = (lists: readonly (readonly SlotClaim[])[]) => lists.reduce((n, list) => n + list.length, 0);
-  if (!trigger.implicit) {
-    const kind = trigger.kind;
-    const bySubject = [`i:${kind}`, `s:${kind}:${trigger.subject}`, `w:${kind}:${trigger.subject}`, ...[...trigger.words].map((w) => `s:${kind}:${w}`)].map(
-      (k) => index.bySubject.get(k) ?? [],
-    );
-    if (size(bySubject) < size(byKey)) {
-      const wanted = new Set(keys);
-      const out = new Set<SlotClaim>();
-      for (const list of bySubject) for (const c of list) if (index.keysOf.get(c)!.some((k) => wanted.has(k))) out.add(c);
-      return out;
+  // 4. A value an earlier fact named as replaced, said again later ("replaced Fluent Bit with Vector", then "logs are
+  // shipped by fluent-bit"): the team went back, or the later fact repeats what no longer holds. Either way, ask.
+  for (const fact of facts) {
+    if (!triggerIds.has(fact.id) || fact.valid_until !== null) continue;
+    for (const trigger of viewOf(fact).claims) {
+      if (trigger.mode || trigger.negated || (trigger.values.length === 0 && !trigger.previous?.length)) continue;
+      for (const other of candidatesOf(trigger, index, true)) {
+        const [earlier, later] = time(other) < time(trigger) ? [other, trigger] : [trigger, other];
+        if (other.fact.id === fact.id || earlier.mode || later.mode || later.negated || !isCurrent(earlier) || !isCurrent(later)) continue;
+        if (!namesReplaced(later, earlier) || !disagree(earlier, later) || !relatedThing(earlier, later)) continue;
+        const key = `${earlier.fact.id}|${later.fact.id}`;
+        if (asked.has(key)) continue;
+        asked.add(key);
+        drafts.push({
+          kind: 'reversal',
+          detectedBy: 'narrative_rules',
+          severity: 'high',
+          factIds: [earlier.fact.id, later.fact.id],
+          question: valueQuestion('reversal', [earlier, later], { ...earlier, display: later.display }),
+          explanation: `An earlier fact (${explanationDate(earlier.fact.committed_at)}) replaced "${later.display.join(', ')}" with "${earlier.display.join(', ')}"; a later fact (${explanationDate(later.fact.committed_at)}) says "${clip(later.fact.content)}".`,
+        });
+      }
+      if (pauseDue(1)) yield;
     }
   }
-  const out = new Set<SlotClaim>();
-  for (const list of byKey) for (const c of list) out.add(c);
-  return out;
+
+  // A fact the story came back to is true again: a reversal keeps its earlier side current, not settled.
+  const conflicts = mergeDrafts(drafts);
+  for (const c of conflicts) if (c.kind === 'reversal') for (const id of c.factIds) retiredBy.delete(id);
+  return {
+    retirements: [...retiredBy].map(([factId, { by, reason }]) => ({ factId, byFactId: by.fact.id, at: by.fact.committed_at, reason })),
+    conflicts,
+  };
 }
 
-/**
- * What analysing a trigger costs, in claims met: for each of its claims, the claims its index keys
- * hold (each is checked for being the same slot). A proxy that depends on the facts alone, so a
- * run splits its work the same way on any machine.
- */
-export function analysisCost(trigger: DetectorFact, claims: (fact: DetectorFact) => SlotClaim[], index: SlotIndex): number {
-  let met = 0;
-  for (const claim of claims(trigger)) {
-    for (const key of keysMet(claim)) met += index.byKey.get(key)?.length ?? 0;
-  }
-  return met;
-}
+const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 157)}…` : text);
 
-/** Keys whose claims a claim is checked against: its own, and its kind's claims with no attribute word. */
-const keysMet = (claim: SlotClaim) => [`${claim.kind}:*`, ...indexKeys(claim)];
-
-/** Keys a claim is indexed under in a run: its kind with each attribute word, and with each anchor of its frame. */
-function indexKeys(claim: SlotClaim): string[] {
-  const core = claim.attribute.filter((w) => w !== claim.subject);
-  return [...(core.length ? core : ['*']).map((w) => `${claim.kind}:${w}`), ...[...claim.frame].map((w) => `${claim.kind}~${w}`)];
-}
-
-/** Most facts one conflict names: the newest disagreeing ones (a human reads them all). */
-export const MAX_CONFLICT_FACTS = 20;
-
-/** Kind, tier, severity, facts and question of one slot's disagreement. */
-function classify(allInvolved: SlotClaim[], timeline: SlotClaim[]): ConflictRecord {
+/** Kind, tier, severity, facts and question of one timeline's disagreement. */
+function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRecord {
   const involved = allInvolved.slice(-MAX_CONFLICT_FACTS);
   const latest = involved.at(-1)!;
-  const scopes = new Set(involved.map((c) => c.fact.scope));
+  const oldest = involved[0]!;
   // A → B → A: the latest value was held before, then left for another.
   const earlierSame = timeline.find(
     (c) =>
-      c.fact.committed_at < latest.fact.committed_at &&
+      time(c) < time(latest) &&
       c.fact.id !== latest.fact.id &&
+      c.values.length > 0 &&
       !disagree(c, latest) &&
-      c.values.size > 0 &&
-      timeline.some((m) => m.fact.committed_at > c.fact.committed_at && m.fact.committed_at < latest.fact.committed_at && disagree(m, latest)),
+      timeline.some((m) => time(m) > time(c) && time(m) < time(latest) && disagree(m, latest)),
   );
-  const oldest = involved[0]!;
   const factIds = [...new Set([...(earlierSame ? [earlierSame.fact.id] : []), ...involved.map((c) => c.fact.id)])];
-  let record: Omit<ConflictRecord, 'question' | 'factIds'>;
-  if (earlierSame) {
-    record = { kind: 'reversal', detectedBy: 'narrative_rules', severity: 'high', explanation: null };
-  } else if (latest.type === 'version' && latest.fact.committed_at.getTime() - oldest.fact.committed_at.getTime() >= STALE_AFTER_MS) {
-    record = { kind: 'stale', detectedBy: 'narrative_rules', severity: 'medium', explanation: null };
-  } else if (scopes.size > 1) {
-    record = { kind: 'cross_scope', detectedBy: 'tier2b_cross_scope', severity: 'high', explanation: null };
-  } else if (isNumericType(latest.type)) {
-    record = { kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high', explanation: null };
-  } else if (latest.type === 'technology' || latest.type === 'usage' || latest.type === 'boolean' || latest.type === 'assertion') {
-    record = { kind: 'ambiguity', detectedBy: 'tier0_entity', severity: 'high', explanation: null };
-  } else {
-    record = { kind: 'value_mismatch', detectedBy: 'tier0_entity', severity: 'high', explanation: null };
-  }
-  return {
-    ...record,
-    factIds,
-    question: conflictQuestion(record.kind, involved, earlierSame),
-    explanation: explain(record.kind, involved, earlierSame),
-  };
-}
-
-function explain(kind: ConflictRecord['kind'], involved: SlotClaim[], earlierSame: SlotClaim | undefined): string {
-  const shown = involved.slice(-6);
-  const list = shown.map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${explanationDate(c.fact.committed_at)})`);
-  if (involved.length > shown.length) list.unshift(`${involved.length - shown.length} earlier`);
-  switch (kind) {
-    case 'reversal':
-      return `The story moved away from "${earlierSame?.display.join(', ')}" and came back to it; current facts say ${list.join(' and ')}.`;
-    case 'stale':
-      return `An old version claim is still current next to newer ones: ${list.join(' vs ')}.`;
-    case 'cross_scope':
-      return `Facts in different scopes state different values: ${list.join(' vs ')}.`;
-    default:
-      return `Current facts state different values: ${list.join(' vs ')}.`;
-  }
+  const scopes = new Set(involved.map((c) => c.fact.scope));
+  let kind: ConflictRecord['kind'];
+  let detectedBy: ConflictRecord['detectedBy'];
+  if (earlierSame) [kind, detectedBy] = ['reversal', 'narrative_rules'];
+  else if (latest.kind === 'version' && time(latest) - time(oldest) >= STALE_AFTER_MS) [kind, detectedBy] = ['stale', 'narrative_rules'];
+  else if (scopes.size > 1) [kind, detectedBy] = ['cross_scope', 'tier2b_cross_scope'];
+  else if (NUMERIC.has(latest.kind)) [kind, detectedBy] = ['value_mismatch', 'tier2_numeric'];
+  else if (latest.kind === 'technology' || latest.kind === 'boolean') [kind, detectedBy] = ['ambiguity', 'tier0_entity'];
+  else [kind, detectedBy] = ['value_mismatch', 'tier0_entity'];
+  const shown = involved.slice(-6).map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${explanationDate(c.fact.committed_at)})`);
+  const explanation =
+    kind === 'reversal'
+      ? `The story moved away from "${earlierSame!.display.join(', ')}" and came back to it; current facts say ${shown.join(' and ')}.`
+      : kind === 'stale'
+        ? `An old version claim is still current next to newer ones: ${shown.join(' vs ')}.`
+        : `Current facts state different values: ${shown.join(' vs ')}.`;
+  return { kind, detectedBy, severity: kind === 'stale' ? 'medium' : 'high', factIds, question: valueQuestion(kind, involved, earlierSame), explanation };
 }
 
 /** One conflict per confusion: a draft whose facts all belong to a larger draft is dropped. */
 function mergeDrafts(drafts: ConflictRecord[]): ConflictRecord[] {
   const kept: ConflictRecord[] = [];
-  // Larger sets first; of equal ones, a value's question before a whole statement's.
-  const statement = (d: ConflictRecord) => (d.question.startsWith(STATEMENT_QUESTION_PREFIX) ? 1 : 0);
-  for (const d of [...drafts].sort((a, b) => b.factIds.length - a.factIds.length || statement(a) - statement(b))) {
+  for (const d of [...drafts].sort((a, b) => b.factIds.length - a.factIds.length)) {
     if (kept.some((k) => d.factIds.every((id) => k.factIds.includes(id)))) continue;
     kept.push(d);
   }

@@ -1,5 +1,4 @@
 export * from './backlog.ts';
-export * from './claims.ts';
 export * from './deterministic.ts';
 export * from './questions.ts';
 export * from './run.ts';

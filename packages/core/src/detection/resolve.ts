@@ -18,6 +18,7 @@ import {
   forWorkspace,
   markConflictResolved,
   recordDetectionFeedback,
+  reopenSettlement,
   unflagAgents,
   resolveSettledConflicts,
   RESOLUTION_TYPES,
@@ -34,8 +35,10 @@ import { contentHash } from '../facts/normalize.ts';
 import { CommitInput, MAX_CONTENT_LENGTH, Scope } from '../facts/schemas.ts';
 import { findSecret } from '../facts/secrets.ts';
 
+/** How a person settles a conflict ("detector" is how the detector records its own settlements). */
+const PERSON_RESOLUTIONS = RESOLUTION_TYPES.filter((t): t is Exclude<(typeof RESOLUTION_TYPES)[number], 'detector'> => t !== 'detector');
 const ResolutionType = z
-  .enum(RESOLUTION_TYPES, { error: 'must be "winner", "merge" or "dismissed"' })
+  .enum(PERSON_RESOLUTIONS, { error: 'must be "winner", "merge" or "dismissed"' })
   .describe('"winner" keeps one of the conflict\'s facts, "merge" keeps a fact you committed that combines them, "dismissed" says it was never a real conflict.');
 
 const ResolutionText = z
@@ -121,7 +124,7 @@ export type ResolveRequest = z.output<typeof ResolveRequest>;
 export const ResolveOutput = z.object({
   conflict_id: z.string(),
   status: z.enum(['resolved', 'dismissed']),
-  resolution_type: z.enum(RESOLUTION_TYPES),
+  resolution_type: z.enum(PERSON_RESOLUTIONS),
   winning_fact_id: z.string().nullable().describe('The fact kept (winner) or merged into (merge); null when dismissed.'),
   closed_fact_ids: z.array(z.string()).describe('Facts whose validity window the resolution closed. They stay in history (engram_query include_history).'),
   already_resolved: z.boolean().describe('True: the conflict had already been settled exactly this way; nothing changed.'),
@@ -227,7 +230,13 @@ export async function resolveConflict(
     command.merged_content === undefined ? (command.winning_claim_id ?? null) : await commitMergedContent(services, tenant, principal, command, now);
 
   const outcome = await tenant.transaction(async (tx) => {
-    const { conflict, facts } = await visibleConflict(tx, principal, command.conflict_id, { lock: true, now });
+    let { conflict, facts } = await visibleConflict(tx, principal, command.conflict_id, { lock: true, now });
+    // The detector's own settlement is a person's to overrule: undone first, then settled their way.
+    if (conflict.resolution_type === 'detector') {
+      for (const scope of new Set(facts.map((f) => f.scope))) assertCanWrite(principal, scope, now);
+      await reopenSettlement(tx, conflict.id);
+      ({ conflict, facts } = await visibleConflict(tx, principal, command.conflict_id, { lock: true, now }));
+    }
     if (conflict.status !== 'open') {
       const same = conflict.resolution_type === type && (type === 'dismissed' || conflict.winning_fact_id === winningId);
       if (!same) throw alreadyResolvedError(conflict);

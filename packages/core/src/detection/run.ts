@@ -10,6 +10,7 @@ import {
   forWorkspace,
   insertConflicts,
   resolveSettledConflicts,
+  restoreRetiredFact,
   type ConflictRecord,
   type Database,
   type DetectorFact,
@@ -18,10 +19,10 @@ import {
 } from '@engram/db';
 import type { Logger } from '../logger.ts';
 import { yieldTurn } from '../turns.ts';
-import { cachedClaims } from './claims.ts';
 import { analysisCost, analysisSteps, indexingSteps } from './deterministic.ts';
 import { probesOf } from './per-fact.ts';
-import { analyzeStatements, readStatements } from './statements.ts';
+import { analyzeStatements } from './statements.ts';
+import { viewOf } from '../language/index.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
 
 /** Most facts a run reads per slot key (newest first); a slot's timeline keeps its newest 100 claims. */
@@ -80,8 +81,8 @@ const READING_SLICE_MS = 4;
 
 /** The slot and meaning keys a trigger is read by. */
 const keysOf = (f: DetectorFact) => [...new Set([...f.match_keys, ...probesOf(f)])];
-/** Slot keys (`count:auth:pool`) as opposed to keys by meaning, statement, dependency or value. */
-const isSlotKey = (k: string) => /^[a-z_]+:[^:]/.test(k) && !k.startsWith('pos:') && !k.startsWith('neg:') && !k.startsWith('dep:') && !k.startsWith('val:');
+/** Keys of a claim (`c:duration:timeout@billing-api`), read deep, as opposed to keys by statement, dependency, value or mention. */
+const isSlotKey = (k: string) => k.startsWith('c:');
 
 /**
  * Triggers in groups that share no slot key with each other (each group: triggers linked by a
@@ -141,7 +142,6 @@ export async function runDeterministicPass(
     const facts = [...new Map([...bySlot, ...byMeaning, ...triggers].map((f) => [f.id, f])).values()];
     const byId = new Map(facts.map((f) => [f.id, f]));
     totals.factsRead += facts.length;
-    const claims = cachedClaims();
     // Each fact's claims and statements are read once, a slice of time at a time between requests
     // (all at once, inside the first step, the first step of a group of 1,500-2,600 facts held the
     // process for 60-80 ms).
@@ -159,20 +159,19 @@ export async function runDeterministicPass(
       }
     };
     for (const fact of facts) {
-      claims(fact);
-      readStatements(fact);
+      viewOf(fact);
       if (sliceUsed()) await nextSlice();
     }
     // The slot index, likewise a slice of time at a time (in one piece it held the process for
     // 70-110 ms under a 50-client load).
-    const index = await inSlices(indexingSteps(facts, claims));
+    const index = await inSlices(indexingSteps(facts));
     for (let at = 0; at < triggers.length; ) {
       // The triggers still current (an earlier step may have settled some), up to the step's budget.
       const live: DetectorFact[] = [];
       for (let cost = 0; at < triggers.length && live.length < TRIGGERS_ANALYSED_TOGETHER; at++) {
         const trigger = triggers[at]!;
         if (trigger.valid_until !== null) continue;
-        const own = analysisCost(trigger, claims, index);
+        const own = analysisCost(trigger, index);
         if (live.length > 0 && cost + own > ANALYSIS_STEP_CLAIMS) break;
         live.push(trigger);
         cost += own;
@@ -180,17 +179,29 @@ export async function runDeterministicPass(
       if (live.length === 0) continue;
       const triggerIds = new Set(live.map((t) => t.id));
       // The analysis too (one trigger of a crowded slot is ten thousand comparisons).
-      const outcome = mergeOutcomes(await inSlices(analysisSteps(facts, triggerIds, claims, index)), analyzeStatements(facts, triggerIds));
+      const outcome = mergeOutcomes(await inSlices(analysisSteps(facts, triggerIds, index)), analyzeStatements(facts, triggerIds));
       // Nothing to apply: no transaction (most steps of a busy workspace's backlog).
       if (outcome.retirements.length === 0 && outcome.conflicts.length === 0) {
         await nextSlice();
         continue;
       }
       const { retired, raised } = await tenant.transaction(async (tx) => {
-        const closed = await applyRetirements(tx, outcome.retirements);
-        const created = await insertConflicts(tx, outcome.conflicts);
-        if (closed > 0) await resolveSettledConflicts(tx, now, outcome.retirements.map((r) => r.factId));
-        return { retired: closed, raised: created.length };
+        // A reversal comes back to a value the detector had settled away: that fact is true again.
+        for (const c of outcome.conflicts) {
+          if (c.kind !== 'reversal') continue;
+          for (const id of c.factIds) {
+            const fact = byId.get(id);
+            if (fact?.retired_by !== 'detector' || fact.valid_until === null || !(await restoreRetiredFact(tx, id))) continue;
+            fact.valid_until = null;
+            fact.retired_by = 'restored';
+          }
+        }
+        const closed = new Set(await applyRetirements(tx, outcome.retirements));
+        // Each settlement is recorded as the detector's doing, listed with the conflicts and undone like a resolution.
+        const settlements = outcome.retirements.filter((r) => closed.has(r.factId)).map((r) => settlementRecord(r, byId));
+        const created = await insertConflicts(tx, [...outcome.conflicts, ...settlements]);
+        if (closed.size > 0) await resolveSettledConflicts(tx, now, [...closed]);
+        return { retired: closed.size, raised: created.length };
       });
       // What this step retired is history for the next (the database closed it, or found it closed).
       for (const r of outcome.retirements) {
@@ -216,6 +227,20 @@ export async function runDeterministicPass(
     );
   }
   return totals;
+}
+
+/** A settlement as it is listed: a resolved conflict of the two facts, kept by the later one. */
+function settlementRecord(r: RetirementRecord, byId: ReadonlyMap<string, DetectorFact>): ConflictRecord {
+  const clip = (f: DetectorFact | undefined) => (f ? (f.content.length > 160 ? `${f.content.slice(0, 157)}…` : f.content) : 'a later fact');
+  return {
+    kind: 'probable_update',
+    detectedBy: 'narrative_rules',
+    severity: 'low',
+    factIds: [r.factId, r.byFactId],
+    question: `Settled by the detector: "${clip(byId.get(r.factId))}" was replaced by "${clip(byId.get(r.byFactId))}". If the earlier fact still holds, undo it.`,
+    explanation: `The detector retired the earlier fact because ${r.reason}.`,
+    settledBy: { factId: r.byFactId, reason: `Settled by the detector: ${r.reason}.`, at: r.at },
+  };
 }
 
 /**

@@ -21,11 +21,11 @@ export const ConflictsInput = z
     status: z
       .enum(['open', 'resolved', 'dismissed', 'all'], { error: 'must be "open", "resolved", "dismissed" or "all"' })
       .default('open')
-      .describe('Which conflicts: "open" (default), "resolved", "dismissed" or "all".'),
+      .describe('Which conflicts: "open" (default), "resolved" (by a person, or settled by the detector: resolution_type "detector", which engram_resolve can overrule), "dismissed" or "all".'),
     kind: z
       .enum(CONFLICT_KINDS, { error: `must be one of ${CONFLICT_KINDS.join(', ')}` })
       .optional()
-      .describe('Only one kind: reversal, ambiguity, stale, value_mismatch or cross_scope.'),
+      .describe('Only one kind: reversal, ambiguity, stale, value_mismatch, cross_scope or probable_update (a later fact says this one probably changed: is it still true?).'),
     limit: z.coerce
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
@@ -60,7 +60,10 @@ export const ConflictItem = z.object({
   detected_by: z.string().describe('Which detector raised it.'),
   detected_at: z.string(),
   resolved_at: z.string().nullable().describe('When it was settled (null while open).'),
-  resolution_type: z.string().nullable(),
+  resolution_type: z
+    .string()
+    .nullable()
+    .describe('How it was settled: winner, merge, dismissed, or detector (the detector closed the older fact because a later one replaces it explicitly; engram_resolve with another winner or "dismissed" undoes that).'),
   resolution: z.string().nullable(),
   winning_fact_id: z.string().nullable(),
   facts: z.array(ConflictFact).describe(`The facts involved, oldest first (the newest ${MAX_LISTED_FACTS} when there are more).`),

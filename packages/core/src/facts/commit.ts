@@ -30,8 +30,7 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import { comparableValue, EXTRACTOR_VERSION, extractEntities, matchKeysOf, valueKind } from './entities.ts';
-import { claimsOf, disagree, sameSlot } from '../detection/claims.ts';
+import { disagree, EXTRACTOR_VERSION, familyOf, matchKeysOf, readFact, sameThing, viewOf } from '../language/index.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
@@ -74,32 +73,32 @@ export function resolveMemberId(principal: MemberPrincipal): string | null {
   return principal.settings.anonymous_mode ? null : principal.memberId;
 }
 
-/** Words worth indexing as keywords: config keys, technical identifiers, numbers with units. */
+/** Words worth indexing as keywords: named components, technologies, technical identifiers. */
 export function keywordsOf(content: string, entities: FactEntity[]): string[] {
   const words = new Set<string>();
   for (const e of entities) {
-    if (e.type === 'config_key' || e.type === 'technology') words.add(String(e.value).toLowerCase());
+    if (e.type !== 'claim') continue;
+    for (const c of e.components) words.add(c);
+    if (e.kind === 'technology') for (const v of e.values) words.add(v);
   }
   for (const m of content.matchAll(/\b[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)+\b/g)) words.add(m[0].toLowerCase());
   return [...words].slice(0, 32);
 }
 
-/** Entity types that are not values: they name settings, whole clauses, cues, requests and dependencies. */
-const NOT_VALUES = new Set(['config_key', 'assertion', 'statement', 'cue', 'deletion', 'dependency', 'concepts']);
-
 /**
- * The values a fact states, however it words them: each value's kind and canonical form ("rate
- * 1000", "count 7 time", "name priya", "boolean true"), what it names as replaced, and whether
- * the fact denies something. Two facts agree only when these are the same set: "retries 7
- * times" never agrees with "retries 3 times", "sends no telemetry" never with "sends telemetry".
+ * The values a fact states, however it words them: each claim's kind, measure and canonical
+ * values, what it names as replaced, and whether the fact denies something. Two facts agree only
+ * when these are the same set: "retries 7 times" never agrees with "retries 3 times", "sends no
+ * telemetry" never with "sends telemetry".
  */
 export function statedValues(entities: readonly FactEntity[]): Set<string> {
   const values = new Set<string>();
   for (const e of entities) {
-    if (e.type === 'statement' && e.value === false) values.add('denies');
-    if (NOT_VALUES.has(e.type)) continue;
-    const unit = e.type === 'count' || e.type === 'money' ? ` ${e.unit ?? ''}` : '';
-    values.add(`${valueKind(e.type)}:${String(comparableValue(e)).toLowerCase()}${unit}${e.negated ? '!' : ''}${e.previous ? '<' : ''}${e.qualifiers?.length ? `@${e.qualifiers.join('+')}` : ''}`);
+    if (e.type === 'statement' && !e.positive) values.add('denies');
+    if (e.type !== 'claim') continue;
+    const where = [e.env, e.stat, e.bound, e.mode].filter(Boolean).join('+');
+    for (const v of e.values) values.add(`${familyOf(e.kind)}:${e.measure}:${v}${where ? `@${where}` : ''}`);
+    for (const v of e.previous ?? []) values.add(`${familyOf(e.kind)}:${e.measure}:${v}<`);
   }
   return values;
 }
@@ -211,7 +210,7 @@ export async function storeNewFact(
     provenance: draft.provenance,
     entities: draft.entities,
     entitySignature: entitySignature(draft.entities),
-    matchKeys: matchKeysOf(draft.entities),
+    matchKeys: matchKeysOf(draft.entities, draft.scope),
     extractorVersion: EXTRACTOR_VERSION,
     keywords: keywordsOf(draft.content, draft.entities),
     embedding: draft.embedding,
@@ -307,7 +306,7 @@ export async function commitFact(
   }
 
   const hash = contentHash(input.content);
-  const entities = extractEntities(input.content, input.scope);
+  const entities = readFact(input.content);
   const signature = entitySignature(entities);
   const [embedding] = await embedOrNull(services, [input.content]);
   const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
@@ -449,7 +448,7 @@ export async function changedSince(
   earlier: { id: string; committed_at: Date },
   draft: { content: string; scope: string; agentId: string; entities: FactEntity[]; committedAt: Date },
 ): Promise<boolean> {
-  const keys = matchKeysOf(draft.entities);
+  const keys = matchKeysOf(draft.entities, draft.scope);
   if (keys.length === 0) return false;
   // One statement: the current facts sharing a key committed after `earlier`, less those a human
   // judged compatible with it.
@@ -458,7 +457,7 @@ export async function changedSince(
     (f) => f.valid_until === null && f.committed_at.getTime() > since.getTime(),
   );
   if (later.length === 0) return false;
-  const mine = claimsOf({
+  const mine = viewOf({
     id: 'draft',
     lineage_id: 'draft',
     content: draft.content,
@@ -471,6 +470,6 @@ export async function changedSince(
     retired_by: null,
     retired_for_fact_id: null,
     durability: 'durable',
-  });
-  return later.some((f) => claimsOf(f).some((theirs) => mine.some((c) => sameSlot(c, theirs) && disagree(c, theirs))));
+  }).claims;
+  return later.some((f) => viewOf(f).claims.some((theirs) => mine.some((c) => sameThing(c, theirs) && disagree(c, theirs))));
 }

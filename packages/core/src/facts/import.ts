@@ -16,7 +16,7 @@ import {
   storeNewFact,
   type FactServices,
 } from './commit.ts';
-import { extractEntities } from './entities.ts';
+import { readFact } from '../language/index.ts';
 import { contentHash } from './normalize.ts';
 import type { ImportInput, ImportOutput } from './schemas.ts';
 import { findSecret } from './secrets.ts';
@@ -63,7 +63,7 @@ export async function importFacts(
       results[i] = { id: same.id, duplicate: true };
       continue;
     }
-    const entities = extractEntities(f.content, f.scope);
+    const entities = readFact(f.content);
     const embedding = embeddings[i] ?? null;
     const agentId = resolveAgentId(principal, f.agent_id, services.secret, committedAt);
     if (embedding) {

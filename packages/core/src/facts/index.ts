@@ -1,5 +1,4 @@
 export * from './commit.ts';
-export * from './entities.ts';
 export * from './import.ts';
 export * from './journal.ts';
 export * from './normalize.ts';
@@ -7,5 +6,4 @@ export * from './promote.ts';
 export * from './query.ts';
 export * from './schemas.ts';
 export * from './secrets.ts';
-export * from './units.ts';
 export * from './maintenance.ts';

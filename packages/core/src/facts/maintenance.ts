@@ -1,6 +1,6 @@
 import { expireFacts, factsToReembed, factsToReextract, setEmbedding, setExtraction, type Database } from '@engram/db';
 import { entitySignature, keywordsOf } from './commit.ts';
-import { EXTRACTOR_VERSION, extractEntities, matchKeysOf } from './entities.ts';
+import { EXTRACTOR_VERSION, matchKeysOf, readFact } from '../language/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 
 export { expireFacts };
@@ -43,11 +43,11 @@ export async function reextractFacts(db: Database, options: { batchSize?: number
     const batch = await factsToReextract(db, EXTRACTOR_VERSION, Math.min(batchSize, maxFacts - done));
     if (batch.length === 0) break;
     for (const fact of batch) {
-      const entities = extractEntities(fact.content, fact.scope);
+      const entities = readFact(fact.content);
       await setExtraction(db, fact.id, {
         entities,
         entitySignature: entitySignature(entities),
-        matchKeys: matchKeysOf(entities),
+        matchKeys: matchKeysOf(entities, fact.scope),
         keywords: keywordsOf(fact.content, entities),
         version: EXTRACTOR_VERSION,
       });

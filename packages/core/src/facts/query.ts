@@ -24,8 +24,12 @@ const FACT_TYPE_WEIGHT = { decision: 1, inference: 0.5, observation: 0 } as cons
 
 /**
  * The seed's scoring formula: relevance (normalized RRF) plus recency, agent trust, fact type,
- * provenance, corroboration and entity density; ephemeral facts at 0.6×.
+ * provenance, corroboration and entity density; ephemeral facts at 0.6×, and the earlier side
+ * of an open probable update at half.
  */
+/** The score kept by the earlier side of an open probable update: below the later fact when both match about as well. */
+const PROBABLY_OUTDATED_WEIGHT = 0.5;
+
 export function scoreCandidate(c: Candidate, reference: Date): number {
   const relevance = Math.min(1, c.rrf / MAX_RRF);
   const days = Math.max(0, (reference.getTime() - new Date(c.committed_at).getTime()) / 86_400_000);
@@ -40,7 +44,9 @@ export function scoreCandidate(c: Candidate, reference: Date): number {
     0.1 * (c.provenance ? 1 : 0) +
     0.1 * Math.log(1 + c.corroborating_agents) +
     0.05 * Math.min(1, c.entity_count / 5);
-  return c.durability === 'ephemeral' ? score * EPHEMERAL_WEIGHT : score;
+  // A fact a later one probably updated waits below it until someone answers the question.
+  const weighted = c.probably_outdated ? score * PROBABLY_OUTDATED_WEIGHT : score;
+  return c.durability === 'ephemeral' ? weighted * EPHEMERAL_WEIGHT : weighted;
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);

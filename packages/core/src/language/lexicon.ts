@@ -1,129 +1,161 @@
 /**
- * Folding words into concepts, so that differently worded facts about one thing share their
- * anchors: lemmas from the NLP reader, Porter stems for derivations ("coordination" /
- * "coordinate"), and a small table of synonyms for the things teams state values about
- * ("kept" / "retention", "people" / "engineers", "answers in" / "latency").
+ * The word lists the language module reads, loaded from `data/*.json` (one list per concept, kept
+ * as data so a list can grow without touching a rule), and the lookups over them. Entries are
+ * lemmas or space-separated lemma phrases; a phrase matches consecutive words by their lower-case
+ * form or lemma.
  */
+import change from './data/change.json' with { type: 'json' };
+import measures from './data/measures.json' with { type: 'json' };
+import technologies from './data/technologies.json' with { type: 'json' };
+import units from './data/units.json' with { type: 'json' };
+import words from './data/words.json' with { type: 'json' };
 
-/** Lemma (or lowercase word) → concept. */
-const CONCEPTS: Record<string, string> = {};
-function fold(concept: string, ...words: string[]) {
-  for (const w of [concept, ...words]) CONCEPTS[w] = concept;
+/** What a phrase is matched against: a word's lower-case form and its lemma. */
+export interface Matchable {
+  lower: string;
+  lemma: string;
 }
 
-// Quantities teams state.
-fold('latency', 'latency', 'response-time', 'responsetime', 'rtt');
-fold('retention', 'retain', 'retained');
-fold('ttl', 'expiry', 'expiration', 'expire', 'expires', 'lifetime', 'validity', 'time-to-live', 'timeout', 'time-out');
-fold('max', 'maximum', 'limit', 'cap', 'ceiling', 'quota', 'allowance', 'threshold', 'upto');
-fold('min', 'minimum', 'floor');
-fold('retry', 'retries', 'attempt', 'try', 'tries', 'redelivery', 'redeliver', 'reattempt');
-fold('interval', 'frequency', 'cadence', 'every', 'period');
-fold('person', 'people', 'persons', 'engineer', 'developer', 'dev', 'devs', 'member', 'staff', 'employee', 'headcount', 'folk', 'folks', 'fte', 'hire', 'teammate', 'contributor', 'maintainer');
-fold('cost', 'price', 'fee', 'pricing', 'rate-card');
-fold('spend', 'spending', 'expense', 'expenditure', 'outlay');
-fold('budget', 'allocation', 'allocate', 'allotment');
-fold('deadline', 'due', 'due-date', 'duedate', 'eta', 'cutoff', 'cut-off');
-fold('owner', 'own', 'owned', 'ownership', 'lead', 'led', 'manage', 'manager', 'maintain', 'responsible', 'dri', 'steward', 'run-by', 'in-charge', 'point-person', 'on-call', 'oncall');
-fold('sell', 'sale', 'sales', 'sold');
-fold('size', 'capacity', 'volume');
-fold('score', 'grade', 'mark', 'result');
-fold('telemetry', 'analytics', 'tracking', 'usage-data', 'usage-stats');
-fold('test', 'tests', 'testing', 'spec', 'specs');
-fold('e2e', 'end-to-end', 'endtoend');
-fold('deploy', 'deployment', 'deploys', 'ship', 'shipping', 'release-to');
-fold('database', 'db', 'datastore', 'data-store');
-fold('environment', 'env');
-fold('log', 'logs', 'logging');
-fold('staging', 'stage', 'preprod', 'pre-prod');
-fold('production', 'prod', 'live');
-fold('repository', 'repo', 'repos');
-fold('connection', 'conn', 'conns');
-fold('replica', 'replicas', 'repl', 'instance', 'pod', 'node-count');
+/** Phrases indexed by their first word, so a lookup at a position tries only phrases that can start there. */
+export class PhraseTable<T> {
+  private readonly byFirst = new Map<string, { parts: string[]; value: T }[]>();
 
-fold('plan', 'tier', 'tiers', 'plans');
-fold('infrastructure', 'infra', 'infrastructur');
-fold('certificate', 'cert', 'certs', 'certificates');
-fold('owner', 'pager');
+  constructor(entries: Iterable<[string, T]>) {
+    for (const [phrase, value] of entries) {
+      const parts = phrase.toLowerCase().split(' ');
+      const list = this.byFirst.get(parts[0]!) ?? [];
+      list.push({ parts, value });
+      // Longest first: "rate limit" before "rate".
+      list.sort((a, b) => b.parts.length - a.parts.length);
+      this.byFirst.set(parts[0]!, list);
+    }
+  }
 
-/** Words the table folds whole (hyphenated ones are not split into their parts). */
-export const CONCEPT_WORDS: ReadonlySet<string> = new Set(Object.keys(CONCEPTS));
+  /** The longest phrase starting at `i`: its value and length in words, or undefined. */
+  at(list: readonly Matchable[], i: number): { value: T; length: number } | undefined {
+    const w = list[i];
+    if (!w) return undefined;
+    for (const key of new Set([w.lower, w.lemma])) {
+      for (const entry of this.byFirst.get(key) ?? []) {
+        if (entry.parts.every((p, k) => list[i + k] !== undefined && (list[i + k]!.lower === p || list[i + k]!.lemma === p))) {
+          return { value: entry.value, length: entry.parts.length };
+        }
+      }
+    }
+    return undefined;
+  }
 
-/** How a word reads as a concept: the synonym table, else its Porter stem (accents folded: "Hôtel" is "hotel"). */
-export function conceptOf(lemma: string, stem: string): string {
-  const found = CONCEPTS[lemma] ?? CONCEPTS[stem] ?? stem;
-  return /[^ -~]/.test(found) ? found.normalize('NFD').replace(/\p{M}/gu, '') : found;
+  /** Every match in `list`, left to right, not overlapping. */
+  all(list: readonly Matchable[]): { value: T; index: number; length: number }[] {
+    const out: { value: T; index: number; length: number }[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const found = this.at(list, i);
+      if (found) {
+        out.push({ ...found, index: i });
+        i += found.length - 1;
+      }
+    }
+    return out;
+  }
+
+  /** Does the table hold this single word (by form or lemma)? */
+  has(w: Matchable): boolean {
+    return this.at([w], 0)?.length === 1;
+  }
 }
 
-/**
- * Words that never anchor a claim by themselves: heads so general they only carry the subject
- * before them ("the platform team", "the search API"), words about the value rather than the
- * thing, and filler. A claim anchored only by these is not aligned by meaning.
- */
-export const GENERIC_CONCEPTS = new Set([
-  // Organisational and system heads.
-  'team', 'squad', 'group', 'servic', 'api', 'app', 'applic', 'system', 'server', 'endpoint', 'modul', 'compon', 'tool',
-  'project', 'platform-head', 'thing', 'stuff', 'part', 'piec', 'side', 'area', 'bit', 'way', 'kind', 'type', 'sort', 'lot',
-  // About the value, not the thing.
-  'valu', 'set', 'default', 'current', 'number', 'amount', 'total', 'level', 'figur', 'count', 'quantiti', 'option',
-  'paramet', 'config', 'configur', 'measur', 'metric', 'stat', 'statist', 'estim', 'approxim', 'roughli', 'around',
-  'about', 'exactli', 'precis', 'averag', 'mean', 'median', 'typic', 'usual', 'normal', 'overal', 'recent', 'recently',
-  'new', 'old', 'latest', 'updat', 'inform', 'info', 'note', 'detail', 'time', 'moment', 'today', 'yesterday', 'now',
-  'current', 'currentli', 'actual', 'actuali', 'realli', 'still', 'also', 'just', 'onli', 'even', 'alreadi', 'again',
-  'singl', 'individu', 'ani', 'each', 'everi', 'whole', 'entir', 'baselin', 'relat', 'such', 'kind',
-  // Verbs of being, having and doing that carry no meaning of their own.
-  'be', 'have', 'do', 'get', 'make', 'go', 'use-verb', 'say', 'see', 'seem', 'becom', 'remain', 'stay', 'keep-verb',
-  'includ', 'contain', 'involv', 'mention', 'state', 'note', 'report-verb', 'confirm', 'check', 'verifi', 'think', 'believ',
-  'know', 'want', 'need', 'like', 'look', 'find', 'found', 'tell', 'told', 'ask', 'let', 'put', 'take', 'give',
-  'show', 'mean-verb', 'seem', 'happen', 'come', 'well', 'much', 'mani', 'more', 'less', 'most', 'least', 'veri',
-  'user', 'other', 'anoth', 'we', 'us', 'our', 'i', 'my', 'me', 'they', 'them', 'their', 'it', 'its', 'one', 'someon', 'someth', 'anyth',
-]);
+const table = (list: readonly string[]) => new PhraseTable(list.map((p) => [p, true] as [string, true]));
 
-/** Statistic words: which figure of a distribution a value is. They qualify, they do not anchor. */
-export const STATISTIC_QUALIFIERS: Record<string, string> = {
-  average: 'typical', mean: 'typical', median: 'typical', typical: 'typical', typically: 'typical', usually: 'typical',
-  p50: 'typical', p75: 'p75', p90: 'p90', p95: 'p95', p99: 'p99', p999: 'p999', peak: 'peak', worst: 'peak', best: 'best',
+/** Change verbs as listed (their families are found by stem where the reader is loaded). */
+export const CHANGE_VERB_LIST: readonly string[] = change.change_verbs;
+
+/** Change language, defined once (data/change.json). */
+export const CHANGE = {
+  verbs: table(change.change_verbs),
+  markers: table(change.change_markers),
+  previous: table(change.previous_markers),
+  plan: table(change.plan_markers),
+  progress: table(change.progress_markers),
+  conditional: table(change.conditional_markers),
+  correction: table(change.correction_markers),
+  removal: table(change.removal_verbs),
+  gone: table(change.gone_words),
+  completion: table(change.completion_words),
+  departure: table(change.departure_words),
+  deletion: table(change.deletion_verbs),
+  memoryNouns: table(change.memory_nouns),
+  old: table(change.old_words),
 };
 
-/** Words that bound a value from below or above ("at least 2", "capped at 10", "up to 5"). */
-export const BOUNDS: Record<string, 'min' | 'max'> = {
-  least: 'min', minimum: 'min', min: 'min', floor: 'min', fewer: 'max', most: 'max', maximum: 'max', max: 'max', cap: 'max',
-  capped: 'max', ceiling: 'max', limit: 'max', limited: 'max', upto: 'max', larger: 'max', bigger: 'max', exceed: 'max',
-  exceeds: 'max', above: 'max', longer: 'max', smaller: 'min', shorter: 'min', below: 'min',
-};
+/** A measure: what a value is of ("timeout", "retention"), and the kinds of value it takes. */
+export interface Measure {
+  name: string;
+  kinds: ReadonlySet<string>;
+}
+const MEASURE_LIST: Measure[] = Object.entries(measures.measures).map(([name, m]) => ({ name, kinds: new Set(m.kinds) }));
+/** Measure words and phrases → the measures they name (a word may name one measure per kind of value). */
+export const MEASURE_WORDS = new PhraseTable<Measure[]>(
+  (() => {
+    const byPhrase = new Map<string, Measure[]>();
+    for (const [name, m] of Object.entries(measures.measures)) {
+      for (const w of m.words) byPhrase.set(w, [...(byPhrase.get(w) ?? []), MEASURE_LIST.find((x) => x.name === name)!]);
+    }
+    return byPhrase;
+  })(),
+);
 
-/** Verbs that say a value changed (by lemma). A clause uses one as a change only in a change construction. */
-export const CHANGE_VERBS = new Set([
-  'raise', 'lower', 'increase', 'decrease', 'reduce', 'drop', 'cut', 'bump', 'grow', 'shrink', 'rise', 'fall', 'double',
-  'halve', 'triple', 'move', 'switch', 'migrate', 'replace', 'swap', 'change', 'adjust', 'update', 'upgrade', 'downgrade',
-  'extend', 'shorten', 'reschedule', 'postpone', 'delay', 'push', 'revise', 'revert', 'roll', 'become', 'reach',
-  'improve', 'tighten', 'loosen', 'relax', 'expand', 'trim', 'promote', 'transfer', 'rename', 'retire', 'deprecate',
-  'sunset', 'decommission', 'hand', 'adopt', 'bring', 'slash', 'boost', 'hike', 'lift', 'narrow', 'widen', 'scale',
-  'climb', 'jump', 'tweak', 'set', 'reset', 'restore', 'flip', 'turn', 'toggle', 'enable', 'disable', 'redirect',
-  'reassign', 'rotate', 'repoint', 'pin', 'modify', 'alter', 'amend', 'correct', 'fix', 'supersede', 'overhaul',
-  'consolidate', 'split', 'merge', 'shift', 'go', 'take', 'drop-to', 'settle', 'finalize', 'finalise', 'confirm', 'pass',
-  'slip', 'postpone', 'advance', 'relocate', 'transition', 'convert', 'port',
-]);
+/** Technology names (one or more words) → canonical name and kind ("redis" → redis, cache). */
+export const TECHNOLOGIES = new PhraseTable<{ name: string; kind: string }>(
+  Object.entries(technologies.kinds).flatMap(([kind, entries]) =>
+    entries.flatMap((entry) => {
+      const [name, ...aliases] = entry.split('|').map((s) => s.trim());
+      return [name!, ...aliases].map((alias) => [alias, { name: name!, kind }] as [string, { name: string; kind: string }]);
+    }),
+  ),
+);
 
-/** Change verbs that say a change by themselves, whatever follows ("Marta replaced Tom"). */
-export const SELF_EVIDENT_CHANGE_VERBS = new Set([
-  'replace', 'switch', 'migrate', 'upgrade', 'downgrade', 'revert', 'supersede', 'reschedule', 'postpone', 'rename',
-  'deprecate', 'decommission', 'sunset', 'retire', 'swap', 'reassign', 'transfer', 'overhaul', 'raise', 'lower',
-  'increase', 'decrease', 'reduce', 'bump', 'double', 'halve', 'triple', 'extend', 'shorten', 'tighten', 'loosen',
-  'slash', 'hike', 'boost', 'adjust', 'revise', 'amend', 'correct', 'modify', 'change', 'update',
-]);
+const invert = (groups: Record<string, readonly string[]>) => new PhraseTable(Object.entries(groups).flatMap(([key, list]) => list.map((w) => [w, key] as [string, string])));
 
-/** Words that say a change is only planned, proposed or underway. */
-export const TENTATIVE_LEMMAS = new Set([
-  'plan', 'intend', 'propose', 'proposal', 'consider', 'aim', 'hope', 'expect', 'want', 'wish', 'tentative',
-  'tentatively', 'underway', 'wip', 'draft', 'rfc', 'pending', 'eventually', 'soon', 'upcoming', 'potentially',
-  'possibly', 'maybe', 'perhaps', 'probably', 'likely', 'might', 'may', 'could', 'should', 'would', 'discuss', 'explore',
-  'evaluate', 'investigate', 'pilot', 'trial', 'prototype', 'experiment', 'idea', 'suggest', 'recommend',
-]);
+/** Environment words → qualifier (prod, staging, dev, test). */
+export const ENVIRONMENTS = invert(words.environments);
+/** Environment words that name an environment only after a preposition ("in dev", not "dev tooling"). */
+export const ENVIRONMENT_NEEDS_PREPOSITION = new Set(words.environment_needs_preposition);
+/** Statistic words → which figure of a distribution (p50, p99, peak). */
+export const STATISTICS = invert(words.statistics);
+/** Bound words: the value bounds what is stated ("at least 2", "up to 8 times"), from below or above. */
+export const BOUNDS = invert(words.bounds) as PhraseTable<'min' | 'max'>;
+/** Extreme words: the setting is a minimum or a maximum ("max connections", "minReplicas"). */
+export const EXTREMES = invert(words.extremes) as PhraseTable<'min' | 'max'>;
+export const GENERIC = new Set(words.generic);
+export const COMPONENT_ROLES = new Set(words.component_roles);
+export const TEAM_HEADS = new Set(words.team_heads);
+export const FREQUENCIES: Readonly<Record<string, number>> = words.frequencies;
+export const NUMBER_WORDS: Readonly<Record<string, number>> = words.number_words;
+export const MONTHS = words.months;
+export const WEEKDAYS = words.weekdays;
+export const NEGATIONS = new Set(words.negations);
+export const SUBORDINATORS = new Set(words.subordinators);
+export const FIRST_PERSON = new Set(words.first_person);
+/** Verb lemmas and phrases → their class ("rely on" and "use" are one act). */
+export const VERB_CLASSES = invert(words.verb_classes);
 
-/** Words a deletion request is made of: "forget", "drop", "disregard" ... and what it names: "the note about ...". */
-export const DELETION_VERBS = new Set(['forget', 'disregard', 'ignore', 'drop', 'delete', 'remove', 'scrap', 'discard', 'purge', 'strike', 'erase', 'scratch', 'retract', 'withdraw', 'clear']);
-export const MEMORY_NOUNS = new Set(['note', 'fact', 'entry', 'memory', 'mention', 'line', 'bit', 'item', 'record', 'claim', 'info', 'information', 'stuff', 'everything', 'anything', 'part', 'comment', 'reference', 'remark', 'statement', 'what', 'tip', 'advice', 'hint', 'instruction', 'guidance', 'workaround', 'trick', 'reminder', 'caveat']);
+export interface Unit {
+  family: 'duration' | 'size' | 'rate' | 'percentage';
+  canonical: string;
+  factor: number;
+}
+const UNIT_TABLE = new Map<string, Unit>();
+for (const [family, list] of Object.entries(units).filter(([k]) => k !== 'about')) {
+  for (const [canonical, def] of Object.entries(list as Record<string, { factor: number; spellings: string[] }>)) {
+    for (const spelling of def.spellings) UNIT_TABLE.set(spelling, { family: family as Unit['family'], canonical, factor: def.factor });
+  }
+}
+/** Unit spellings, longest first (for building the quantity pattern). */
+export const UNIT_SPELLINGS = [...UNIT_TABLE.keys()].sort((a, b) => b.length - a.length);
 
-/** Words that say something is gone ("the legacy cron host is gone"). */
-export const GONE_WORDS = new Set(['gone', 'dead', 'decommissioned', 'removed', 'deleted', 'retired', 'dropped', 'shut', 'torn', 'turned', 'killed', 'sunset', 'sunsetted', 'deprecated', 'obsolete', 'defunct', 'terminated', 'destroyed', 'deprovisioned', 'archived', 'replaced', 'wrong', 'incorrect', 'outdated']);
+/** A unit by its spelling; "M", "G" and "K" alone are sizes, "m" is minutes. */
+export function unitOf(spelling: string): Unit | undefined {
+  const exact = spelling.trim();
+  const upper: Record<string, string> = { M: 'mb', G: 'gb', K: 'kb' };
+  return UNIT_TABLE.get(upper[exact] ?? exact.toLowerCase().replace(/\s+/g, ' '));
+}

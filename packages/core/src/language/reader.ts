@@ -10,6 +10,7 @@
 import winkNLP, { type ItemEntity, type ItemSentence, type PartOfSpeech } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
 import porterStem from 'wink-porter2-stemmer';
+import { SUBORDINATORS } from './lexicon.ts';
 
 /** One word of a text. Offsets are into the text that was read. */
 export interface Word {
@@ -27,8 +28,10 @@ export interface Word {
   stop: boolean;
   /** The tokens a joined word was written with ("end", "to", "end" of "end-to-end"). */
   parts?: Word[];
-  /** The lowercase word before this one in its sentence. */
+  /** The lowercase word before this one in its sentence, and the word after it. */
   previous?: string;
+  next?: string;
+  nextPos?: PartOfSpeech;
 }
 
 /** A clause: a main statement, or a subordinate one introduced by `subordinator`. */
@@ -38,6 +41,8 @@ export interface Clause {
   end: number;
   /** Lowercase word that introduces a subordinate clause ("because", "once", "until"); null for a main clause. */
   subordinator: string | null;
+  /** Which sentence of the text it belongs to (0, 1, ...). */
+  sentence: number;
 }
 
 export interface EntitySpan {
@@ -115,15 +120,27 @@ function stemOf(lemma: string): string {
 }
 
 /** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
+/**
+ * Where the model's suffix stripping misses: "flushes" → "flushe" (strip the "es" when that is a
+ * word it knows) and "routed", "caching" → "rout", "cach" (the verb with its "e" back, when that is one).
+ */
+function lemmaOf(lower: string, lemma: string): string {
+  if (/(?:sh|ch|x|ss)e$/.test(lemma) && lower === `${lemma}s` && !isEnglishWord(lemma)) return isEnglishWord(lemma.slice(0, -1)) ? lemma.slice(0, -1) : lemma;
+  if ((lower === `${lemma}ed` || lower === `${lemma}ing`) && /[^aeiouwy]$/.test(lemma) && !lemma.endsWith('ng') && isEnglishWord(`${lemma}e`)) return `${lemma}e`;
+  return lemma;
+}
+
 export function isEnglishWord(lower: string): boolean {
   const known = englishCache.get(lower);
   if (known !== undefined) return known;
   const pipeline = nlp();
-  const id = Number(pipeline.readDoc(lower).tokens().out(propertyOf(pipeline, 'uniqueId'))[0]);
-  noteId(id);
+  const ids = pipeline.readDoc(lower).tokens().out(propertyOf(pipeline, 'uniqueId')) as unknown as number[];
+  for (const id of ids) noteId(Number(id));
+  // One word the model knows ("returns-api" reads as three tokens: not a word of the lexicon).
+  const english = ids.length === 1 && Number(ids[0]) < intrinsicSize;
   if (englishCache.size > 50_000) englishCache.clear();
-  englishCache.set(lower, id < intrinsicSize);
-  return id < intrinsicSize;
+  englishCache.set(lower, english);
+  return english;
 }
 /** Answers already looked up: the same capitalised words recur in a workspace's facts. */
 const englishCache = new Map<string, boolean>();
@@ -134,11 +151,6 @@ export function languageModelLoaded(): boolean {
   return instance !== undefined;
 }
 
-/** Words that open a subordinate clause: what follows is a reason, condition or time, not the claim. */
-const SUBORDINATORS = new Set([
-  'because', 'since', 'once', 'when', 'whenever', 'after', 'before', 'until', 'till', 'unless', 'although', 'though',
-  'while', 'whereas', 'if', 'so', 'as', 'which', 'who', 'whom', 'where', 'whose',
-]);
 
 /**
  * Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic.
@@ -161,7 +173,7 @@ export function readText(text: string): TextReading {
     const start = found >= 0 ? found : cursor;
     const end = start + raw.length;
     cursor = end;
-    const lemma = String(lemmas[i]).toLowerCase();
+    const lemma = lemmaOf(raw.toLowerCase(), String(lemmas[i]).toLowerCase());
     words.push({
       index: i,
       text: raw,
@@ -189,10 +201,17 @@ export function readText(text: string): TextReading {
   doc.sentences().each((sentence: ItemSentence) => {
     sentences.push(asSpan(sentence.out(its('span'))));
   });
-  for (const [first, last] of sentences) fixPluralVerbs(tokenWords.slice(first, last + 1));
+  for (const [first, last] of sentences) {
+    fixSentenceStart(tokenWords[first]);
+    fixPluralVerbs(tokenWords.slice(first, last + 1));
+  }
   const merged = mergeIdentifiers(tokenWords, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
+    if (i + 1 < merged.length) {
+      w.next = merged[i + 1]!.lower;
+      w.nextPos = merged[i + 1]!.pos;
+    }
   });
   for (const e of entities) e.words = merged.filter((w) => w.start < e.end && w.end > e.start);
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
@@ -209,8 +228,37 @@ export function readText(text: string): TextReading {
     groups.set(current, list);
   }
   const clauses: Clause[] = [];
-  for (const list of groups.values()) splitClauses(list, clauses);
+  let sentence = 0;
+  for (const list of groups.values()) splitClauses(list, clauses, sentence++);
+  clauses.sort((a, b) => a.start - b.start);
   return { text, words: merged, clauses, entities };
+}
+
+/**
+ * The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ...",
+ * "Application logs ..."); an English word there is read as the tagger reads it in lower case.
+ */
+function fixSentenceStart(w: Word | undefined): void {
+  if (!w || w.pos !== 'PROPN' || !/^[A-Z][a-z]+$/.test(w.text)) return;
+  const lower = lowerReading(w.lower);
+  if (!isEnglishWord(w.lower) && (lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) return;
+  w.pos = lower.pos;
+  w.lemma = lower.lemma;
+  w.stem = stemOf(lower.lemma);
+}
+
+/** How the tagger reads a lower-case word alone (cached: sentences open with the same few words). */
+const lowerReadings = new Map<string, { pos: PartOfSpeech; lemma: string }>();
+function lowerReading(word: string): { pos: PartOfSpeech; lemma: string } {
+  let found = lowerReadings.get(word);
+  if (!found) {
+    const pipeline = nlp();
+    const tokens = pipeline.readDoc(word).tokens();
+    found = { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
+    if (lowerReadings.size > 10_000) lowerReadings.clear();
+    lowerReadings.set(word, found);
+  }
+  return found;
 }
 
 /**
@@ -226,14 +274,16 @@ function fixPluralVerbs(sentence: Word[]): void {
     const previous = sentence[i - 1];
     const next = sentence[i + 1];
     const afterNoun = previous !== undefined && (previous.pos === 'NOUN' || previous.pos === 'PROPN' || previous.pos === 'ADJ');
-    if (/[^s]s$/.test(w.lower) && afterNoun && next !== undefined) {
-      if (w.pos === 'VERB' && verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) {
+    if (/[^s]s$/.test(w.lower) && (afterNoun || i === 0) && next !== undefined) {
+      // "App logs in Loki are kept ...": a later verb makes the first one a plural noun.
+      const laterVerb = sentence.slice(i + 1).some((x) => x.pos === 'AUX' || x.pos === 'VERB');
+      if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
         w.pos = 'NOUN';
-        w.lemma = w.lower.slice(0, -1);
+        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
         w.stem = porterStemOf(w.lemma);
-      } else if (w.pos === 'NOUN' && !verbSeen && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
+      } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
         w.pos = 'VERB';
-        w.lemma = w.lower.slice(0, -1);
+        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
         w.stem = porterStemOf(w.lemma);
       }
     } else if (w.pos === 'NOUN' && !verbSeen && afterNoun && previous.pos !== 'ADJ' && /(?:s|people|men|women)$/.test(previous.lower) && next?.pos === 'DET') {
@@ -242,7 +292,7 @@ function fixPluralVerbs(sentence: Word[]): void {
       w.lemma = w.lower;
       w.stem = porterStemOf(w.lemma);
     }
-    // "Deploy notifications post to #deploys": a verb's base form opening the sentence before a
+    // "Build notifications post to #builds": a verb's base form opening the sentence before a
     // noun, with a verb still to come, modifies that noun.
     if (i === 0 && w.pos === 'VERB' && w.lower === w.lemma && next?.pos === 'NOUN' && sentence.slice(i + 2).some((x) => x.pos === 'VERB' || x.pos === 'AUX')) w.pos = 'NOUN';
     if (w.pos === 'VERB' || w.pos === 'AUX') verbSeen = true;
@@ -298,12 +348,14 @@ function mergeIdentifiers(tokens: Word[], text: string): Word[] {
  * ", and <subject>" style joins, and before subordinators. A clause that begins with a
  * subordinator (or a participle after a comma: ", reflecting ...") is subordinate.
  */
-function splitClauses(sentence: Word[], out: Clause[]): void {
+function splitClauses(sentence: Word[], out: Clause[], index: number): void {
   let current: Word[] = [];
   let subordinator: string | null = null;
+  // A remark in parentheses is a clause of its own; the clause it interrupts goes on after it.
+  let interrupted: { words: Word[]; subordinator: string | null } | null = null;
   const flush = () => {
     const kept = current.filter((w) => w.pos !== 'PUNCT' || /[%$#@]/.test(w.text));
-    if (kept.length > 0) out.push({ words: current, start: current[0]!.start, end: current.at(-1)!.end, subordinator });
+    if (kept.length > 0) out.push({ words: current, start: current[0]!.start, end: current.at(-1)!.end, subordinator, sentence: index });
     current = [];
     subordinator = null;
   };
@@ -311,17 +363,29 @@ function splitClauses(sentence: Word[], out: Clause[]): void {
     const w = sentence[i]!;
     const previous = sentence[i - 1];
     const next = sentence[i + 1];
-    // A colon between two statements ("never had a Wise integration: payouts leave as SEPA files"),
+    if (w.text === '(' && interrupted === null) {
+      interrupted = { words: current, subordinator };
+      current = [];
+      subordinator = '(';
+      continue;
+    }
+    if (w.text === ')' && interrupted !== null) {
+      flush();
+      ({ words: current, subordinator } = interrupted);
+      interrupted = null;
+      continue;
+    }
+    if (interrupted !== null) {
+      current.push(w);
+      continue;
+    }
+    // A colon between two statements ("never had a Braintree integration: refunds go out as bank transfers"),
     // not between a name and its value ("TTL: 15 min").
     const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).some((x) => x.pos === 'VERB') && sentence.slice(i + 1).length >= 3;
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
-      continue;
-    }
-    if (w.text === '(' || w.text === ')') {
-      // Parentheses hold a side remark: its own clause, never the claim's subject.
-      flush();
-      if (w.text === '(') subordinator = '(';
+      // After a label ("Rate limit on X: 50 requests ..."), what follows says it of the label's subject.
+      if (colonJoin) subordinator = ':';
       continue;
     }
     const opensSubordinate =
@@ -331,7 +395,10 @@ function splitClauses(sentence: Word[], out: Clause[]): void {
         // "as of", "as well", "so far", "after 3 failures": a preposition phrase, not a clause.
         !(w.lower === 'as' && next && ['of', 'well', 'a', 'an', 'the', 'part', 'long', 'much', 'many'].includes(next.lower)) &&
         !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ' || next.entity !== undefined)) &&
-        !(w.lower === 'so' && next?.lower !== 'that') &&
+        // "so that ...", "so the peak doesn't wait ...": a purpose with its own subject; "so far", "so every key" are not.
+        !(w.lower === 'so' && next?.lower !== 'that' && !(next && (next.pos === 'DET' || next.pos === 'PRON') && next.lower !== 'every' && next.lower !== 'all')) &&
+        // "retries once with backoff": "once" as a count, not a conjunction.
+        !(w.lower === 'once' && !(next && (next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'PRON'))) &&
         !(w.lower === 'when' && current.length < 2) &&
         !(w.lower === 'where' && previous?.pos !== 'PUNCT'));
     // ", reflecting ...", ", tracked with ...": a participle after a comma adds a side remark.
@@ -356,6 +423,11 @@ function splitClauses(sentence: Word[], out: Clause[]): void {
       continue;
     }
     current.push(w);
+  }
+  if (interrupted !== null) {
+    // An unclosed parenthesis: the remark, then the clause it interrupted.
+    flush();
+    ({ words: current, subordinator } = interrupted);
   }
   flush();
 }

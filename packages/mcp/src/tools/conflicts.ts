@@ -8,7 +8,12 @@ export const conflictsTool = defineTool({
   title: 'See where team memory disagrees',
   description: [
     'See where the facts in team memory disagree: reversals (X, then Y, then X again), two current',
-    'facts that say different things, and stale claims.',
+    'facts that say different things, stale claims, and probable updates (a later fact says an earlier',
+    'one changed: is the earlier one still true?).',
+    '',
+    'The detector settles a pair on its own only when a later fact names the earlier value as the one',
+    'it replaces (or corrects its lineage); those settlements are listed with status "resolved" and',
+    'resolution_type "detector", and engram_resolve can overrule them.',
     '',
     'Call this when engram_query returns facts with has_open_conflict=true, before relying on them,',
     'and before architectural decisions in an area. Conflicts come grouped by scope, most severe',

@@ -22,9 +22,8 @@
  * cannot flood the prompt; the forgetting curve then samples the background that fills the rest.
  */
 import { factsByIds, factsMatching, scopeKeyMates, scopeNeighbours, semanticNeighbours, sharedWordNeighbours, type DetectorFact, type TenantDb } from '@engram/db';
-import { identityKey, IDENTITY_TYPES } from '../../facts/entities.ts';
+import { announcesChange, identityKeysOf, sameThing, viewOf } from '../../language/index.ts';
 import { probesOf } from '../per-fact.ts';
-import { cachedClaims, cuesOfFact, sameSlot, type SlotClaim } from '../claims.ts';
 
 /** A fact the story must show, with what it needs to be placed and costed. */
 export interface EvidenceFact {
@@ -78,9 +77,9 @@ const SCOPE_CANDIDATES = 8;
 const SCOPE_KEY_MATES = 10;
 export const MIN_SCOPE_NEIGHBOUR_SIMILARITY = 0.1;
 /**
- * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @yuki as owner of
- * billing") is most like the fact that first said X ("Yuki owns the billing service"), and often
- * not like the Y said in between ("ownership of billing passed to Omar's squad"), which is like X
+ * The middle of an arc. A trigger that says X again ("CODEOWNERS lists @mara as owner of
+ * invoicing") is most like the fact that first said X ("Mara owns the invoicing service"), and often
+ * not like the Y said in between ("ownership of invoicing passed to Omar's squad"), which is like X
  * and announces a change. So of the facts committed after the trigger's nearest scope-mate, in
  * its scope, the nearest announcing a change are evidence, ranked above mere neighbours by meaning.
  */
@@ -100,13 +99,13 @@ export const EVIDENCE_TRIGGERS = 100;
 
 /** Kinds of value too common to tie two facts alone (most facts count something). */
 const COMMON_KINDS = new Set(['count', 'number']);
-const denies = (f: DetectorFact) => f.entities.some((e) => e.type === 'statement' && e.value === false);
+const denies = (f: DetectorFact) => viewOf(f).statements.some((s) => !s.positive);
 
 /** Beyond the nearest two in its scope, does a scope-mate still bear on the trigger? */
-function bearsOn(trigger: DetectorFact, fact: DetectorFact, claims: (f: DetectorFact) => SlotClaim[]): boolean {
+function bearsOn(trigger: DetectorFact, fact: DetectorFact): boolean {
   if (denies(trigger) !== denies(fact)) return true;
-  const kinds = new Set(claims(trigger).map((c) => c.kind).filter((k) => !COMMON_KINDS.has(k)));
-  return claims(fact).some((c) => kinds.has(c.kind));
+  const kinds = new Set(viewOf(trigger).claims.map((c) => c.kind).filter((k) => !COMMON_KINDS.has(k)));
+  return viewOf(fact).claims.some((c) => kinds.has(c.kind));
 }
 
 /**
@@ -119,12 +118,11 @@ function strengthOf(
   probes: ReadonlySet<string>,
   identities: ReadonlySet<string>,
   fact: DetectorFact,
-  claims: (f: DetectorFact) => SlotClaim[],
   crowded: (key: string) => boolean,
 ): number {
-  const mine = claims(trigger);
-  const theirs = claims(fact);
-  if (mine.some((a) => theirs.some((b) => sameSlot(a, b)))) return 3;
+  const mine = viewOf(trigger).claims;
+  const theirs = viewOf(fact).claims;
+  if (mine.some((a) => theirs.some((b) => sameThing(a, b)))) return 3;
   const related = fact.match_keys.filter((k) => probes.has(k) || identities.has(k));
   if (related.some((k) => !crowded(k))) return 2;
   // What the other fact depends on or denies, named by the trigger ("relies on ... events" meets "usage events").
@@ -190,22 +188,21 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
   const read = [...new Set([...neighbours.map((n) => n.id), ...scopeFurther.map((n) => n.id), ...keyMates.map((n) => n.id), ...arcIds])].filter((id) => !known.has(id));
   for (const f of await factsByIds(tenant, read)) known.set(f.id, f);
 
-  // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it).
-  const claims = cachedClaims();
+  // Each trigger's ranked evidence (a fact's claims are read once, however many triggers meet it: see viewOf).
   const holders = new Map<string, number>();
   // Holders of a key by what they state and by what they name (a dependency's or a denial's target).
   for (const f of pool) for (const k of new Set([...f.match_keys, ...probesOf(f)])) if (keys.has(k)) holders.set(k, (holders.get(k) ?? 0) + 1);
   const crowded = (key: string) => (holders.get(key) ?? 0) >= CROWDED_KEY_HOLDERS;
   const lists = triggers.map((trigger) => {
     const probes = new Set(probesOf(trigger));
-    const identities = new Set(trigger.entities.filter((e) => IDENTITY_TYPES.has(e.type)).map(identityKey));
+    const identities = new Set(identityKeysOf(trigger.entities));
     const ranked: { fact: DetectorFact; strength: number }[] = [];
     const myKeys = new Set(trigger.match_keys);
     // Sharing a key few facts hold (a crowded one ties everything).
     const sharesKey = (f: DetectorFact) => f.match_keys.some((k) => myKeys.has(k) && !crowded(k));
     for (const fact of pool) {
       if (fact.id === trigger.id || triggerSet.has(fact.id)) continue;
-      const strength = strengthOf(trigger, probes, identities, fact, claims, crowded);
+      const strength = strengthOf(trigger, probes, identities, fact, crowded);
       // History only of the same claim or a related statement: the arc, not every old fact that shares a word.
       if (strength > 0 && (fact.valid_until === null || strength >= 2)) ranked.push({ fact, strength });
       // A current fact stating the same kind of value about the same word, or asserting something of the same thing, is a weak tie.
@@ -217,8 +214,8 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
       const fact = known.get(id);
       if (!fact || triggerSet.has(id) || ranked.some((r) => r.fact.id === id)) continue;
       // A neighbour that also shares a claim or a name is as strong as one found by its keys (the keys read only the newest facts).
-      const tie = strengthOf(trigger, probes, identities, fact, claims, crowded);
-      if (tie > 0 || near.has(id) || sharesKey(fact) || bearsOn(trigger, fact, claims)) ranked.push({ fact, strength: Math.max(tie, 1) });
+      const tie = strengthOf(trigger, probes, identities, fact, crowded);
+      if (tie > 0 || near.has(id) || sharesKey(fact) || bearsOn(trigger, fact)) ranked.push({ fact, strength: Math.max(tie, 1) });
     }
     // A middle step comes after the fact the trigger restates, and announces a change it made
     // ("moved the dashboard to ...", "passed to"), not one planned.
@@ -227,10 +224,7 @@ export async function gatherEvidence(tenant: TenantDb, triggerFactIds: readonly 
     const steps = (arcCandidates.get(trigger.id) ?? [])
       .map((n) => ({ ...n, fact: known.get(n.id) }))
       .filter((n): n is typeof n & { fact: DetectorFact } => n.fact !== undefined)
-      .filter((n) => {
-        const cues = cuesOfFact(n.fact);
-        return n.fact.committed_at.getTime() > since && (cues.change || cues.correction) && !cues.tentative;
-      })
+      .filter((n) => n.fact.committed_at.getTime() > since && announcesChange(n.fact.entities))
       .sort((a, b) => b.similarity - a.similarity);
     // A step already in the evidence is lifted to a step's strength; up to three more are added.
     let added = 0;

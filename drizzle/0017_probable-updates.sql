@@ -1,0 +1,2 @@
+ALTER TABLE "conflicts" DROP CONSTRAINT "conflicts_kind_check";--> statement-breakpoint
+ALTER TABLE "conflicts" ADD CONSTRAINT "conflicts_kind_check" CHECK ("conflicts"."kind" in ('reversal', 'ambiguity', 'stale', 'value_mismatch', 'cross_scope', 'probable_update'));

@@ -1,0 +1,288 @@
+/**
+ * When two facts' claims are about one thing, and when they disagree. Precision first: two claims
+ * are about one thing only when they measure the same thing in the same kind of value, under
+ * qualifiers that meet, and share an anchor beyond a common word (a named component, a setting,
+ * a named subject), with nothing named on both sides that the other never mentions.
+ */
+import type { DetectorFact, FactEntity } from '@engram/db';
+import { familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
+import measuresData from './data/measures.json' with { type: 'json' };
+import { GENERIC } from './lexicon.ts';
+
+/** A claim as detection reads it: with its fact. */
+export interface Claim extends ClaimEntity {
+  fact: DetectorFact;
+  /** Within the fact, which claim it is. */
+  index: number;
+}
+
+export interface Statement extends StatementEntity {
+  fact: DetectorFact;
+}
+
+/** A fact as detection reads it, once per fact object. */
+export interface FactView {
+  claims: Claim[];
+  statements: Statement[];
+  deletion: string[] | null;
+  dependencies: { target: string[]; ends: boolean }[];
+  mentions: ReadonlySet<string>;
+  /** The words of its scope ("payments/webhooks" → payments, payment, webhooks, webhook), and its segments. */
+  scopeWords: ReadonlySet<string>;
+  scopeSegments: readonly string[];
+  /** What it says changed (clauses announcing a change or a correction), and what ended or left. */
+  changed: ReadonlySet<string>;
+  ended: ReadonlySet<string>;
+}
+
+const views = new WeakMap<DetectorFact, FactView>();
+const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
+
+/** How detection reads a fact (remembered per fact object: a run compares each fact with many). */
+export function viewOf(fact: DetectorFact): FactView {
+  let view = views.get(fact);
+  if (view) return view;
+  const entities = fact.entities as FactEntity[];
+  const claims: Claim[] = [];
+  const statements: Statement[] = [];
+  let deletion: string[] | null = null;
+  const dependencies: FactView['dependencies'] = [];
+  let mentions: string[] = [];
+  let changed: string[] = [];
+  let ended: string[] = [];
+  for (const e of entities) {
+    if (e.type === 'claim') claims.push({ ...e, fact, index: claims.length });
+    else if (e.type === 'statement') statements.push({ ...e, fact });
+    else if (e.type === 'deletion') deletion = e.target;
+    else if (e.type === 'dependency') dependencies.push({ target: e.target, ends: e.ends === true });
+    else if (e.type === 'mentions') {
+      mentions = e.value;
+      changed = e.changed ?? [];
+      ended = e.ended ?? [];
+    }
+  }
+  const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
+  view = {
+    claims,
+    statements,
+    deletion,
+    dependencies,
+    mentions: new Set([...mentions, ...mentions.map(singular)]),
+    scopeWords,
+    scopeSegments: fact.scope.toLowerCase().split('/'),
+    changed: new Set(changed),
+    ended: new Set(ended),
+  };
+  views.set(fact, view);
+  return view;
+}
+
+/** Does the fact mention this concept (a component counts as mentioned when all its words are)? */
+export function mentions(view: FactView, concept: string): boolean {
+  if (view.mentions.has(concept) || view.mentions.has(singular(concept))) return true;
+  // A component its words name, in the text or the fact's scope ("billing-api" in "the billing API", "auth-service" in scope auth);
+  // every part counts, its number too ("pg-billing-01" is not "pg-billing-02").
+  const parts = concept.split(/[-_.:/]+/).filter((p) => p.length >= 1 && p !== 'v');
+  // A scope names a component only when none of its segments is another one ("devex/flag-api" does not name feature-api).
+  const scope = view.scopeSegments.some((seg) => /[-_.]/.test(seg) && seg !== concept) ? new Set<string>() : view.scopeWords;
+  const named = (p: string) => view.mentions.has(p) || view.mentions.has(singular(p)) || scope.has(p) || (GENERIC.has(p) && !/\d/.test(concept));
+  return parts.length > 1 && parts.every(named) && parts.some((p) => !GENERIC.has(p));
+}
+
+const specific = (a: string) => !GENERIC.has(a);
+const STRICT = process.env.ENGRAM_ALIGN_LENIENT !== '1';
+
+/**
+ * Does `newer` speak to everything `older` states? Each of the older fact's claims is about a
+ * thing the newer one states too (or names all its values), and each of its other statements is
+ * named by the newer one. Only then can the newer fact retire the older whole: a fact holding
+ * several claims is never retired because one of them changed.
+ */
+export function covers(newer: DetectorFact, older: DetectorFact): boolean {
+  const mine = viewOf(newer);
+  const theirs = viewOf(older);
+  const claimed = new Set(theirs.claims.filter((c) => c.values.length > 0).map((c) => c.clause));
+  for (const c of theirs.claims) {
+    if (c.mode || c.values.length === 0) continue;
+    if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
+  }
+  for (const st of theirs.statements) {
+    if (claimed.has(st.clause) || st.object.length === 0) continue;
+    if (![...st.subject, ...st.object].filter(specific).every((x) => mentions(mine, x))) return false;
+  }
+  return true;
+}
+
+/**
+ * Do the two claims' qualifiers meet? The same environment, statistic and bound, or none on one
+ * side (a statement without an environment is about every environment); a typical figure and an
+ * unqualified one meet, a p99 and a p50 do not.
+ */
+function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
+  if (a.env && b.env && a.env !== b.env) return false;
+  if (a.per && b.per && a.per !== b.per) return false;
+  if (a.toward && b.toward && a.toward !== b.toward) return false;
+  const stat = (c: ClaimEntity) => c.stat ?? 'p50';
+  if (stat(a) !== stat(b)) return false;
+  if (a.extreme && b.extreme && a.extreme !== b.extreme) return false;
+  return !(a.bound && b.bound && a.bound !== b.bound);
+}
+
+/** Are two claims about one thing (see the module's header)? */
+export function sameThing(a: Claim, b: Claim): boolean {
+  if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
+  // A version of an unnamed product compares with nothing.
+  if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
+  const va = viewOf(a.fact);
+  const vb = viewOf(b.fact);
+  // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
+  if (a.components.some((c) => !mentions(vb, c)) || b.components.some((c) => !mentions(va, c))) return false;
+  // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
+  if ((a.modifier && !mentions(vb, a.modifier)) || (b.modifier && !mentions(va, b.modifier))) return false;
+  // A version is of its product: within one scope, what else the clause names does not make it another thing.
+  if (a.kind === 'version' && a.fact.scope === b.fact.scope) return true;
+  // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
+  if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
+  const anchorsA = a.anchors.filter(specific);
+  const anchorsB = b.anchors.filter(specific);
+  const shared = anchorsA.filter((x) => anchorsB.includes(x) || anchorsB.includes(singular(x)) || anchorsB.map(singular).includes(x));
+  // What one names that the other fact never mentions, nor its scope.
+  // The words of the other side's component ("search indexer" against search-indexer) are that component.
+  const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.]/)));
+  const [partsA, partsB] = [partsOf(a), partsOf(b)];
+  const ownA = anchorsA.filter((x) => !mentions(vb, x) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partsB.has(x));
+  const ownB = anchorsB.filter((x) => !mentions(va, x) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partsA.has(x));
+  const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
+  // Each names a thing of its own the other never mentions: two things. And when one names a thing the
+  // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
+  // the database), that thing is what it is about: two things too.
+  if (ownA.length > 0 && ownB.length > 0) return false;
+  // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
+  const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
+  if (STRICT && (ownA.length > 0 || ownB.length > 0) && sharedWords < 2) return false;
+  // No measure word on either side: the things named must be the same, not merely overlap.
+  if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
+  if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
+  // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
+  if (anchorsA.length === 0 && anchorsB.length === 0 && a.components.length === 0 && b.components.length === 0) return a.fact.scope === b.fact.scope;
+  const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
+  if (!bare || !named) return false;
+  // Everything the named side names is its scope's or said by its fact.
+  const bareView = viewOf(bare.fact);
+  const inScope = (x: string) => bareView.scopeWords.has(x) || bareView.scopeWords.has(singular(x));
+  const things = [...named.anchors.filter(specific), ...named.components];
+  return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
+}
+
+/**
+ * Are two claims plausibly about one thing, when one of them names the other's value as the one
+ * it replaces ("raised DB_POOL_MAX from 20 to 40" against "orders-api DB pool size: 20")? The old
+ * value named is itself the link, so what they name need only overlap: the same kind of value,
+ * measures that do not differ, a component or an anchor in common (or one's scope naming the other's).
+ */
+export function relatedThing(a: Claim, b: Claim): boolean {
+  if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || (a.env && b.env && a.env !== b.env)) return false;
+  if (a.kind === 'version' && a.of !== b.of) return false;
+  if (a.components.length && b.components.length && !a.components.some((c) => b.components.includes(c) || mentions(viewOf(b.fact), c))) return false;
+  const va = viewOf(a.fact);
+  const vb = viewOf(b.fact);
+  const named = (c: Claim) => [...c.anchors, ...c.components].filter(specific);
+  if (named(a).some((x) => mentions(vb, x) || vb.scopeWords.has(x)) || named(b).some((x) => mentions(va, x) || va.scopeWords.has(x))) return true;
+  // One names nothing ("replaced Fluent Bit with Vector"): its scope is what it is about.
+  return (named(a).length === 0 || named(b).length === 0) && a.fact.scope === b.fact.scope;
+}
+
+const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
+
+/** Are two canonical values of one family the same value? */
+export function sameValue(kind: string, x: string, y: string): boolean {
+  if (x === y) return true;
+  switch (familyOf(kind)) {
+    case 'team':
+    case 'person': {
+      // "Priya" and "Priya Raman" are one person.
+      const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+      return long.split(' ').includes(short) || long.startsWith(`${short} `);
+    }
+    case 'time': {
+      // A time without a zone is the same as one with.
+      const [, tx, zx] = HH_MM.exec(x) ?? [];
+      const [, ty, zy] = HH_MM.exec(y) ?? [];
+      return tx !== undefined && tx === ty && (!zx || !zy || zx === zy);
+    }
+    case 'date':
+      return (x.startsWith('--') || y.startsWith('--') || x.startsWith('-') || y.startsWith('-')) && x.slice(-5) === y.slice(-5);
+    case 'version':
+      return x.split('-')[0] === y.split('-')[0] && (x.includes('-') || y.includes('-'));
+    default: {
+      const range = (v: string) => {
+        const m = /^(-?[\d.]+)-([\d.]+)$/.exec(v);
+        return m ? [Number(m[1]), Number(m[2])] : [Number(v.split(' ')[0]), Number(v.split(' ')[0])];
+      };
+      const [lx, hx] = range(x);
+      const [ly, hy] = range(y);
+      if ([lx, hx, ly, hy].some((n) => Number.isNaN(n))) return false;
+      if (x.split(' ')[1] !== y.split(' ')[1]) return false; // money in two currencies
+      // Equal, or one inside the other's range ("2-5 s" and "3 s").
+      return (lx! >= ly! && hx! <= hy!) || (ly! >= lx! && hy! <= hx!);
+    }
+  }
+}
+
+const overlap = (kind: string, xs: readonly string[], ys: readonly string[]) => xs.some((x) => ys.some((y) => sameValue(kind, x, y)));
+
+/**
+ * Do two claims about one thing disagree? Each states values and none of one's is the other's; a
+ * bound and a value inside it agree ("at least 2 replicas" and "3 replicas"). A plan, a condition
+ * or a denial states no current value, so it disagrees with nothing.
+ */
+export function disagree(a: ClaimEntity, b: ClaimEntity): boolean {
+  if (a.mode || b.mode || a.negated || b.negated || a.additive || b.additive || a.values.length === 0 || b.values.length === 0) return false;
+  if (overlap(a.kind, a.values, b.values)) return false;
+  return !withinBound(a, b) && !withinBound(b, a);
+}
+
+function withinBound(bound: ClaimEntity, value: ClaimEntity): boolean {
+  // "at most 25 MB" holds of a value of 10 MB, not of a largest allowed of 10 MB.
+  if (!bound.bound || value.bound || value.extreme) return false;
+  const limits = bound.values.map((v) => Number(v.split(/[ -]/)[0]));
+  return value.values.every((v) => {
+    const n = Number(v.split(/[ -]/)[0]);
+    return !Number.isNaN(n) && limits.every((l) => (bound.bound === 'min' ? n >= l : n <= l));
+  });
+}
+
+/** Does `newer` name a value of `older` as the one it replaces, or as gone ("from 3 to 5", "dropped Sentry")? */
+export const namesReplaced = (older: ClaimEntity, newer: ClaimEntity) => overlap(older.kind, older.values, newer.previous ?? []);
+
+/** Concepts a statement names (its subject's and its object's). */
+const conceptsOf = (s: StatementEntity) => new Set([...s.subject, ...s.object]);
+
+/**
+ * Does the denial `n` deny what `p` asserts? A negation denies only the statement it negates: all
+ * of what it governs is asserted ("no cross-tenant queries" needs both words; a kind of technology
+ * is asserted by a product of that kind: "we don't use an ORM" against "uses Prisma"), by the same
+ * act (a verb's class; "there is no X" denies any act on X), of a subject the assertion's fact
+ * names too (a team-wide "we" meets any).
+ */
+export function denies(n: Statement, p: Statement): boolean {
+  if (n.positive || !p.positive) return false;
+  const theirs = conceptsOf(p);
+  const asserted = (c: string) => theirs.has(c) || theirs.has(TECHNOLOGY_KIND_OF_WORD.get(c) ?? '\0');
+  if (!n.target.every(asserted)) return false;
+  const byKind = n.target.some((c) => TECHNOLOGY_KIND_OF_WORD.has(c) && !theirs.has(c));
+  if (n.verb !== 'exist' && n.verb !== p.verb && !byKind) return false;
+  const vn = viewOf(n.fact);
+  const vp = viewOf(p.fact);
+  if (n.where?.length && !n.where.some((x) => mentions(vp, x))) return false;
+  const subjectN = n.subject.filter(specific);
+  const subjectP = p.subject.filter((x) => specific(x) && !n.target.includes(x));
+  if (subjectN.length > 0 && !subjectN.some((x) => mentions(vp, x))) return false;
+  if (subjectN.length > 0 && subjectP.length > 0 && !subjectP.some((x) => mentions(vn, x))) return false;
+  return true;
+}
+
+/** The words that name a kind of technology ("queue", "cdn", "orm") → that kind. */
+export const TECHNOLOGY_KIND_OF_WORD = new Map<string, string>(
+  Object.entries(measuresData.measures).flatMap(([name, m]) => (m.kinds.includes('technology') ? m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string]) : [])),
+);

@@ -1,0 +1,989 @@
+/**
+ * What a fact says, read once at commit and stored with it (its `entities`):
+ *
+ * - **claims**: each value the fact states (see values.ts, plus counts, bare numbers, booleans,
+ *   versions, technologies and people read with the tagger), with what it measures (a timeout, a
+ *   retention, an owner: the nearest measure word of its clause, data/measures.json), what it is
+ *   about (its anchors: the clause's named components and content words), its qualifiers
+ *   (environment, statistic, bound) and the values the fact names as replaced by an explicit
+ *   construction ("from 3 to 5", "replaced X with Y", "Y instead of X", "now Y (was X)");
+ * - the **mode** of each clause: stated, planned or in progress, or conditional; and its **cue**:
+ *   a change or a correction announced without naming the old value;
+ * - **statements** (a clause's subject, act and object, asserted or denied), **deletion requests**
+ *   ("drop the note about the old VPN") and **dependencies** ("until the freeze ends", "because it
+ *   signs with Ana's key").
+ *
+ * Rules here are about the shape of English and of software facts, never about a story.
+ */
+import type { FactEntity } from '@engram/db';
+import humanNames from 'human-names';
+import {
+  BOUNDS,
+  EXTREMES,
+  CHANGE,
+  CHANGE_VERB_LIST,
+  COMPONENT_ROLES,
+  ENVIRONMENT_NEEDS_PREPOSITION,
+  ENVIRONMENTS,
+  FIRST_PERSON,
+  GENERIC,
+  MEASURE_WORDS,
+  NEGATIONS,
+  STATISTICS,
+  TEAM_HEADS,
+  TECHNOLOGIES,
+  VERB_CLASSES,
+  type Matchable,
+} from './lexicon.ts';
+import { isEnglishWord, porterStemOf, readText, type Clause, type Word } from './reader.ts';
+import { normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
+import measuresData from './data/measures.json' with { type: 'json' };
+import words from './data/words.json' with { type: 'json' };
+import { unitOf } from './lexicon.ts';
+
+/** Bumped whenever what is read changes; facts read by an older version are read again. */
+export const EXTRACTOR_VERSION = 7;
+
+export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
+export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
+
+/** One word of a clause as the claim reader sees it: identifiers split into their parts. */
+interface Token extends Matchable {
+  word: Word;
+}
+
+const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
+const TIME_NOUNS = new Set<string>(words.time_nouns);
+const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
+/** Function words, and prefixes written with a hyphen ("multi-window", "non-blocking", "cross-region"). */
+const FUNCTION_WORDS = new Set<string>(words.function_words);
+/** Last words of English compounds written with hyphens ("read-only", "real-time", "third-party"). */
+const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
+const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
+
+const lower = (s: string) => s.toLowerCase();
+const splitIdentifier = (text: string) =>
+  text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[_.\s/:@`-]+/)
+    .map(lower)
+    .filter((p) => p.length >= 2 && !/^\d+$/.test(p));
+
+/** A setting's key: an identifier one of whose words says what it measures ("DB_POOL_MAX", "statement_timeout", "maxReplicas"). */
+function isSetting(w: Word): boolean {
+  if (!/[_.]|[a-z][A-Z]/.test(w.text) || /^https?:/.test(w.text)) return false;
+  const parts = splitIdentifier(w.text);
+  if (parts.length === 0 || COMPONENT_ROLES.has(parts.at(-1)!)) return false;
+  const says = (p: string) => (MEASURE_WORDS.at([{ lower: p, lemma: p }], 0)?.value.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.has({ lower: p, lemma: p });
+  return parts.some(says);
+}
+
+/** A joined word (see reader.ts) that names one thing: a component, a topic, a table, a flag; not a setting's key, not a file. */
+function isComponent(w: Word): boolean {
+  if (isSetting(w) || /^[.~]/.test(w.text)) return false;
+  if (/^`.+`$/.test(w.text)) return true;
+  // Joined by the reader, or written as one token ("pg-ml-02", "sso.events.v1").
+  const parts = (w.parts?.map((p) => p.lower) ?? w.lower.split(/[-_.:/]+/)).filter(Boolean);
+  if (parts.length < 2 || /^\d/.test(w.text) || /^https?:/.test(w.text)) return false;
+  // Joined words are a name ("os-growth", "ledger-worker") unless they are an English compound ("on-call", "read-only", "rate-limit").
+  if (/^[a-z]+(?:-[a-z]+)+$/i.test(w.text)) {
+    const last = parts.at(-1)!;
+    const compound =
+      parts.some((p) => FUNCTION_WORDS.has(p)) ||
+      MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
+      COMPOUND_ENDINGS.has(last) ||
+      /(?:ed|ing)$/.test(last) ||
+      isEnglishWord(w.lower);
+    // Opening its sentence before the verb, it is the sentence's subject: a name ("os-messaging runs ...").
+    const subject = /^[a-z-]+$/.test(w.text) && (w.previous === undefined || w.previous === '.') && (w.nextPos === 'VERB' || w.nextPos === 'AUX');
+    if (compound && !(subject && !parts.some((p) => FUNCTION_WORDS.has(p)) && !isEnglishWord(w.lower))) return false;
+    // Two English words ("dead-letter", "pool-exhaustion") are a compound unless they end in a role ("ledger-worker"),
+    // start with a product ("mongo-billing"), or name a thing of the trade (a name before "CronJob", "cluster").
+    return true;
+  }
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
+  if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
+  if (parts.some((p) => FUNCTION_WORDS.has(p))) return false;
+  return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
+}
+
+/** A capitalised word that names a person, team or product rather than a common English word. */
+function isNameWord(w: Word, sentenceStart: boolean): boolean {
+  if (!/^\p{Lu}[\p{L}0-9.+-]*$/u.test(w.text) || w.text.length < 2 || ENVIRONMENTS.has(w) || STATISTICS.has(w) || isSetting(w)) return false;
+  // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
+  if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
+  if (/[a-z][A-Z]/.test(w.text)) return true;
+  if (FIRST_NAMES.has(w.text)) return true;
+  const english = isEnglishWord(w.lower.normalize('NFD').replace(/\p{M}/gu, ''));
+  return !english || (!sentenceStart && w.pos === 'PROPN' && !/^[A-Z]+$/.test(w.text));
+}
+
+/** Where a clause sits in its fact, with its tokens and what the clause says about change. */
+interface ClauseView {
+  clause: Clause;
+  index: number;
+  tokens: Token[];
+  mode: 'plan' | 'if' | null;
+  cue: 'change' | 'correction' | null;
+  negated: boolean;
+}
+
+/** Tokens of a clause: each word, and each part of a joined identifier ("statement_timeout" → statement, timeout). */
+function tokensOf(clause: Clause): Token[] {
+  const out: Token[] = [];
+  for (const w of clause.words) {
+    if (isSetting(w)) for (const p of splitIdentifier(w.text)) out.push({ lower: p, lemma: p, word: w });
+    else if (w.parts && !isComponent(w)) for (const p of w.parts) out.push({ lower: p.lower, lemma: p.lemma, word: w });
+    else out.push({ lower: w.lower, lemma: w.lemma, word: w });
+  }
+  return out;
+}
+
+const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
+/** A word of a change verb's family ("migrate", "migration", "migrating"), by its stem. */
+const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
+const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.stem);
+
+/** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
+function changeDone(words: readonly Word[], i: number): boolean {
+  const w = words[i]!;
+  if (w.pos !== 'VERB' || /ing$/.test(w.lower)) return false;
+  const after = words.slice(i + 1, i + 6).map((x) => x.lower);
+  const target = after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
+  const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
+  // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
+  const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
+  return (past && !state) || target;
+}
+
+function readClause(clause: Clause, index: number, conditionalSentences: ReadonlySet<number>, plannedSentences: ReadonlySet<number>): ClauseView {
+  const tokens = tokensOf(clause);
+  const words = clause.words;
+  // Plans, proposals and work in progress state no current value; modals make a plan only of a change ("will move", not "will retry").
+  let plan = plannedSentences.has(clause.sentence) || has(CHANGE.plan, tokens.filter((t) => !['will', 'would', 'should', 'could', 'might', 'may'].includes(t.lower))) || has(CHANGE.progress, tokens);
+  words.forEach((w, i) => {
+    if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
+    // "is migrating", "Upgrading the build agents": a change under way.
+    if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
+    // "started the migration", "began moving": a change begun, not done.
+    if (['start', 'begin', 'kick'].includes(w.lemma) && words.slice(i + 1, i + 4).some((x) => isChangeWord(x))) plan = true;
+    // "being migrated".
+    if (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!)) plan = true;
+  });
+  const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
+  const correction = has(CHANGE.correction, tokens);
+  const change = has(CHANGE.markers, tokens) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+  // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
+  const negationAt = words.findIndex(
+    (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
+  );
+  const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
+  return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
+}
+
+/**
+ * Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s",
+ * "no longer uses X", "S3, not local disk"), not what came before it.
+ */
+function negatedAt(view: ClauseView, v: Value): boolean {
+  const words = view.clause.words;
+  return words.some((w, i) => w.end <= v.start && (NEGATIONS.has(w.lower) || w.lemma === 'not') && !/^(?:more|less|fewer|later|earlier|only)$/.test(words[i + 1]?.lower ?? '') && !words.slice(i + 1).some((x) => x.end <= v.start && x.pos === 'PUNCT'));
+}
+
+/**
+ * Sentences that hold only under a condition that has not happened: a condition about a change or
+ * a plan ("if the rota changes, alerts go to ...", "should we move to X, ..."). A condition on an
+ * event is a standing rule ("if the build fails, #ci gets a message", "page if p99 exceeds 1 s").
+ */
+function conditionalSentencesOf(clauses: readonly Clause[]): Set<number> {
+  const out = new Set<number>();
+  for (const c of clauses) {
+    const first = c.words[0]?.lower;
+    const conditional = c.subordinator === 'if' || c.subordinator === 'unless' || first === 'if' || first === 'unless' || has(CHANGE.conditional, c.words.slice(0, 3));
+    const hypothetical = c.words.some((w) => isChangeWord(w) || CHANGE.plan.has(w)) || has(CHANGE.plan, c.words);
+    if (conditional && hypothetical) out.add(c.sentence);
+  }
+  return out;
+}
+
+/** Sentences opened by a plan with no verb of its own ("Idea for next quarter:", "TODO:", "Proposal:"): all of it is the plan. */
+function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
+  const out = new Set<number>();
+  clauses.forEach((c, i) => {
+    const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
+    if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
+  });
+  return out;
+}
+
+/** The concept a word adds to what a claim is about, or null for words that never anchor. */
+function anchorOf(w: Word, statement = false): string | null {
+  if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2) return null;
+  if (isComponent(w)) return w.lower.replace(/`/g, '');
+  const lemma = w.lemma.toLowerCase();
+  if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower) || STATISTICS.has(w) || BOUNDS.has(w) || EXTREMES.has(w)) return null;
+  // An environment qualifies a value; in a statement ("there is no staging environment") it is the thing.
+  if (!statement && ENVIRONMENTS.has(w) && (!ENVIRONMENT_NEEDS_PREPOSITION.has(w.lower) || ['in', 'on', 'for', 'to', 'against'].includes(w.previous ?? ''))) return null;
+  if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
+  // "last week", "this sprint", "next quarter": when, not what.
+  if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
+  return lemma.normalize('NFD').replace(/\p{M}/gu, '');
+}
+
+/** Values the tagger finds: counts, bare numbers, versions after a name, booleans, names, teams and technologies. */
+function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonly Value[]): Value[] {
+  const out: Value[] = [];
+  const free = (start: number, end: number) => ![...shaped, ...out].some((v) => start < v.end && end > v.start);
+  const add = (v: Value) => {
+    if (free(v.start, v.end)) out.push(v);
+  };
+  for (const clause of clauses) {
+    const words = clause.words;
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!;
+      // Technologies, one or more words ("Redis", "GitHub Actions"); a product name that is an English word counts only written as a name.
+      const tech = TECHNOLOGIES.at(words, i);
+      if (tech && free(w.start, words[i + tech.length - 1]!.end)) {
+        const span = words.slice(i, i + tech.length);
+        const written = span.map((x) => x.text).join(' ');
+        // A product named by an English word ("yarn", "vector") is one when written as a name, in code, or as a tool ("installed with yarn").
+        const asTool = ['with', 'via', 'using', 'use', 'uses', 'used', 'through', 'on', 'to', 'from'].includes(words[i - 1]?.lower ?? '') || text.includes(`\`${w.lower}`);
+        // Followed by its version ("pins node 20.11"), it is the product.
+        const versioned = /^v?\d+(?:\.\d+){0,2}$/.test(words[i + tech.length]?.text ?? '');
+        const plainWord = tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !versioned;
+        if (!plainWord) {
+          // "Node 22", "Postgres 16.2": a version of it.
+          const next = words[i + tech.length];
+          // Not "Kafka 3 brokers" (a count), but "Node 20 LTS" (a release).
+          const after = words[i + tech.length + 1];
+          if (next && /^v?\d+(?:\.\d+){0,2}$/.test(next.text) && (!NOUNISH.has(after?.pos ?? '') || /^(?:lts|release|runtime)$/i.test(after?.text ?? '')) && free(next.start, next.end)) {
+            add({ kind: 'version', value: next.text.replace(/^v/, ''), of: tech.value.name, text: next.text, start: next.start, end: next.end });
+          }
+          // "Node from 18 to 20": both versions of it.
+          const [from, old, to, now] = words.slice(i + tech.length, i + tech.length + 4);
+          if (from?.lower === 'from' && to?.lower === 'to' && [old, now].every((x) => x && /^v?\d+(?:\.\d+){0,2}$/.test(x.text))) {
+            for (const x of [old!, now!]) add({ kind: 'version', value: x.text.replace(/^v/, ''), of: tech.value.name, text: x.text, start: x.start, end: x.end });
+          }
+          add({ kind: 'technology', value: tech.value.name, of: tech.value.kind, text: written, start: w.start, end: span.at(-1)!.end });
+          i += tech.length - 1;
+          continue;
+        }
+      }
+      // "2-core runners", "3-node cluster": a count of the noun it is joined to.
+      const joined = /^(\d+)-([a-z]{3,})$/.exec(w.text);
+      if (joined && free(w.start, w.end)) {
+        add({ kind: 'count', value: String(Number(joined[1])), number: Number(joined[1]), of: joined[2]!.replace(/s$/, ''), text: w.text, start: w.start, end: w.end });
+        continue;
+      }
+      if (w.pos === 'NUM' && /^\d+(?:\.\d+)?$/.test(w.text) && free(w.start, w.end)) {
+        const value = Number(w.text);
+        const previous = words[i - 1];
+        // "Kafka 3.7": a version of the name before it.
+        if (previous && w.text.includes('.') && isNameWord(previous, i - 1 === 0)) {
+          add({ kind: 'version', value: w.text, of: previous.lower, text: w.text, start: w.start, end: w.end });
+          continue;
+        }
+        if (value >= 1900 && value <= 2100 && !w.text.includes('.')) continue; // a year
+        // "3–12 replicas": a range of what follows.
+        // ("from 18 to 20" is a change, not a range.)
+        const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
+        const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
+        // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
+        let j = i + (high === undefined ? 1 : 3);
+        while (j < words.length && j <= i + 5 && (words[j]!.pos === 'ADJ' || (NOUNISH.has(words[j]!.pos) && NOUNISH.has(words[j + 1]?.pos ?? '')))) j++;
+        const noun = words[j];
+        if (noun && (NOUNISH.has(noun.pos) || noun.lower === 'times') && /^[a-z]/i.test(noun.text)) {
+          const of = noun.lower === 'times' || noun.lower === 'time' ? 'time' : noun.lemma.toLowerCase();
+          add({ kind: 'count', value: high === undefined ? String(value) : `${value}-${high}`, number: value, ...(high === undefined ? {} : { high }), of, text: text.slice(w.start, noun.end), start: w.start, end: noun.end });
+          continue;
+        }
+        // "pool_size=50", "max_connections is 200", "minReplicas 3", "batch size of 500", "cost factor 12", "max is actually 25".
+        let k = i - 1;
+        while (k > 0 && words[k]!.pos === 'ADV') k--;
+        const linking = words[k];
+        const before = linking?.lower ?? '';
+        const setting =
+          linking !== undefined &&
+          (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
+            (linking.parts !== undefined && !isComponent(linking)) ||
+            isSetting(linking) ||
+            MEASURE_WORDS.has(linking) ||
+            (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
+        if (setting) add({ kind: 'number', value: String(value), number: value, text: w.text, start: w.start, end: w.end });
+        continue;
+      }
+      // Booleans: "is enabled", "=false", "turned off", "versioning on".
+      const state = /^(?:enabled|disabled|on|off|true|false|active|inactive)$/.exec(w.lower)?.[0];
+      if (state && i > 0) {
+        const before = words.slice(Math.max(0, i - 3), i);
+        const linked = before.some((x) => x.lemma === 'be' || ['=', ':', 'turned', 'switched', 'flipped', 'set', 'stays', 'remains', 'now'].includes(x.lower));
+        const next = words[i + 1];
+        if (linked && !(['on', 'off'].includes(state) && next !== undefined && next.pos !== 'PUNCT' && next.pos !== 'CCONJ')) {
+          const negated = before.some((x) => NEGATIONS.has(x.lower) || x.lemma === 'not');
+          const truth = ['enabled', 'on', 'true', 'active'].includes(state) !== negated;
+          add({ kind: 'boolean', value: String(truth), text: w.text, start: w.start, end: w.end });
+        }
+        continue;
+      }
+    }
+    // Names: runs of name words; before a team word ("the Tern squad") they name a team. An English
+    // word opening a sentence ("Max upload size", "Will the ...") is a name only before another name.
+    for (let i = 0; i < words.length; i++) {
+      const opening = i === 0 && clause.subordinator === null;
+      // A capitalised word before a name is the name's first word ("Support Tools owns it").
+      const starts = isNameWord(words[i]!, opening) || (/^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
+      if (!starts || !free(words[i]!.start, words[i]!.end)) continue;
+      if (opening && isEnglishWord(words[i]!.lower) && !(words[i + 1] && isNameWord(words[i + 1]!, false))) continue;
+      let end = i;
+      while (end + 1 < words.length && /^\p{Lu}/u.test(words[end + 1]!.text) && words[end + 1]!.pos === 'PROPN' && !isComponent(words[end + 1]!)) end++;
+      const run = words.slice(i, end + 1);
+      const head = words[end + 1];
+      const team = head !== undefined && TEAM_HEADS.has(head.lemma);
+      const following = words[end + 1];
+      // A name before a common noun names that noun's kind ("the Stripe integration"), before a channel its
+      // platform ("Slack #ops"): an anchor, not a value.
+      if (!team && following && ((following.pos === 'NOUN' && !TEAM_HEADS.has(following.lemma)) || /^[#@]/.test(following.text))) {
+        i = end;
+        continue;
+      }
+      const first = run[0]!;
+      const last = team ? head! : run.at(-1)!;
+      const value = run.map((x) => x.lower).join(' ');
+      add({ kind: team ? 'team' : FIRST_NAMES.has(first.text) ? 'person' : 'name', value, text: text.slice(first.start, last.end), start: first.start, end: last.end });
+      i = end;
+    }
+  }
+  return out;
+}
+
+/** Words that add a value to others rather than replace them ("the Web team maintains it too"). */
+const ADDITIVE = new Set(['too', 'also', 'additionally', 'both']);
+
+/** A component's or a setting's name, as opposed to a person's or a product's: written joined ("billing-api", "MAX_RETRIES"). */
+const COMPONENT_LIKE = /[-_.:/]/;
+
+/** Measures of who holds a role. */
+const ROLE_MEASURES = new Set(['owner', 'oncall', 'approver']);
+
+/** Kinds of value that hold a role or a place only when a word says so ("owned by Priya", "alerts go to #ops"). */
+const HOLDERS = new Set(['person', 'team', 'name', 'channel', 'email', 'path', 'url']);
+/** Kinds of value that name one thing: what a clause is about when they are not its value. */
+const IDENTITY_KINDS = new Set(['technology', 'person', 'team', 'name', 'path', 'url', 'channel']);
+
+/**
+ * Does the role or place word at `at` apply to the value: near it (within three words), and not
+ * through a preposition of place or topic ("On Discovery, PRs get a review" names no reviewer).
+ */
+function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boolean {
+  if (at < 0) return true;
+  const i = tokenAt(view.tokens, v.start);
+  const before = view.tokens[i - 1]?.lower ?? '';
+  // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
+  if (measure === 'destination') {
+    // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
+    if (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind))) return false;
+    if (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3) return true;
+  }
+  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before)) return false;
+  // "Tech lead for mobile-app is Ravi Menon": the role names the subject, the copula the holder.
+  const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
+  // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
+  const role = view.tokens[at]!.word;
+  if (role.pos === 'VERB' && ROLE_MEASURES.has(measure) && !copula) {
+    const passive = view.tokens[at - 1]?.word.lemma === 'be' || ['by', 'to'].includes(view.tokens[at + 1]?.lower ?? '');
+    if (passive ? i < at : i > at) return false;
+  }
+  return Math.abs(i - at) <= 3 || copula;
+}
+
+/** The same family of value: plain numbers and counts compare; a person and a team can hold one role. */
+export const familyOf = (kind: string) => (kind === 'number' ? 'count' : kind === 'name' ? 'team' : kind);
+
+/** Index of the token a character offset falls in (or the nearest before it): a word's first token. */
+const tokenAt = (tokens: readonly Token[], offset: number) => {
+  let found = 0;
+  tokens.forEach((t, i) => {
+    if (t.word.start <= offset && t.word !== tokens[found]!.word) found = i;
+  });
+  return found;
+};
+
+/**
+ * What a value measures: the measure word of its clause nearest to it that takes its kind of
+ * value (a count's own noun counts: "3 replicas"). A limit word names the measure only as a noun
+ * ("the rate limit is 2k/min"); as a verb it bounds the value ("capped at 512 MiB"). A technology
+ * measures its own kind (Redis: the cache); a rate counted per someone with no word for it is a
+ * limit ("500 req/min per API key"). Names measure only what a role word says.
+ */
+function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: string | undefined): { name: string; at: number } {
+  if (v.measure) return { name: v.measure, at: -1 };
+  if (v.kind === 'version' || v.kind === 'port' || v.kind === 'region') return { name: v.kind, at: -1 };
+  if (v.kind === 'technology') return { name: v.of ?? '', at: -1 };
+  const at = tokenAt(view.tokens, v.start);
+  const takes = (m: { kinds: ReadonlySet<string> }) => m.kinds.has(v.kind) || (v.kind === 'number' && m.kinds.has('count')) || ((v.kind === 'name' || v.kind === 'team') && m.kinds.has('team'));
+  // What a count counts, when that is a measure ("2 CPUs", "3 replicas").
+  const counted = v.of ? MEASURE_WORDS.at([{ lower: v.of, lemma: v.of }], 0)?.value.find(takes) : undefined;
+  if (counted) return { name: counted.name, at: -1 };
+  const inValue = (t: Token) => values.some((x) => t.word.start >= x.start && t.word.end <= x.end);
+  let best: { name: string; distance: number; at: number } | undefined;
+  for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
+    const measure = found.value.find(takes);
+    if (!measure) continue;
+    if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
+    // A limit word names the measure only when nothing more specific does ("memory limit" is a memory).
+    const distance = Math.min(Math.abs(found.index - at), Math.abs(found.index + found.length - 1 - at)) + (measure.name === 'limit' ? 100 : 0);
+    if (!best || distance < best.distance) best = { name: measure.name, distance, at: found.index };
+  }
+  if (best) return best;
+  if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
+  return { name: '', at: -1 };
+}
+
+/** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
+const MEASURE_VOCABULARY = new Map<string, Set<string>>();
+for (const [name, m] of Object.entries(measuresData.measures)) {
+  MEASURE_VOCABULARY.set(name, new Set(m.words.flatMap((w) => w.split(' ')).filter((w) => !FUNCTION_WORDS.has(w) && !['after', 'between', 'when', 'be'].includes(w))));
+}
+
+/** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values aside). */
+function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string } {
+  const at = tokenAt(view.tokens, v.start);
+  const free = view.tokens.map((t) => (values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
+  const nearest = <T>(table: { all: (list: readonly Matchable[]) => { value: T; index: number }[] }, accept: (i: number) => boolean = () => true) => {
+    let best: { value: T; distance: number } | undefined;
+    for (const m of table.all(free)) {
+      if (!accept(m.index)) continue;
+      // Of two as near, the one after the value ("5432 in prod and 5433 in staging").
+      const distance = Math.abs(m.index - at) - (m.index > at ? 0.5 : 0);
+      if (!best || distance < best.distance) best = { value: m.value, distance };
+    }
+    return best?.value;
+  };
+  // "dev tooling", "live traffic": some environment words name one only after a preposition.
+  const env = nearest(ENVIRONMENTS, (i) => {
+    const t = view.tokens[i]!;
+    if (t.word.parts && isComponent(t.word)) return false;
+    if (!ENVIRONMENT_NEEDS_PREPOSITION.has(t.lower)) return true;
+    return ['in', 'on', 'for', 'to', 'against'].includes(view.tokens[i - 1]?.lower ?? '');
+  });
+  // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
+  const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)));
+  // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
+  const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3);
+  // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
+  // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
+  const extreme = nearest(EXTREMES, (i) => Math.abs(i - at) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'));
+  // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
+  const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !/^(?:second|minute|hour|day|week|month|year|sec|min)s?$/.test(view.tokens[i + 1]?.lower ?? ''));
+  let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
+  for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== ''; i++) per = view.tokens[i]!.lemma.toLowerCase();
+  return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}) };
+}
+
+/** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
+const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
+
+/**
+ * The tokens a value's claim is about: for a value in the predicate, the clause before it and the
+ * phrase right after it (its counted noun, and one "of/for/on/in/at/to" phrase); for a value that
+ * is the subject ("Priya owns the search indexer"), what the clause says of it.
+ */
+function aboutTokens(v: Value, view: ClauseView): number[] {
+  const tokens = view.tokens;
+  const first = tokens.findIndex((t) => t.word.start >= v.start);
+  const last = tokens.findLastIndex((t) => t.word.end <= v.end);
+  const start = first < 0 ? tokens.length : first;
+  const end = last < start ? start : last;
+  const verbAt = tokens.findIndex((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
+  // A value before the verb ("cron 15 4 * * * runs the invoice export", "Priya owns search"): the whole clause says what it is of.
+  if (verbAt > end) return tokens.map((_, i) => i).filter((i) => i < start || i > end);
+  const out = tokens.map((_, i) => i).filter((i) => i < start);
+  let preposition = false;
+  for (let i = end + 1; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (CONTENT.has(t.word.pos) || t.word.pos === 'DET' || t.word.pos === 'NUM') out.push(i);
+    else if (!preposition && t.word.pos === 'ADP' && OF_PREPOSITIONS.has(t.lower)) preposition = true;
+    else break;
+  }
+  return out;
+}
+
+/**
+ * Values the text names as replaced, by an explicit construction between two values of one
+ * family: "from X to Y", "X → Y", "replaced X with Y", "Y replaced X", "X was replaced by Y",
+ * "Y instead of X", "Y rather than X", "dropped X in favour of Y", "Y (was X)", "moved off X onto
+ * Y", "Y took over from X". Each replaced value maps to the value that replaces it.
+ */
+function replacedValues(text: string, values: readonly Value[]): Map<Value, Value> {
+  const replaced = new Map<Value, Value>();
+  for (let i = 0; i < values.length; i++) {
+    for (let j = i + 1; j < values.length; j++) {
+      const [a, b] = [values[i]!, values[j]!];
+      if (familyOf(a.kind) !== familyOf(b.kind) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
+      const before = text.slice(Math.max(0, a.start - 40), a.start);
+      const between = text.slice(a.end, b.start);
+      if (between.length > 60) continue;
+      if (
+        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
+        /^\s*(?:→|->|=>)\s*$/.test(between) ||
+        /^\s*hand(?:ed|s)?\s+(?:over\s+|off\s+)?(?:\S+\s+){0,6}?(?:over\s+|off\s+)?to\s+$/i.test(between) ||
+        (/\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s)?(?:\s+out)?|substitut(?:e|ed))\s+(?:the\s+|our\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,2}?(?:with|by|for)\s+(?:\S+\s+){0,2}$/i.test(between)) ||
+        /^\s*(?:(?:has|have)\s+been|was|were|is|got)\s+(?:replaced|superseded|swapped out)\s+(?:by|with|for)\s+(?:\S+\s+){0,2}$/i.test(between) ||
+        (/\b(?:drop(?:ped)?|remov(?:ed|e)|retir(?:ed|e)|deprecat(?:ed|e))\s+(?:the\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,2}?in\s+favou?r\s+of\s+(?:the\s+)?$/i.test(between)) ||
+        (/\b(?:off|away\s+from)\s+(?:the\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|onto|for)\s+(?:the\s+)?$/i.test(between))
+      ) {
+        replaced.set(a, b);
+      } else if (
+        /^\s*(?:\S+\s+){0,2}?(?:replac(?:ed|es)|supersed(?:ed|es)|took\s+over\s+from|takes\s+over\s+from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
+        /^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) ||
+        /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*$/i.test(between)
+      ) {
+        replaced.set(b, a);
+      }
+    }
+  }
+  return replaced;
+}
+
+/**
+ * A product no list knows, named in an explicit replacement with one it does ("swapped esbuild for
+ * rspack", "Buildkite → Harness", "Bazel instead of Gradle"): a product of the same kind.
+ */
+function replacingProducts(text: string, values: readonly Value[]): Value[] {
+  const out: Value[] = [];
+  const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
+  const take = (t: Value, name: string | undefined, start: number) => {
+    if (!name || isEnglishWord(name.toLowerCase())) return;
+    const named = values.find((v) => start < v.end && start + name.length > v.start);
+    // A capitalised name read as a person's or a team's is the product here.
+    if (named?.kind === 'name' && named.start === start) Object.assign(named, { kind: 'technology', value: name.toLowerCase(), of: t.of });
+    if (named) return;
+    out.push({ kind: 'technology', value: name.toLowerCase(), of: t.of, text: name, start, end: start + name.length });
+  };
+  for (const t of values) {
+    if (t.kind !== 'technology') continue;
+    const before = text.slice(Math.max(0, t.start - 40), t.start);
+    const after = text.slice(t.end, t.end + 40);
+    const next = new RegExp(String.raw`^\s*(?:(?:for|with|by|to|onto)\s+|(?:→|->|=>)\s*)` + NAME).exec(after);
+    if (next && (/(?:→|->|=>)/.test(next[0]) || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|from)\s+(?:the\s+)?$/i.test(before))) {
+      take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
+    }
+    const prior = new RegExp(NAME + String.raw`\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|\(was)\s+(?:the\s+)?$`).exec(before);
+    if (prior) take(t, prior[1], t.start - before.length + prior.index + (prior[0].startsWith('\x60') ? 1 : 0));
+  }
+  return out;
+}
+
+/**
+ * A bare number that a construction pairs with a value ("from 10 to 20 connections", "45 s (was
+ * 30)", "up from 12"), or that continues a list ("5432 in prod and 5433 in staging"): a value of
+ * the same kind and unit.
+ */
+function pairedNumbers(text: string, values: readonly Value[]): Value[] {
+  const out: Value[] = [];
+  const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
+  const scale = (v: Value) => (v.number !== undefined && /\d/.test(v.text) ? v.number / Number(/\d+(?:\.\d+)?/.exec(v.text)![0]) : 1);
+  const like = (v: Value, m: RegExpExecArray, group: number): Value | null => {
+    const start = m.index + m[0].lastIndexOf(m[group]!);
+    const raw = Number(m[group]);
+    if (!free(start, start + m[group]!.length) || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return null;
+    const n = Math.round(raw * scale(v) * 1e9) / 1e9;
+    const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : String(n);
+    return { ...v, value, number: n, text: m[group]!, start, end: start + m[group]!.length, high: undefined } as Value;
+  };
+  for (const v of values) {
+    const before = text.slice(Math.max(0, v.start - 30), v.start);
+    const after = text.slice(v.end, v.end + 40);
+    const from = /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(before);
+    if (from) {
+      const found = like(v, Object.assign(from, { index: v.start - before.length + from.index }) as RegExpExecArray, 1);
+      if (found) out.push(found);
+    }
+    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(after);
+    if (was) {
+      const found = like(v, Object.assign(was, { index: v.end + was.index }) as RegExpExecArray, 1);
+      if (found) out.push(found);
+    }
+    const list = /^(\s*(?:in|on|for)\s+\w+)?\s*(?:,|and|or|\/)\s*(\d+(?:\.\d+)?)(?![\w.%:])/i.exec(after);
+    if (list && (v.kind === 'port' || v.kind === 'number')) {
+      const found = like(v, Object.assign(list, { index: v.end + list.index }) as RegExpExecArray, 2);
+      if (found) out.push(found);
+    }
+  }
+  return out;
+}
+
+/**
+ * Values the clause says are gone, with nothing named in their place: the object of a removal
+ * done ("dropped Sentry", "removed the #deploys channel"), what "no longer" applies to, and a
+ * value followed by a word of retirement ("#deploys got archived", "security@ was retired").
+ */
+function goneValues(view: ClauseView, values: readonly Value[], text: string): Set<Value> {
+  const out = new Set<Value>();
+  const words = view.clause.words;
+  // "dropped Sentry", not "stopped processing" (an act ceasing, not a thing removed).
+  const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? ''));
+  const noLonger = words.findIndex((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
+  for (const v of values) {
+    if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind)) continue;
+    const after = text.slice(v.end, v.end + 40).toLowerCase();
+    const retired = /^\W{0,3}(?:[a-z-]+\s+)?(?:(?:was|were|is|has been|have been|got|gets|is now|are now)\s+)?(\w+(?:\s(?:down|off))?)/.exec(after)?.[1];
+    const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
+    if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.has({ lower: retired, lemma: retired }))) out.add(v);
+  }
+  return out;
+}
+
+/** The fact as stored: claims, statements, a deletion request, dependencies and every concept it mentions. */
+export function readFactText(content: string): FactEntity[] {
+  const text = normalizeText(content);
+  const reading = readText(text);
+  const conditional = conditionalSentencesOf(reading.clauses);
+  const planned = plannedSentencesOf(reading.clauses);
+  const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
+  const shaped = valuesByShape(text);
+  const byWords = [...shaped, ...valuesByWords(text, reading.clauses, shaped)];
+  const found = [...byWords, ...replacingProducts(text, byWords)];
+  // A paired number takes the place of the bare number read at its span ("1200 req/min (was 600)").
+  const paired = pairedNumbers(text, found);
+  const values = [...found.filter((v) => !(v.kind === 'number' && paired.some((p) => p.start === v.start))), ...paired].sort((a, b) => a.start - b.start);
+  // "from Python 3.11 to 3.12": a dotted number paired with a version is a version of the same product.
+  for (let i = 0; i + 1 < values.length; i++) {
+    const [a, b] = [values[i]!, values[i + 1]!];
+    if (!/^\s*(?:to|→|->|=>)\s*$/i.test(text.slice(a.end, b.start))) continue;
+    const [version, number] = a.kind === 'version' ? [a, b] : [b, a];
+    const from = /\bfrom\s+(?:\S+\s+)?$/i.test(text.slice(Math.max(0, a.start - 30), a.start));
+    if (version.kind === 'version' && number.kind === 'number' && (number.text.includes('.') || from)) Object.assign(number, { kind: 'version', of: version.of, value: number.text });
+  }
+  // "Terraform 1.6.2", "pins cobra v1.8.0", "uses ioredis 5.4.1": a version whose shape names no product is of the word written just before it.
+  for (const v of values) {
+    if (v.kind !== 'version' || v.of) continue;
+    const before = values.filter((x) => (x.kind === 'technology' || x.kind === 'name') && x.end <= v.start && /^[\s:@]{0,3}(?:v|version\s+)?$/i.test(text.slice(x.end, v.start))).at(-1);
+    const lead = text.slice(Math.max(0, v.start - 60), v.start);
+    const word = /([A-Za-z][\w./@-]*)[\s@]+(?:version\s+)?$/.exec(lead)?.[1];
+    // "worker image tag is now 1.15.0": what the image is of.
+    const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
+    if (before) v.of = before.value;
+    else if (image) v.of = image.toLowerCase();
+    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|now|still|currently|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
+  }
+  const replaced = replacedValues(text, values);
+  const entities: FactEntity[] = [];
+  const mentions = new Set<string>();
+  const inSpan = (w: Word, list: readonly Value[]) => list.some((v) => w.start < v.end && w.end > v.start);
+
+  // First, each clause on its own: its values with what they measure, its named things and its anchors.
+  const read = views.map((view) => {
+    // Not the values of a side remark in parentheses inside it: those are the remark's.
+    const asides = views.filter((o) => o !== view && o.clause.subordinator === '(' && o.clause.start > view.clause.start && o.clause.end <= view.clause.end);
+    const clauseValues = values.filter((v) => v.start >= view.clause.start && v.end <= view.clause.end + 1 && !asides.some((o) => v.start >= o.clause.start && v.end <= o.clause.end + 1));
+    const gone = goneValues(view, clauseValues, text);
+    const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
+    for (const v of clauseValues) {
+      if (replaced.has(v)) continue;
+      const quals = qualifiersOf(v, view, clauseValues);
+      const measure = measureOf(v, view, clauseValues, quals.per);
+      // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
+      if (HOLDERS.has(v.kind) && !gone.has(v) && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
+      // A count no measure word names measures what it counts ("40 end-to-end tests").
+      // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
+      if (v.kind === 'technology' && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
+      // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
+      const name = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
+      drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
+    }
+    const valued = drafts.map((d) => d.v);
+    const identities = clauseValues.filter((v) => !replaced.has(v) && IDENTITY_KINDS.has(v.kind));
+    // Named things: components, and names that are not what the clause states ("the Courier apps", "Discovery is led by ...").
+    // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail, not the thing.
+    const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
+    const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(ws[i + 1]?.lower ?? ''))?.start ?? Infinity;
+    const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start)).map((w) => w.lower.replace(/`/g, '')));
+    // A platform before its channel ("Slack #ops") names no thing of its own.
+    const platform = (end: number) => /^\s+[#@]\w/.test(text.slice(end, end + 3));
+    for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
+    // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things.
+    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing) named.add(w.lower);
+    // A noun numbered or lettered ("Module 0", "Service B", "Region 2") names one of several.
+    view.clause.words.forEach((w, i, ws) => {
+      const next = ws[i + 1];
+      if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
+    });
+    view.clause.words.forEach((w, i) => {
+      if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
+    });
+    const anchors = new Map<number, string>();
+    const bounds = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
+    view.tokens.forEach((t, i) => {
+      if (platform(t.word.end)) return;
+      // "orders.created topic", "ledger-worker service": the kind of the component just named, not a thing of its own.
+      const before = view.tokens[i - 1]?.word;
+      if (COMPONENT_ROLES.has(t.lower) && before && before !== t.word && isComponent(before)) return;
+      // "squad Lynx", "the Tern team": the word that says a name is a team's.
+      if (TEAM_HEADS.has(t.lemma) && clauseValues.some((v) => ['team', 'name', 'person'].includes(v.kind) && (v.start - t.word.end <= 1 && v.start >= t.word.end || (t.word.start - v.end <= 1 && t.word.start >= v.end)))) return;
+      const identity = identities.find((v) => t.word.start >= v.start && t.word.end <= v.end);
+      if (identity) {
+        if (![...anchors.values()].includes(identity.value)) anchors.set(i, identity.value);
+        return;
+      }
+      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind))) || inSpan(t.word, [...replaced.keys()]) || bounds.has(i)) return;
+      const part = (t.word.parts !== undefined && !isComponent(t.word)) || isSetting(t.word);
+      const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 ? t.lemma : null) : anchorOf(t.word);
+      if (a) anchors.set(i, a);
+    });
+    // What the clause names besides its own values: nothing means it is about what its sentence names.
+    const own = [...anchors.values()].filter((a) => !valued.some((v) => v.value === a));
+    return { view, clauseValues, drafts, named: [...named].sort(), anchors, own };
+  });
+
+  for (const [index, { view, clauseValues, drafts, named, anchors, own }] of read.entries()) {
+    // A clause that names no component is about what its sentence named ("X is owned by Billing; Leila is the
+    // contact", "ask Vinh before touching X"), or else the sentence before ("X failed. The postmortem is in Y").
+    const mates = read.filter((r, i) => i !== index && r.view.clause.sentence === view.clause.sentence);
+    // Borrowed from the sentence's other clauses, else the sentences before: a clause that names no component is
+    // about the sentence's ("X is owned by Billing; Leila is the primary contact", "X runs 3 replicas (HPA, target
+    // CPU 70%)"), and one that names nothing about its names ("the Courier apps ship ...; the branch is cut on Tuesday").
+    // A side remark in parentheses lends nothing to the clause around it.
+    const inParens = view.clause.subordinator === '(';
+    const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (!inParens || r.view.clause.start < view.clause.start));
+    const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
+    const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
+    const measured = new Set(drafts.flatMap((d) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])]));
+    // Names nothing of its own but what it measures ("Leila is the primary contact", "CPU request 100m", "p99 is about 60ms").
+    const bare = own.every((a) => measured.has(a) || GENERIC.has(a));
+    const earlier = read.slice(0, index).reverse().find((r) => r.view.clause.subordinator !== '(' && joined(r.named).length > 0);
+    const fromSentence = lenders.flatMap((r) => joined(r.named));
+    // After a label ("X: ...") or as a second predicate ("X does A and keeps B"), the clause shares the subject before it.
+    const continues = view.clause.subordinator === ':' || view.clause.subordinator === 'and' || view.clause.subordinator === ',ing';
+    const borrowed = [
+      ...(joined(named).length === 0 && (inParens || bare || continues) ? (fromSentence.length > 0 ? fromSentence : joined(earlier?.named ?? [])) : []),
+      ...(named.length === 0 ? lenders.flatMap((r) => plain(r.named)) : []),
+    ];
+    // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
+    const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named)) : [];
+    const components = [...new Set([...named, ...borrowed, ...main])].sort();
+    // Between two components, the one after "to" or "calling" is the one called ("timeout from A to B").
+    const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
+    // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
+    const inherited = own.length === 0 && named.length === 0 ? [...new Set(lenders.flatMap((r) => r.own))] : [];
+    for (const a of anchors.values()) mentions.add(a);
+    for (const c of components) {
+      mentions.add(c);
+      // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
+      if (/_/.test(c) || /^[a-z]+(?:\.[a-z]+)+$/.test(c)) for (const p of splitIdentifier(c)) mentions.add(p);
+    }
+    for (const v of clauseValues) mentions.add(v.value);
+
+    // One claim per thing measured: values listed together ("A and B") are one claim's values.
+    const claims = new Map<string, ClaimEntity>();
+    for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
+      const vocabulary = MEASURE_VOCABULARY.get(measure);
+      const about = new Set(aboutTokens(v, view));
+      const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
+      const kept = [...anchors].filter(([i, a]) => keep(i, a));
+      // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
+      const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
+      const claimAnchors = [...new Set([...kept.filter(([i]) => !adjective(i)).map(([, a]) => a), ...inherited])].sort();
+      const qualities = [...new Set(kept.filter(([i]) => adjective(i)).map(([, a]) => a))].sort();
+      // A noun right before a measure noun narrows it ("session timeout", "connect timeout").
+      const single = measureAt > 0 && view.tokens[measureAt]!.word.pos === 'NOUN' && MEASURE_WORDS.at(view.tokens, measureAt)?.length === 1;
+      const modifier = single ? anchors.get(measureAt - 1) : undefined;
+      const of = v.kind === 'version' ? v.of : undefined;
+      const key = JSON.stringify([familyOf(v.kind), measure, of, claimAnchors, qualities, quals, modifier]);
+      let claim = claims.get(key);
+      if (!claim) {
+        claim = {
+          type: 'claim',
+          kind: v.kind,
+          measure,
+          anchors: claimAnchors,
+          ...(qualities.length ? { qualities } : {}),
+          components: components.filter((c) => c !== v.value),
+          values: [],
+          display: [],
+          ...quals,
+          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
+          ...(toward ? { toward } : {}),
+          ...(of ? { of } : {}),
+          ...(view.mode ? { mode: view.mode } : {}),
+          ...(view.cue ? { cue: view.cue } : {}),
+          ...(negatedAt(view, v) ? { negated: true } : {}),
+          ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
+          clause: view.index,
+        };
+        claims.set(key, claim);
+      }
+      if (isGone) {
+        if (!(claim.previous ??= []).includes(v.value)) claim.previous.push(v.value);
+      } else if (!claim.values.includes(v.value)) {
+        claim.values.push(v.value);
+        claim.display.push(v.text);
+      }
+      for (const [old, by] of replaced) if (by === v && !(claim.previous ??= []).includes(old.value)) claim.previous.push(old.value);
+    }
+    entities.push(...claims.values());
+
+    const deletes = deletionOf([view]);
+    if (deletes) entities.push(deletes);
+    else {
+      const aside = mates
+        .filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
+        .flatMap((r) => [...r.anchors.values(), ...r.named]);
+      const statement = statementOf(view, values, aside);
+      if (statement) entities.push(statement);
+    }
+  }
+  entities.push(...dependenciesOf(views, values));
+  // What the fact says changed or ended, clause by clause (main clauses, not plans): a dependency on it goes stale.
+  const said = (keep: (v: ClauseView) => boolean) => [...new Set(read.filter((r) => keep(r.view) && !r.view.mode && (r.view.clause.subordinator === null || r.view.clause.subordinator === 'and' || r.view.clause.subordinator === ':')).flatMap((r) => [...r.anchors.values(), ...r.named, ...r.clauseValues.map((v) => v.value)]))].sort();
+  // What changed is what a changed claim or statement is about, not every word of its clause.
+  const changed = [
+    ...new Set(
+      entities.flatMap((e) =>
+        e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : [],
+      ),
+    ),
+  ].sort();
+  // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
+  const ended = said((v) =>
+    v.clause.words.some((w, i, words) => (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))),
+  );
+  // A config file names what it configures ("alertmanager.yml": alertmanager).
+  for (const m of [...mentions]) {
+    const base = /^(?:.*\/)?([a-z][\w-]*)\.(?:ya?ml|json|toml|ini|conf|cfg|env)$/.exec(m)?.[1];
+    if (base) mentions.add(base);
+  }
+  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}) });
+  return entities;
+}
+
+/**
+ * A clause as a statement: who or what (its subject), the act (its verb's class: "rely on" is
+ * "use"), what it is done to (its object), whether it asserts or denies that ("no longer", "dropped
+ * X", "removed X" deny from now on, with a change cue), and its target: the noun phrase the act is
+ * about, or for a denial the very phrase the negation governs ("no cross-tenant queries": both
+ * words; "we don't use an ORM": orm; "TOTP isn't enforced": totp). A negation denies only that.
+ * Plans and conditions state nothing.
+ */
+function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = []): StatementEntity | null {
+  if (view.mode || (view.clause.subordinator !== null && view.clause.subordinator !== 'and' && view.clause.subordinator !== ':')) return null;
+  const words = view.clause.words;
+  // A denial's act is the verb its negation governs ("notify never calls X": calls, not notify).
+  const negationAt = words.findIndex((w) => NEGATIONS.has(w.lower) || w.lemma === 'not');
+  const afterNegation = negationAt >= 0 ? words.findIndex((w, i) => i > negationAt && w.pos === 'VERB') : -1;
+  const verbAt = afterNegation >= 0 ? afterNegation : words.findIndex((w) => w.pos === 'VERB');
+  const existential = words.findIndex((w, i) => w.lower === 'there' && words[i + 1]?.lemma === 'be');
+  const noAt = words.findIndex((w) => w.lower === 'no' || w.lower === 'without' || w.lower === 'none');
+  if (verbAt < 0 && existential < 0 && noAt < 0) return null;
+  const verb = verbAt >= 0 ? words[verbAt]! : undefined;
+  const removal = verb !== undefined && CHANGE.removal.has(verb) && changeDone(words, verbAt) && !/ing$/.test(words[verbAt + 1]?.lower ?? '');
+  const positive = !view.negated && !removal;
+  const concepts = (list: readonly Word[]) => {
+    const out: string[] = [];
+    for (const w of list) {
+      const tech = TECHNOLOGIES.at([w], 0)?.value;
+      if (tech) out.push(tech.name, tech.kind);
+      const a = anchorOf(w, true);
+      if (a && !FIRST_PERSON.has(a) && !out.includes(a)) out.push(a);
+    }
+    return out;
+  };
+  /** The noun phrase starting at `i`: determiners, adjectives, nouns, names. */
+  const phraseAt = (i: number) => {
+    const out: Word[] = [];
+    // A gerund is a noun here ("no rate limiting").
+    for (let k = i; k < words.length && (CONTENT.has(words[k]!.pos) || words[k]!.pos === 'DET' || words[k]!.pos === 'NUM' || words[k]!.lower === 'no' || (words[k]!.pos === 'VERB' && /ing$/.test(words[k]!.lower))); k++) out.push(words[k]!);
+    return out.filter((w) => w.pos !== 'DET' && w.lower !== 'no');
+  };
+  let auxAt = verbAt - 1;
+  while (auxAt >= 0 && (words[auxAt]!.pos === 'ADV' || words[auxAt]!.pos === 'PART' || NEGATIONS.has(words[auxAt]!.lower))) auxAt--;
+  const objectWords = verbAt >= 0 ? words.slice(verbAt + 1).filter((w) => !values.some((v) => v.kind !== 'technology' && familyOf(v.kind) !== 'person' && w.start < v.end && w.end > v.start)) : [];
+  const passive = verb !== undefined && words[auxAt]?.lemma === 'be' && /(?:ed|en)$/.test(verb.lower) && !objectWords.some((w) => NOUNISH.has(w.pos));
+  let subjectEnd = verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential;
+  if (subjectEnd < 0) subjectEnd = 0;
+  // What the statement is about: the phrase after a negation ("no X", "without X", "there are no X"), the
+  // object phrase after the verb, or a passive's subject.
+  let targetWords: Word[];
+  if (!positive && noAt >= 0 && (verbAt < 0 || noAt > verbAt || existential >= 0)) targetWords = phraseAt(noAt + 1);
+  else if (passive) {
+    let np = auxAt;
+    while (np > 0 && CONTENT.has(words[np - 1]!.pos)) np--;
+    targetWords = words.slice(np, auxAt).filter((w) => CONTENT.has(w.pos));
+    subjectEnd = np;
+  } else {
+    const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos) && !['ADV'].includes(w.pos));
+    targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
+  }
+  const subject = concepts(words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there')));
+  const target = concepts(targetWords).filter((c) => !GENERIC.has(c));
+  // Where a denial holds ("we never use an ORM in the Go services"): the phrase after its target.
+  const lastTarget = targetWords.at(-1);
+  const whereAt = lastTarget ? words.indexOf(lastTarget) + 1 : -1;
+  const where = !positive && whereAt > 0 && ['in', 'on', 'for', 'at', 'across'].includes(words[whereAt]?.lower ?? '') ? concepts(phraseAt(whereAt + 1)).filter((c) => !GENERIC.has(c)) : [];
+  const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
+  if (target.length === 0) return null;
+  const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
+  return {
+    type: 'statement',
+    positive,
+    verb: verbClass,
+    subject,
+    object,
+    target,
+    ...(where.length ? { where } : {}),
+    ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}),
+    clause: view.index,
+  };
+}
+
+/**
+ * A request to forget facts: an imperative of forgetting ("forget", "drop", "disregard", "ignore")
+ * about a note or a thing, or a note said to be done with ("the note about X can go").
+ */
+function deletionOf(views: readonly ClauseView[]): FactEntity | null {
+  for (const view of views) {
+    const words = view.clause.words;
+    const start = words.findIndex((w) => !['please', 'pls', 'so', 'also', 'then', 'and', 'just', 'you', 'can', 'should', 'we'].includes(w.lower) && w.pos !== 'PUNCT');
+    const imperative = start >= 0 && CHANGE.deletion.has(words[start]!) && (words[start]!.pos === 'VERB' || start === 0);
+    const noteAt = words.findIndex((w) => CHANGE.memoryNouns.has(w));
+    const doneWith = noteAt >= 0 && /\b(?:can|should|must)\s+(?:go|be\s+(?:dropped|removed|deleted|forgotten|ignored))\b|\b(?:is|are)\s+(?:obsolete|outdated|wrong|stale|no longer (?:true|valid|relevant|accurate))\b/i.test(words.slice(noteAt).map((w) => w.text).join(' '));
+    if (!imperative && !doneWith) continue;
+    // Imperatives over things, not notes, must name a note or come first ("Forget the VPN host").
+    const rest = imperative ? words.slice(start + 1) : words;
+    if (imperative && noteAt < 0 && start !== 0) continue;
+    const target = rest
+      .filter((w) => !CHANGE.memoryNouns.has(w) && !CHANGE.old.has(w) && !CHANGE.gone.has(w))
+      // "the rerun-on-X tip": words joined into a label are its words.
+      .flatMap((w) => (w.parts && (!isComponent(w) || w.parts.some((p) => FUNCTION_WORDS.has(p.lower))) ? w.parts : [w]))
+      .map((w) => anchorOf(w))
+      .filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
+    if (target.length > 0) return { type: 'deletion', target: [...new Set(target)] };
+  }
+  return null;
+}
+
+/** What a fact says it depends on: a reason or condition ("because", "since", "until", "as long as"), or someone's key, approval or sign-off. */
+function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]): FactEntity[] {
+  const out: FactEntity[] = [];
+  for (const view of views) {
+    const words = view.clause.words;
+    const sub = view.clause.subordinator;
+    const at = words.findIndex((w, i) => ['until', 'till'].includes(w.lower) || ((w.lemma === 'depend' || w.lemma === 'rely') && words[i + 1]?.lower === 'on'));
+    if ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0) {
+      const target = words
+        .slice(at >= 0 ? at + 1 : 0)
+        .map((w) => anchorOf(w))
+        .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
+      if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
+    }
+    // "signs with Ana's key": the fact holds while Ana holds it.
+    words.forEach((w, i) => {
+      if ((w.text === "'s" || w.text === '’s') && i > 0 && values.some((v) => familyOf(v.kind) === 'person' && v.end === words[i - 1]!.end)) {
+        out.push({ type: 'dependency', target: [words[i - 1]!.lower, ...(words[i + 1] ? [anchorOf(words[i + 1]!) ?? ''] : [])].filter(Boolean) });
+      }
+    });
+  }
+  return out;
+}
+
+export type { ValueKind };

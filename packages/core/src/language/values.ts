@@ -1,0 +1,258 @@
+/**
+ * Values typed by their shape, before any word around them is read: numbers with units,
+ * durations and frequencies, times of day and their ranges, weekdays, dates, cron schedules,
+ * versions (image tags and toolchain keys included), ports, paths, URLs, emails, regions, money,
+ * channels and handles. A value's canonical form is what two facts compare: "1 h" and "3600 s"
+ * are one value, "09:00 UTC" and "9am UTC" too.
+ */
+import { FREQUENCIES, MONTHS, NUMBER_WORDS, TECHNOLOGIES, unitOf, UNIT_SPELLINGS, WEEKDAYS } from './lexicon.ts';
+
+export type ValueKind =
+  | 'duration' | 'size' | 'rate' | 'percentage' | 'count' | 'number' | 'money' | 'time' | 'weekday' | 'date'
+  | 'schedule' | 'version' | 'port' | 'path' | 'url' | 'email' | 'region' | 'channel' | 'person' | 'team' | 'name'
+  | 'technology' | 'boolean' | 'header';
+
+export interface Value {
+  kind: ValueKind;
+  /** Canonical form, compared across facts. */
+  value: string;
+  /** Numbers: the magnitude in the family's base unit; ranges: their low end, with `high`. */
+  number?: number;
+  high?: number;
+  /** As written. */
+  text: string;
+  start: number;
+  end: number;
+  /** Counts: what is counted ("replica"). Versions: what has the version ("node"). Technologies: their kind. */
+  of?: string;
+  /** The shape already says what it measures ("daily" is an interval). */
+  measure?: string;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const round = (n: number) => Math.round(n * 1e9) / 1e9;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The ways people write numbers, rewritten into digits the shapes read: "1,000" → "1000", "2k" →
+ * "2000", "half an hour" → "30 minutes", "after an hour" → "after 1 hour", "three replicas" →
+ * "3 replicas". Everything downstream reads this text, so offsets agree.
+ */
+export function normalizeText(content: string): string {
+  const numberWord = new RegExp(String.raw`\b(${Object.keys(NUMBER_WORDS).filter((w) => !/\s|once|twice|thrice/.test(w)).join('|')})\b(?=\s+(?:[a-z-]+\s+)?[a-z]+)`, 'gi');
+  return content
+    .replace(/(\d),(?=\d{3}(?!\d))/g, '$1')
+    .replace(/\b(\d+(?:\.\d+)?)\s?k\b(?![\w/])/gi, (_, n: string) => String(round(Number(n) * 1000)))
+    .replace(/\bhalf an? (hour|minute|day)\b/gi, (_, unit: string) => ({ hour: '30 minutes', minute: '30 seconds', day: '12 hours' })[unit.toLowerCase()]!)
+    .replace(/\b(after|for|in|within|every|of|than|to|under|over|is|about|around|take|takes|took)\s+an?\s+(second|minute|hour|day|week|month|year)\b/gi, '$1 1 $2')
+    .replace(numberWord, (w: string) => String(NUMBER_WORDS[w.toLowerCase()]));
+}
+
+const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
+const UNITS = UNIT_SPELLINGS.map(escape).join('|');
+const TZ = String.raw`(?:\s*(utc|gmt|z|cet|cest|eet|eest|est|edt|cst|cdt|mst|mdt|pst|pdt|pt|et|ist|jst|bst|aest|sgt))?`;
+const CLOCK = String.raw`(?:([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s*([ap])\.?m\.?)?|(1[0-2]|0?[1-9])\s*([ap])\.?m\.?|(noon|midnight))`;
+const MONTH = MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)}|\\.)?`).join('|');
+const DAY = WEEKDAYS.map((d) => `${d.slice(0, 3)}(?:${d.slice(3)}s?)?`).join('|');
+
+/** A clock time as HH:MM (24 h) from CLOCK's groups at `g` (6 groups). */
+function clockOf(m: RegExpExecArray, g: number): string | null {
+  if (m[g + 5]) return m[g + 5]!.toLowerCase() === 'noon' ? '12:00' : '00:00';
+  const pm = (m[g + 2] ?? m[g + 4])?.toLowerCase() === 'p';
+  const am = (m[g + 2] ?? m[g + 4])?.toLowerCase() === 'a';
+  let hour = Number(m[g] ?? m[g + 3]);
+  if (pm && hour < 12) hour += 12;
+  if (am && hour === 12) hour = 0;
+  return `${pad(hour)}:${m[g + 1] ?? '00'}`;
+}
+
+const weekday = (text: string) => WEEKDAYS.find((d) => text.toLowerCase().startsWith(d.slice(0, 3)))!;
+
+/** A shape: a pattern and how a match becomes values (none when the match is not one after all). */
+interface Shape {
+  pattern: RegExp;
+  read: (m: RegExpExecArray, text: string) => Omit<Value, 'text' | 'start' | 'end'> | null;
+  /** The value is this group of the match (default: the whole match). */
+  group?: number;
+}
+
+const SHAPES: Shape[] = [
+  { pattern: /\b(?:https?|s3|gs|az|wss?|ftp|sftp|git|ssh|postgres(?:ql)?|redis|amqps?|mongodb(?:\+srv)?|kafka|file):\/\/[^\s)>\]"'`,;]+[^\s)>\]"'`,;.]/gi, read: (m) => ({ kind: 'url', value: m[0].toLowerCase().replace(/\/$/, '') }) },
+  { pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b/gi, read: (m) => ({ kind: 'email', value: m[0].toLowerCase() }) },
+  // Image tags ("postgres:16.2", "ghcr.io/acme/api:v1.4.2", "node:22-alpine"); a host and a number of three digits or more is a port.
+  {
+    pattern: /(?<![\w/.:-])((?:[a-z0-9.-]+\/)*([a-z][a-z0-9._-]*)):(v?\d[\w.-]*|latest|stable|lts)(?![\w:])/gi,
+    read: (m) => {
+      if (/^\d+$/.test(m[3]!) && (m[3]!.length >= 3 || /^(?:localhost|\d)/.test(m[1]!))) return { kind: 'port', value: String(Number(m[3])) };
+      if (/^(?:localhost|\d)/.test(m[1]!)) return null;
+      return { kind: 'version', value: m[3]!.toLowerCase().replace(/^v/, '').split('-')[0]!, of: m[2]!.toLowerCase() };
+    },
+  },
+  // Host names: where something lives ("grafana.acme.internal/d/x").
+  {
+    pattern: /(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|net|org|dev|app|cloud|internal|local|corp|ai|sh|co|xyz|tech|svc|lan)(?:\/[^\s,;)`'":]*[^\s,;)`'".:])?(?![\w.:-])/gi,
+    read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) ? null : { kind: 'url', value: m[0].toLowerCase() }),
+  },
+  // Cron: five fields, one of them a star ("0 3 * * *"); a fixed daily time is a time of day.
+  {
+    pattern: /(?<![\w*/,-])((?:[\d*][\d*/,-]*\s+){4}[\d*][\d*/,-]*)(?![\w*/])|@(?:hourly|daily|weekly|monthly|yearly)\b/g,
+    read: (m) => {
+      if (m[0].startsWith('@')) return { kind: 'duration', value: String(FREQUENCIES[m[0].slice(1)]), number: FREQUENCIES[m[0].slice(1)], measure: 'interval' };
+      if (!m[0].includes('*')) return null;
+      const [minute, hour, ...rest] = m[0].trim().split(/\s+/);
+      if (/^\d+$/.test(minute!) && /^\d+$/.test(hour!) && rest.every((f) => f === '*')) return { kind: 'time', value: `${pad(Number(hour))}:${pad(Number(minute))}` };
+      return { kind: 'schedule', value: m[0].trim().replace(/\s+/g, ' ') };
+    },
+  },
+  // Times of day and their ranges: "09:00-17:00 UTC", "9am", "02:30 UTC", "noon".
+  {
+    pattern: new RegExp(String.raw`(?<![\w:.])${CLOCK}(?:\s*(?:-|–|to|until)\s*${CLOCK})?${TZ}(?![\w:])`, 'gi'),
+    read: (m) => {
+      const from = clockOf(m, 1);
+      const to = m[7] || m[10] || m[12] ? clockOf(m, 7) : null;
+      const zone = m[13] ? ` ${m[13].toLowerCase().replace(/^(?:gmt|z)$/, 'utc')}` : '';
+      return from ? { kind: 'time', value: `${from}${to ? `-${to}` : ''}${zone}` } : null;
+    },
+  },
+  { pattern: /\b(\d{4})-(\d{2})-(\d{2})\b/g, read: (m) => ({ kind: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }) },
+  {
+    pattern: new RegExp(String.raw`\b(?:(${MONTH})\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(${MONTH})(?:,?\s+(\d{4}))?)\b`, 'gi'),
+    read: (m) => {
+      const month = MONTHS.findIndex((x) => (m[1] ?? m[5])!.toLowerCase().startsWith(x.slice(0, 3))) + 1;
+      const day = Number(m[2] ?? m[4]);
+      const year = m[3] ?? m[6];
+      if (day < 1 || day > 31) return null;
+      return { kind: 'date', value: `${year ?? '-'}-${pad(month)}-${pad(day)}` };
+    },
+  },
+  // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too.
+  {
+    pattern: new RegExp(String.raw`\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b|\b(weekdays|weekends)\b`, 'gi'),
+    read: (m) => {
+      if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
+      // Abbreviations that are words too ("sat", "wed") count only written as names.
+      if (m[1]!.length <= 3 && !/^[A-Z]/.test(m[1]!)) return null;
+      return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
+    },
+  },
+  {
+    pattern: /\b((?:us|eu|ap|sa|ca|me|af|il|mx)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)\d)\b/gi,
+    read: (m) => ({ kind: 'region', value: m[0].toLowerCase() }),
+  },
+  // Paths: API routes ("/v2/invoices", "/api/*") and files ("src/billing/retry.ts", ".github/workflows/ci.yml").
+  { pattern: /(?<![\w.:/-])\/(?:[a-z0-9{}_.*:-]+\/?)*[a-z{*][a-z0-9{}_.*:-]*\/?(?![\w/])/gi, read: (m) => ({ kind: 'path', value: m[0].toLowerCase().replace(/\/$/, '') }) },
+  {
+    pattern: /(?<![\w./@-])(?:[.~]?[\w.-]*\/)+[\w.*-]+(?![\w/])/g,
+    read: (m) => {
+      const slashes = m[0].split('/').length - 1;
+      if (!/\.[a-z]{1,5}$/i.test(m[0]) && slashes < 2 && !/^[.~]/.test(m[0])) return null;
+      return { kind: 'path', value: m[0] };
+    },
+  },
+  // Toolchain keys and pinned packages: "python3.12", "typescript@5.4", "node20" (a known technology and its major).
+  {
+    pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w.%/-])/gi,
+    read: (m) => {
+      const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
+      const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
+      // A name with a digit in it ("s3", "ec2") is a name, not a version of another.
+      if (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' })) return null;
+      if (!known && (!m[3]!.includes('.') || name.length < 3)) return null;
+      return { kind: 'version', value: m[3]!, of: known?.name ?? name };
+    },
+  },
+  { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
+  { pattern: /\bversion\s+v?(\d+(?:\.\d+){0,3})\b/gi, group: 1, read: (m) => ({ kind: 'version', value: m[1]! }) },
+  { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?![\w.])/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
+  // Ports: "port 5432", "listens on 8080", "localhost:3000".
+  { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
+  { pattern: /\blisten(?:s|ing)?\s+on\s+(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
+  { pattern: /(?:(?<=[a-z\]])|(?<=\s)):(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
+  // Money: "$1,200", "€14.50", "120 EUR".
+  {
+    pattern: /(?:([$€£¥₹])\s?(\d+(?:\.\d+)?)|\b(\d+(?:\.\d+)?)\s?(usd|eur|gbp|chf|cad|aud|inr|jpy|dollars?|euros?)\b)(?:\s?(m|bn|million|billion))?/gi,
+    read: (m) => {
+      const symbols: Record<string, string> = { $: 'usd', '€': 'eur', '£': 'gbp', '¥': 'jpy', '₹': 'inr', dollar: 'usd', dollars: 'usd', euro: 'eur', euros: 'eur' };
+      const currency = (m[1] ?? m[4])!.toLowerCase();
+      const scale = m[5] ? ({ m: 1e6, million: 1e6, bn: 1e9, billion: 1e9 } as Record<string, number>)[m[5].toLowerCase()]! : 1;
+      const amount = round(Number(m[2] ?? m[3]) * scale);
+      return { kind: 'money', value: `${amount} ${symbols[currency] ?? currency}`, number: amount };
+    },
+  },
+  { pattern: /\b(hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually)\b/gi, read: (m) => ({ kind: 'duration', value: String(FREQUENCIES[m[1]!.toLowerCase()]), number: FREQUENCIES[m[1]!.toLowerCase()], measure: 'interval' }) },
+  // "every 15 minutes", "every other week", "every day".
+  {
+    pattern: new RegExp(String.raw`\bevery\s+(other\s+)?(?:${NUMBER}\s*)?(${UNITS})\b`, 'gi'),
+    read: (m) => {
+      const unit = unitOf(m[3]!);
+      if (unit?.family !== 'duration') return null;
+      const seconds = round(Number(m[2] ?? 1) * (m[1] ? 2 : 1) * unit.factor);
+      return { kind: 'duration', value: String(seconds), number: seconds, measure: 'interval' };
+    },
+  },
+  // "twice a day", "3 times per hour": an interval.
+  {
+    pattern: new RegExp(String.raw`\b(once|twice|thrice|${NUMBER}\s+times)\s+(?:a|an|per|each)\s+(${UNITS})\b`, 'gi'),
+    read: (m) => {
+      const unit = unitOf(m[3]!);
+      if (unit?.family !== 'duration') return null;
+      const times = ({ once: 1, twice: 2, thrice: 3 } as Record<string, number>)[m[1]!.toLowerCase()] ?? Number(m[2]);
+      const seconds = round(unit.factor / times);
+      return { kind: 'duration', value: String(seconds), number: seconds, measure: 'interval' };
+    },
+  },
+  // "60 requests per minute", "3 deploys a day": a rate of what is counted.
+  {
+    pattern: new RegExp(String.raw`(?<![\w.])${NUMBER}\s+([a-z]+(?:\s[a-z]+)?)(?:\s+(?:per|a|an|each)\s*|\s*\/\s*)(second|minute|hour|day|week|sec|min|hr)\b`, 'gi'),
+    read: (m) => {
+      const per = ({ second: 1, sec: 1, minute: 60, min: 60, hour: 3600, hr: 3600, day: 86400, week: 604800 } as Record<string, number>)[m[3]!.toLowerCase()]!;
+      if (/^times?$/i.test(m[2]!)) return null;
+      const rate = round(Number(m[1]) / per);
+      return { kind: 'rate', value: String(rate), number: rate, of: m[2]!.toLowerCase().split(' ').at(-1)!.replace(/s$/, '') };
+    },
+  },
+  // Quantities with units and their ranges: "30 s", "512Mi", "2-5 minutes", "99.9%", "1000 req/s", "30-second".
+  {
+    pattern: new RegExp(String.raw`(?<![\w.])${NUMBER}(?:\s*(?:-|–|to)\s*${NUMBER})?[\s-]?(${UNITS})(?![\w/])`, 'gi'),
+    read: (m, text) => {
+      const unit = unitOf(m[3]!);
+      if (!unit) return null;
+      const low = round(Number(m[1]) * unit.factor);
+      const high = m[2] ? round(Number(m[2]) * unit.factor) : undefined;
+      // "500m" of CPU is half a core, not 500 minutes.
+      if (m[3] === 'm' && /\bcpu\b/i.test(text)) return { kind: 'count', value: String(Number(m[1]) / 1000), number: Number(m[1]) / 1000, of: 'cpu' };
+      return { kind: unit.family, value: high === undefined ? String(low) : `${low}-${high}`, number: low, ...(high === undefined ? {} : { high }) };
+    },
+  },
+  // HTTP header names: "X-Signature", "X-Hub-Signature-256", "Idempotency-Key".
+  { pattern: /\b(?:X-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*|[A-Z][a-z]+(?:-[A-Z][a-z0-9]+)+)\b/g, read: (m, text) => (/^X-/.test(m[0]) || /header/i.test(text) ? { kind: 'header', value: m[0].toLowerCase(), measure: 'header' } : null) },
+  { pattern: /(?<![\w&])#[a-z][\w-]*[a-z0-9]/gi, read: (m) => ({ kind: 'channel', value: m[0].toLowerCase() }) },
+  { pattern: /(?<![\w.@/])@([a-z][\w.-]*[a-z0-9])(?![\w/@])/gi, read: (m) => ({ kind: 'person', value: m[1]!.toLowerCase() }) },
+];
+
+/** The values a (normalized) text holds by shape, in order, none overlapping an earlier shape's. */
+export function valuesByShape(text: string): Value[] {
+  const out: Value[] = [];
+  const taken = (start: number, end: number) => out.some((v) => start < v.end && end > v.start);
+  for (const shape of SHAPES) {
+    shape.pattern.lastIndex = 0;
+    for (let m = shape.pattern.exec(text); m; m = shape.pattern.exec(text)) {
+      const whole = m[shape.group ?? 0]!;
+      const start = shape.group ? m.index + m[0].lastIndexOf(whole) : m.index;
+      const end = start + whole.length;
+      if (taken(m.index, m.index + m[0].length)) continue;
+      // "from 9:30 to 10:00", "from Tuesdays to Thursdays": a change between two values, not a range.
+      const to = m[0].search(/\sto\s/i);
+      if (to > 0 && /\bfrom\s+$/i.test(text.slice(Math.max(0, m.index - 8), m.index))) {
+        const first = new RegExp(shape.pattern.source, shape.pattern.flags.replace('g', '')).exec(text.slice(m.index, m.index + to));
+        const read = first && first.index === 0 ? shape.read(first, text) : null;
+        if (read) out.push({ ...read, text: first![0], start: m.index, end: m.index + first![0].length });
+        shape.pattern.lastIndex = m.index + to + 1;
+        continue;
+      }
+      const read = shape.read(m, text);
+      if (read) out.push({ ...read, text: text.slice(start, end), start, end });
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}

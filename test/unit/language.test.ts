@@ -1,0 +1,389 @@
+/**
+ * The language module (packages/core/src/language/): values read by their shape, claims (what a
+ * value measures, its qualifiers, plans and conditions, values named as replaced, negation), and
+ * the alignment detection runs on (when two claims are about one thing, when they disagree, what
+ * a denial denies). The sentences are made up for these tests; the assertions are about robust
+ * properties (kinds, measures, values), not about every anchor, which is still being tuned.
+ */
+import { denies, disagree, matchKeysOf, mentions, namesReplaced, normalizeText, probeKeysOf, readFact, readText, sameThing, viewOf, type Claim, type ClaimEntity } from '@engram/core';
+import { describe, expect, it } from 'vitest';
+import { valuesByShape } from '../../packages/core/src/language/values.ts';
+import { detectorFact } from '../support/detector-facts.ts';
+
+/** The values a text holds by shape, as [kind, canonical value]. */
+const shapes = (text: string) => valuesByShape(normalizeText(text)).map((v) => [v.kind, v.value]);
+/** The one value of a text, by shape. */
+function shape(text: string) {
+  const found = valuesByShape(normalizeText(text));
+  expect(found, `values in "${text}"`).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The claims a fact's text holds. */
+const claimsIn = (content: string) => readFact(content).filter((e): e is ClaimEntity => e.type === 'claim');
+/** The one claim of a text stating a value of this kind (or naming one as replaced). */
+function claim(content: string, kind?: string): ClaimEntity {
+  const found = claimsIn(content).filter((c) => (kind === undefined || c.kind === kind) && (c.values.length > 0 || (c.previous?.length ?? 0) > 0));
+  expect(found, `${kind ?? 'claims'} in "${content}"`).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The claims of a stored fact, as detection reads them. */
+const claimsOf = (content: string, scope = 'svc', hoursAgo = 1) => viewOf(detectorFact(content, { scope, hoursAgo })).claims.filter((c) => c.values.length > 0 || (c.previous?.length ?? 0) > 0);
+/** The one claim detection reads from a stored fact. */
+function stored(content: string, scope = 'svc', hoursAgo = 1): Claim {
+  const found = claimsOf(content, scope, hoursAgo);
+  expect(found, `claims in "${content}"`).toHaveLength(1);
+  return found[0]!;
+}
+/** Are two facts' claims about one thing (the older first, as detection compares them)? */
+const same = (a: string, b: string, scopeA = 'svc', scopeB = scopeA) => sameThing(stored(a, scopeA, 10), stored(b, scopeB, 1));
+
+describe('the reader', () => {
+  it('cuts clauses at subordinators and reads joined identifiers whole', () => {
+    const reading = readText('Checkout latency fell to 90 ms once the index on carts.updated_at shipped');
+    expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
+    expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
+  });
+
+  it('reads a plural noun the tagger could take for a verb as a noun', () => {
+    expect(readText('We keep gateway logs in Loki for 10 days').words.find((w) => w.text === 'logs')?.pos).toBe('NOUN');
+  });
+});
+
+describe('values by shape', () => {
+  it('reads durations in seconds, as people write them', () => {
+    expect(shape('Requests to the pricing-api time out after 250ms')).toMatchObject({ kind: 'duration', value: '0.25' });
+    expect(shape('Idle carts are dropped after half an hour')).toMatchObject({ kind: 'duration', value: '1800' });
+    expect(shape('The ledger export takes 2-5 minutes')).toMatchObject({ kind: 'duration', value: '120-300', number: 120, high: 300 });
+    // One hour is 3600 seconds.
+    expect(shape('Signed links expire after 1 hour').value).toBe(shape('Signed links expire after 3600 seconds').value);
+    expect(shape('Raw clickstream is kept for 7 years').value).toBe(String(7 * 365 * 86_400));
+  });
+
+  it('reads sizes in bytes, binary and decimal units apart', () => {
+    expect(shape('The renderer heap limit is 1 GiB').value).toBe(String(1024 ** 3));
+    expect(shape('The renderer heap limit is 1024 MiB').value).toBe(String(1024 ** 3));
+    expect(shape('The sidecar gets 512Mi of memory')).toMatchObject({ kind: 'size', value: String(512 * 1024 ** 2) });
+    expect(shape('Attachments are capped at 25 MB')).toMatchObject({ kind: 'size', value: '25000000' });
+  });
+
+  it('reads rates per second, percentages, and numbers written with separators or k', () => {
+    expect(shape('The edge proxy allows 1,000 req/s')).toMatchObject({ kind: 'rate', value: '1000' });
+    expect(shape('The export API allows 600 requests per minute')).toMatchObject({ kind: 'rate', value: '10', of: 'request' });
+    expect(shape('The search API allows 3k requests per minute')).toMatchObject({ kind: 'rate', value: '50' });
+    expect(shape('The error budget is 0.5%')).toMatchObject({ kind: 'percentage', value: '0.5' });
+  });
+
+  it('reads times of day in 24 hours, with their zone and ranges', () => {
+    expect(shape('Standup is at 9:30am CET')).toMatchObject({ kind: 'time', value: '09:30 cet' });
+    expect(shape('The freeze check runs at 9am UTC').value).toBe(shape('The freeze check runs at 09:00 UTC').value);
+    expect(shape('Pairing hours are 10:00-16:00 UTC')).toMatchObject({ kind: 'time', value: '10:00-16:00 utc' });
+    expect(shape('The deploy window opens at noon')).toMatchObject({ kind: 'time', value: '12:00' });
+    // A cron line at a fixed time each day is that time; any other is a schedule.
+    expect(shape('The compaction cron is 0 3 * * *')).toMatchObject({ kind: 'time', value: '03:00' });
+    expect(shape('The cleanup cron is */15 * * * *')).toMatchObject({ kind: 'schedule', value: '*/15 * * * *' });
+  });
+
+  it('reads weekdays and their ranges', () => {
+    expect(shape('Mobile releases ship on Tuesdays')).toMatchObject({ kind: 'weekday', value: 'tuesday' });
+    expect(shape('Office hours run Mon-Thu')).toMatchObject({ kind: 'weekday', value: 'monday-thursday' });
+    expect(shape('Nobody deploys on weekends')).toMatchObject({ kind: 'weekday', value: 'saturday-sunday' });
+  });
+
+  it('reads dates, with or without their year', () => {
+    expect(shape('The change freeze starts on 2026-12-18')).toMatchObject({ kind: 'date', value: '2026-12-18' });
+    expect(shape('The partner launch is set for March 3, 2027')).toMatchObject({ kind: 'date', value: '2027-03-03' });
+    expect(shape('The beta slipped to the 14th of April')).toMatchObject({ kind: 'date', value: '--04-14' });
+  });
+
+  it('reads versions, of image tags and toolchain keys too, with what they are the version of', () => {
+    expect(shape('The web image is built from node:22-alpine')).toMatchObject({ kind: 'version', value: '22', of: 'node' });
+    expect(shape('Staging deploys ghcr.io/fernhill/ledger:v1.4.2')).toMatchObject({ kind: 'version', value: '1.4.2', of: 'ledger' });
+    expect(shape('The database image is postgres:16.2')).toMatchObject({ kind: 'version', value: '16.2', of: 'postgres' });
+    expect(shape('The lint job runs python3.12')).toMatchObject({ kind: 'version', value: '3.12', of: 'python' });
+    expect(shape('The functions runtime is node20')).toMatchObject({ kind: 'version', value: '20', of: 'node' });
+    expect(shape('The build agents run Node.js v24.1.0')).toMatchObject({ kind: 'version', value: '24.1.0' });
+    // A host and a number is a port, not a version.
+    expect(shape('The admin UI is on localhost:4000')).toMatchObject({ kind: 'port', value: '4000' });
+  });
+
+  it('reads ports however they are introduced', () => {
+    expect(shape('Valkey runs on port 6380')).toMatchObject({ kind: 'port', value: '6380' });
+    expect(shape('The gateway listens on 8443')).toMatchObject({ kind: 'port', value: '8443' });
+    expect(shape('The collector scrapes the sidecar on :9464')).toMatchObject({ kind: 'port', value: '9464' });
+  });
+
+  it('reads paths, URLs, emails, channels, handles and regions', () => {
+    expect(shape('Carrier callbacks post to /v2/callbacks/dhl')).toMatchObject({ kind: 'path', value: '/v2/callbacks/dhl' });
+    expect(shape('The job is defined in .github/workflows/nightly.yml')).toMatchObject({ kind: 'path', value: '.github/workflows/nightly.yml' });
+    expect(shape('API docs live at https://docs.fernhill.dev/api/')).toMatchObject({ kind: 'url', value: 'https://docs.fernhill.dev/api' });
+    expect(shape('The ops board is at grafana.ops.fernhill.internal/d/x1')).toMatchObject({ kind: 'url', value: 'grafana.ops.fernhill.internal/d/x1' });
+    expect(shape('Abuse reports go to abuse@fernhill.dev')).toMatchObject({ kind: 'email', value: 'abuse@fernhill.dev' });
+    expect(shape('Deploy alerts post to #shipping-alerts')).toMatchObject({ kind: 'channel', value: '#shipping-alerts' });
+    expect(shape('Ask @ana-lopez for staging access')).toMatchObject({ kind: 'person', value: 'ana-lopez' });
+    expect(shape('The analytics cluster is in eu-central-1')).toMatchObject({ kind: 'region', value: 'eu-central-1' });
+    expect(shape('The EU tenants run in europe-west4')).toMatchObject({ kind: 'region', value: 'europe-west4' });
+  });
+
+  it('reads money with its currency, however it is written', () => {
+    expect(shape('The Pro tier costs €49 per seat')).toMatchObject({ kind: 'money', value: '49 eur' });
+    expect(shape('The support contract is $1,200 a month')).toMatchObject({ kind: 'money', value: '1200 usd' });
+    expect(shape('The workshop budget is 120 EUR')).toMatchObject({ kind: 'money', value: '120 eur' });
+    expect(shape('The seed round was $2.5m')).toMatchObject({ kind: 'money', value: '2500000 usd' });
+  });
+
+  it('reads how often something happens as an interval: "every two weeks" is not "weekly"', () => {
+    const twoWeeks = shape('The dependency sync runs every two weeks');
+    expect(twoWeeks).toMatchObject({ kind: 'duration', measure: 'interval', value: String(14 * 86_400) });
+    expect(shape('The dependency sync runs weekly')).toMatchObject({ kind: 'duration', measure: 'interval', value: String(7 * 86_400) });
+    expect(shape('The dependency sync runs every other week').value).toBe(twoWeeks.value);
+    expect(shape('The dependency sync runs fortnightly').value).toBe(twoWeeks.value);
+    expect(shape('Signing keys rotate every 15 minutes')).toMatchObject({ kind: 'duration', value: '900', measure: 'interval' });
+    expect(shape('Snapshots are taken twice a day')).toMatchObject({ kind: 'duration', value: '43200', measure: 'interval' });
+  });
+
+  it('reads several values of one text in order', () => {
+    expect(shapes('The fx-poller runs every 5 minutes from 06:00-22:00 UTC and retries after 30 s')).toEqual([
+      ['duration', '300'],
+      ['time', '06:00-22:00 utc'],
+      ['duration', '30'],
+    ]);
+  });
+});
+
+describe('claims', () => {
+  it('reads a timeout however it is said: "timeout", "times out after", "gives up after"', () => {
+    for (const text of ['The ledger-sync request timeout is 45 seconds', 'Calls from ledger-sync time out after 45 s', 'ledger-sync gives up on a call after 45 seconds']) {
+      expect(claim(text, 'duration'), text).toMatchObject({ measure: 'timeout', values: ['45'] });
+    }
+  });
+
+  it('reads a retention however it is said: "retention", "kept for", "deleted after"', () => {
+    for (const text of ['Session recordings have a retention of 30 days', 'Session recordings are kept for 30 days', 'Session recordings are deleted after 30 days']) {
+      expect(claim(text, 'duration'), text).toMatchObject({ measure: 'retention', values: [String(30 * 86_400)] });
+    }
+  });
+
+  it('reads other measures from their words', () => {
+    expect(claim('The fx-poller retries a failed fetch 5 times')).toMatchObject({ measure: 'retry', values: ['5'] });
+    expect(claim('The ranking-api keeps 7 replicas', 'count')).toMatchObject({ measure: 'replicas', values: ['7'] });
+    expect(claim('The ranking-api p99 latency is 240 ms')).toMatchObject({ kind: 'duration', measure: 'latency', stat: 'p99', values: ['0.24'] });
+    expect(claim('The ranking-api uses Valkey as its cache', 'technology')).toMatchObject({ measure: 'cache', values: ['valkey'] });
+  });
+
+  it('reads configuration keys by their words, and tells a minimum, a maximum and a request apart', () => {
+    expect(claim('intake queue: VisibilityTimeout=90s', 'duration')).toMatchObject({ measure: 'timeout', values: ['90'] });
+    expect(claim('Helm sets DB_POOL_SIZE=35 for the intake deployment')).toMatchObject({ measure: 'pool', values: ['35'] });
+    expect(claim('USE_NEW_ROUTER=false in remote config', 'boolean')).toMatchObject({ values: ['false'], components: ['use_new_router'] });
+    expect(claim('intake HPA minReplicas: 2')).toMatchObject({ measure: 'replicas', extreme: 'min', values: ['2'] });
+    expect(claim('intake HPA maxReplicas is 20')).toMatchObject({ measure: 'replicas', extreme: 'max', values: ['20'] });
+    expect(same('intake HPA minReplicas: 2', 'intake HPA maxReplicas is 20')).toBe(false);
+    expect(claim('intake container memory limit is 512Mi', 'size')).toMatchObject({ measure: 'memory', extreme: 'max' });
+    expect(claim('intake container memory request is 256Mi', 'size').extreme).toBeUndefined();
+    // "250m" of CPU is a quarter of a core, not 250 minutes.
+    expect(claim('intake pods: cpu request 250m')).toMatchObject({ kind: 'count', measure: 'cpu', values: ['0.25'] });
+  });
+
+  it('reads counts of any noun, and not the day of a written date or a weight as one', () => {
+    expect(claim('The intake queue retries failed jobs 7 times')).toMatchObject({ kind: 'count', measure: 'retry', values: ['7'] });
+    expect(claimsIn('Kai took 40 photos at the June 12 offsite').filter((c) => c.kind === 'count').map((c) => c.values)).toEqual([['40']]);
+    expect(claim('Kai weighs 170 pounds')).toMatchObject({ kind: 'count', values: ['170'] });
+  });
+
+  it('reads the environment a value holds in, and bounds apart from values', () => {
+    expect(claim('The ranking-api keeps 7 replicas in production', 'count')).toMatchObject({ env: 'prod', values: ['7'] });
+    expect(claim('The ranking-api runs 2 replicas in staging', 'count')).toMatchObject({ env: 'staging' });
+    expect(claim('The ranking-api keeps 7 replicas', 'count').env).toBeUndefined();
+    expect(claim('The ranking HPA keeps at least 2 pods', 'count')).toMatchObject({ measure: 'replicas', bound: 'min', values: ['2'] });
+    expect(claim('The ranking HPA is capped at 12 pods', 'count')).toMatchObject({ measure: 'replicas', bound: 'max', values: ['12'] });
+  });
+
+  it('marks plans and work in progress as plans, and conditions on a change as conditional', () => {
+    expect(claim('We plan to raise the ranking-api pool to 40 connections').mode).toBe('plan');
+    expect(claim('Next quarter we will move the ranking-api to OpenSearch', 'technology').mode).toBe('plan');
+    expect(claim('The team is migrating the ranking job queue to SQS', 'technology').mode).toBe('plan');
+    expect(claim('If the soak test passes, we raise the ranking-api pool to 40 connections').mode).toBe('if');
+    // Stated values are neither.
+    expect(claim('The ranking-api pool has 20 connections').mode).toBeUndefined();
+    expect(claim('We raised the ranking-api pool to 40 connections').mode).toBeUndefined();
+    // A date after "starting" is when a change took effect, not work starting.
+    expect(claim('The storage budget was increased to $900 starting October 1', 'money')).toMatchObject({ values: ['900 usd'], cue: 'change' });
+    expect(claim('The storage budget was increased to $900 starting October 1', 'money').mode).toBeUndefined();
+  });
+
+  it('reads the value a fact names as replaced: "from 3.1 to 3.2" is 3.2, previously 3.1', () => {
+    expect(claim('We upgraded the payments SDK from 3.1 to 3.2')).toMatchObject({ values: ['3.2'], previous: ['3.1'], cue: 'change' });
+    expect(claim('We raised the ledger-sync timeout from 30 seconds to 60 seconds', 'duration')).toMatchObject({ measure: 'timeout', values: ['60'], previous: ['30'] });
+    expect(claim('The preview session TTL is now 10 minutes (was 5 minutes)', 'duration')).toMatchObject({ values: ['600'], previous: ['300'] });
+    expect(claim('The preview session TTL is 10 minutes, down from 30 minutes', 'duration')).toMatchObject({ values: ['600'], previous: ['1800'] });
+    expect(claim('We replaced Sentry with Rollbar for error tracking', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['rollbar'], previous: ['sentry'] });
+    expect(claim('Shipping alerts now go to #ship-ops instead of #ops', 'channel')).toMatchObject({ values: ['#ship-ops'], previous: ['#ops'] });
+    expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
+    // A value said to be gone is replaced by none.
+    expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
+  });
+
+  it('marks a change announced without the old value by its cue, with nothing named as replaced', () => {
+    const bumped = claim('We raised the ranking-api pool to 40 connections');
+    expect(bumped).toMatchObject({ cue: 'change', values: ['40'] });
+    expect(bumped.previous).toBeUndefined();
+    expect(claim('The edge burst limit is actually 900 req/s', 'rate')).toMatchObject({ cue: 'correction', values: ['900'] });
+    expect(claim('The edge burst limit is 900 req/s', 'rate').cue).toBeUndefined();
+    expect(claim('Update: the archive bucket lives in eu-north-1', 'region')).toMatchObject({ cue: 'change', values: ['eu-north-1'] });
+  });
+
+  it('marks what a negation governs as negated, and not what comes before it', () => {
+    expect(claim('The reporting-api does not use Valkey', 'technology')).toMatchObject({ negated: true, values: ['valkey'] });
+    const [kept, denied] = claimsIn('Invoices go to S3, not local disk').filter((c) => c.kind === 'technology');
+    expect(kept).toMatchObject({ values: ['s3'] });
+    expect(kept!.negated).toBeUndefined();
+    expect(denied).toMatchObject({ values: ['local disk'], negated: true });
+    // "no more than" is a bound, not a denial.
+    expect(claimsIn('A search page returns no more than 500 hits').every((c) => !c.negated)).toBe(true);
+  });
+
+  it('reads statements, deletion requests and dependencies', () => {
+    const statements = readFact('The kiosk app sends no telemetry').filter((e) => e.type === 'statement');
+    expect(statements).toMatchObject([{ positive: false, target: ['telemetry'] }]);
+    expect(readFact('The kiosk app sends crash telemetry to Sentry').filter((e) => e.type === 'statement')).toMatchObject([{ positive: true, verb: 'send' }]);
+    expect(readFact('Forget the note about the WireGuard gateway').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['wireguard', 'gateway']) });
+    expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
+  });
+
+  it('stores nothing read, rather than failing, for text it cannot make sense of', () => {
+    expect(() => readFact('')).not.toThrow();
+    expect(claimsIn('lorem ipsum dolor sit amet')).toEqual([]);
+  });
+});
+
+describe('explicit replacements and contrasts', () => {
+  it('reads "from A to B" as a change, not a range, for times, weekdays and versions', () => {
+    expect(claim('The team sync moved from 8:45 to 11:15', 'time')).toMatchObject({ values: ['11:15'], previous: ['08:45'] });
+    expect(claim('Code freezes moved from Mondays to Wednesdays', 'weekday')).toMatchObject({ values: ['wednesday'], previous: ['monday'] });
+    expect(claim('We upgraded the reporting database from Postgres 13 to 15', 'version')).toMatchObject({ values: ['15'], previous: ['13'], of: 'postgres' });
+    expect(claim('Bumped Node from 16 to 18 across the monorepo', 'version')).toMatchObject({ values: ['18'], previous: ['16'], of: 'node' });
+    // A range stays a range.
+    expect(claim('The batch window is 01:00 to 04:00 UTC', 'time').values).toEqual(['01:00-04:00 utc']);
+  });
+
+  it('reads the old value of "up from" after a few words, and a rate written with a slash as a rate', () => {
+    expect(claim('The Team plan costs €35 per seat, up from €29', 'money')).toMatchObject({ values: ['35 eur'], previous: ['29 eur'] });
+    const limit = claim('Search API limit per key is now 900 requests/minute (was 300)', 'rate');
+    expect(limit).toMatchObject({ values: ['15'], previous: ['5'], per: 'key' });
+  });
+
+  it('reads an unknown product named in a replacement of a known one as a product of its kind', () => {
+    expect(claim('swapped webpack for quarkbundle in the storefront', 'technology')).toMatchObject({ measure: 'bundler', values: ['quarkbundle'], previous: ['webpack'] });
+  });
+
+  it('denies only what follows a contrast ("X, not Y"), and keeps a gerund in what "there is no" denies', () => {
+    const [pnpm, npm] = ['pnpm', 'npm'].map((v) => claimsIn('The docs site uses pnpm, not npm').find((c) => c.values.includes(v)));
+    expect(pnpm?.negated).toBeUndefined();
+    expect(npm?.negated).toBe(true);
+    const denial = readFact('There is no request throttling on the export endpoint').find((e) => e.type === 'statement');
+    expect(denial === undefined || (denial.type === 'statement' && !denial.target.includes('endpoint'))).toBe(true);
+  });
+
+  it('does not read a package pin as an email address', () => {
+    expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
+    expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);
+  });
+});
+
+describe('alignment', () => {
+  it('keeps numbered or lettered things apart: Module 0 and Module 1, Service A and Service B', () => {
+    expect(same('Module 2 is written in Kotlin', 'Module 3 is written in Rust')).toBe(false);
+    expect(same('Worker A listens on port 7070', 'Worker B listens on port 7171')).toBe(false);
+    expect(same('Worker A listens on port 7070', 'Worker A listens on port 7171')).toBe(true);
+  });
+
+  it('reads a component written as words and joined as one ("search indexer" / search-indexer)', () => {
+    expect(same('The billing exporter is owned by squad Heron', 'billing-exporter belongs to team Kestrel')).toBe(true);
+  });
+
+  it.each([
+    ['The ledger-sync request timeout is 45 seconds', 'ledger-sync gives up on a call after 60 seconds'],
+    ['Session recordings are kept for 30 days', 'Session recording retention is 90 days'],
+    ['The ranking-api keeps 7 replicas', 'ranking-api is scaled to 9 replicas'],
+    ['The ranking-api pool has 20 connections', 'The connection pool of ranking-api is 40'],
+  ])('"%s" and "%s" are about one thing', (a, b) => {
+    expect(same(a, b)).toBe(true);
+  });
+
+  it.each([
+    ['The ledger-sync request timeout is 45 seconds', 'The fx-poller request timeout is 45 seconds', 'different components'],
+    ['The ledger-sync request timeout is 45 seconds', 'The ledger-sync retry backoff is 45 seconds', 'different measures'],
+    ['The ranking-api keeps 7 replicas in production', 'The ranking-api runs 2 replicas in staging', 'different environments'],
+    ['The ranking-api p99 latency is 240 ms', 'The ranking-api p50 latency is 80 ms', 'different percentiles'],
+    ['The ranking HPA keeps at least 2 pods', 'The ranking HPA is capped at 12 pods', 'a minimum and a maximum'],
+    ['The checkout timeout is 30 seconds', 'The checkout session timeout is 30 minutes', 'a noun narrows one side'],
+  ])('"%s" and "%s" are not (%s)', (a, b) => {
+    expect(same(a, b)).toBe(false);
+  });
+
+  it('lets a claim without an environment meet one with', () => {
+    expect(same('The ranking-api keeps 7 replicas', 'The ranking-api runs 2 replicas in staging')).toBe(true);
+  });
+
+  it('finds disagreement in the values, after units are normalized, and none in a plan, a denial or a bound', () => {
+    const d = (a: string, b: string) => disagree(stored(a, 'svc', 10), stored(b));
+    expect(d('The ledger-sync request timeout is 45 seconds', 'The ledger-sync request timeout is 60 seconds')).toBe(true);
+    expect(d('The ledger-sync request timeout is 60 seconds', 'The ledger-sync request timeout is 1 minute')).toBe(false);
+    expect(d('The ranking-api pool has 20 connections', 'We plan to raise the ranking-api pool to 40 connections')).toBe(false);
+    expect(d('The ranking HPA keeps at least 2 pods', 'The ranking HPA runs 5 pods')).toBe(false);
+    expect(d('The ranking HPA keeps at least 4 pods', 'The ranking HPA runs 3 pods')).toBe(true);
+    expect(d('The reporting-api uses Valkey as its cache', 'The reporting-api does not use Valkey')).toBe(false);
+  });
+
+  it('knows when a later fact names the older value as the one it replaces', () => {
+    const older = stored('The ledger-sync request timeout is 30 seconds', 'svc', 10);
+    expect(namesReplaced(older, stored('We raised the ledger-sync timeout from 30 seconds to 60 seconds'))).toBe(true);
+    // Units do not matter: half a minute is 30 seconds.
+    expect(namesReplaced(older, stored('We raised the ledger-sync timeout from half a minute to 60 seconds'))).toBe(true);
+    expect(namesReplaced(older, stored('We raised the ledger-sync timeout from 20 seconds to 60 seconds'))).toBe(false);
+    expect(namesReplaced(older, stored('We raised the ledger-sync timeout to 60 seconds'))).toBe(false);
+    const broker = stored('The parcel-tracker uses RabbitMQ as its message broker', 'svc', 10);
+    expect(namesReplaced(broker, stored('The parcel-tracker replaced RabbitMQ with Kafka as its message broker'))).toBe(true);
+    expect(namesReplaced(broker, stored('The parcel-tracker message broker is now Kafka (was NATS)'))).toBe(false);
+  });
+
+  it('denies only what the negation governs', () => {
+    const statement = (content: string, scope = 'svc') => viewOf(detectorFact(content, { scope, hoursAgo: 1 })).statements[0]!;
+    const d = (denial: string, assertion: string, scopeN = 'svc', scopeP = scopeN) => denies(statement(denial, scopeN), statement(assertion, scopeP));
+    // A kind of technology is denied by a product of that kind, where the denial holds.
+    expect(d('We do not use an ORM in the reviews-api', 'The reviews-api uses Drizzle as its ORM')).toBe(true);
+    expect(d('We do not use an ORM in the reviews-api', 'The reviews-api uses Postgres as its database')).toBe(false);
+    expect(d('We do not use an ORM in the reviews-api', 'The ratings-api uses Drizzle as its ORM')).toBe(false);
+    // The subject must be the same.
+    expect(d('The kiosk app sends no telemetry', 'The kiosk app sends telemetry to PostHog')).toBe(true);
+    expect(d('The kiosk app sends no telemetry', 'The desktop app sends telemetry to PostHog')).toBe(false);
+    // The act negated, not another act on the same thing.
+    expect(d('Ingrid has never reviewed the refunds runbook', 'Ingrid reviewed the refunds runbook last week')).toBe(true);
+    expect(d('Ingrid has never reviewed the refunds runbook', 'Ingrid wrote the refunds runbook')).toBe(false);
+    // "no X Y" needs all of what it governs.
+    expect(d('There are no cross-region queries', 'The reporting job runs cross-region queries nightly')).toBe(true);
+    expect(d('There are no cross-region queries', 'The reporting job runs queries against the replica')).toBe(false);
+    // An assertion denies nothing.
+    expect(d('The kiosk app sends telemetry to PostHog', 'The kiosk app sends telemetry to PostHog')).toBe(false);
+  });
+
+  it('stores facts about one thing under a shared key, and lets denials and deletion requests find what they name', () => {
+    const keys = (content: string, scope: string) => matchKeysOf(readFact(content), scope);
+    const probes = (content: string, scope: string) => probeKeysOf(readFact(content), scope);
+    const shared = (a: string[], b: string[]) => a.filter((k) => b.includes(k));
+    expect(shared(keys('The ledger-sync request timeout is 45 seconds', 'billing'), keys('ledger-sync gives up on a call after 60 seconds', 'platform'))).toContain(
+      'c:duration:timeout@ledger-sync',
+    );
+    expect(shared(keys('The ledger-sync request timeout is 45 seconds', 'billing'), keys('The fx-poller request timeout is 45 seconds', 'billing')).filter((k) => k.startsWith('c:'))).toEqual([]);
+    expect(shared(probes('We do not use an ORM in the reviews-api', 'reviews'), keys('The reviews-api uses Drizzle as its ORM', 'reviews'))).toEqual(['pos:orm']);
+    expect(shared(probes('Forget the note about the WireGuard gateway', 'access'), keys('Connect through the WireGuard gateway at wg.fernhill.dev', 'access'))).toEqual(['a:gateway', 'a:wireguard']);
+  });
+
+  it('counts a component as mentioned when the text or the scope names its words', () => {
+    const view = (content: string, scope: string) => viewOf(detectorFact(content, { scope, hoursAgo: 1 }));
+    expect(mentions(view('The ledger sync retries three times', 'billing'), 'ledger-sync')).toBe(true);
+    expect(mentions(view('Retries happen three times', 'ledger/sync'), 'ledger-sync')).toBe(true);
+    expect(mentions(view('The pg-loyalty-01 primary has 64 GB of memory', 'infra'), 'pg-loyalty-02')).toBe(false);
+  });
+});
