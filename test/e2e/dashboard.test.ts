@@ -306,8 +306,8 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
   });
 
   it('shows a conflict agents committed over MCP and settles it with one click', { timeout: 90_000 }, async () => {
-    facts.low = await commit(agentA, 'The API rate limit is 100 requests per minute', 'api', 'agent-a');
-    facts.high = await commit(agentB, 'The API rate limit is 500 requests per minute', 'api', 'agent-b');
+    facts.low = await commit(agentA, 'The API rate limit is 240 requests per minute', 'api', 'agent-a');
+    facts.high = await commit(agentB, 'The API rate limit is 900 requests per minute', 'api', 'agent-b');
     await detectionSettled();
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Conflicts' }).click();
@@ -315,7 +315,7 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     const card = page.locator('article[data-conflict-id]');
     await card.waitFor();
     expect(await card.count()).toBe(1);
-    await expect.poll(() => card.getByRole('heading', { level: 3 }).textContent()).toBe('Which is the limit of api (maximum) now: 100 requests per minute or 500 requests per minute?');
+    await expect.poll(() => card.getByRole('heading', { level: 3 }).textContent()).toBe('Which is the limit of api (maximum) now: 240 requests per minute or 900 requests per minute?');
     const lowFact = card.locator(`li[data-fact-id="${facts.low.fact_id}"]`);
     const highFact = card.locator(`li[data-fact-id="${facts.high.fact_id}"]`);
     expect(await lowFact.textContent()).toContain('agent-a');
@@ -327,7 +327,7 @@ describe(`dashboard in headless Chromium on ${engine.name}`, () => {
     const note = page.getByLabel('Resolution note');
     // The confirmation opens with the note focused, ready to type.
     await expect.poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id ?? '')).toMatch(/^note-/);
-    await note.fill('Checked the gateway config: the limit is 500 per minute.');
+    await note.fill('Checked the gateway config: the limit is 900 per minute.');
     await shot('conflict-confirm');
     // Leave two seconds between the commits and the resolution, for the point-in-time view below
     // (its field has a one-second resolution).

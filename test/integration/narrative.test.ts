@@ -461,7 +461,7 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
   it('pauses the narrative pass at the daily token budget, says so, and keeps the deterministic tiers running', async () => {
     const ws = await workspace();
     await ws.commit('The public API is served over REST.');
-    await ws.commit('The public API rate limit is 100 requests per minute.');
+    await ws.commit('The public API rate limit is 240 requests per minute.');
     const detective = detectiveWith();
     await detect(detective, ws.id);
     const spent = chats().length;
@@ -469,7 +469,7 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     await handle.db.execute(
       sql`update workspaces set settings = settings || '{"detective_daily_token_budget": 200}'::jsonb where id = ${ws.id}`,
     );
-    await ws.commit('The public API rate limit is 500 requests per minute.', { agent: 'agent-2' });
+    await ws.commit('The public API rate limit is 900 requests per minute.', { agent: 'agent-2' });
     const run = await detect(detective, ws.id);
     expect(run.status).toBe('succeeded');
     expect(String(run.narrative)).toMatch(/^paused: the workspace spent \d+ of its 200 daily detective tokens/);

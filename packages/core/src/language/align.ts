@@ -4,7 +4,7 @@
  * qualifiers that meet, and share an anchor beyond a common word (a named component, a setting,
  * a named subject), with nothing named on both sides that the other never mentions.
  */
-import type { DetectorFact, FactEntity } from '@engram/db';
+import type { DetectorFact } from '@engram/db';
 import { familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC } from './lexicon.ts';
@@ -42,7 +42,7 @@ const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|i
 export function viewOf(fact: DetectorFact): FactView {
   let view = views.get(fact);
   if (view) return view;
-  const entities = fact.entities as FactEntity[];
+  const entities = fact.entities;
   const claims: Claim[] = [];
   const statements: Statement[] = [];
   let deletion: string[] | null = null;
@@ -90,7 +90,6 @@ export function mentions(view: FactView, concept: string): boolean {
 }
 
 const specific = (a: string) => !GENERIC.has(a);
-const STRICT = process.env.ENGRAM_ALIGN_LENIENT !== '1';
 
 /**
  * Does `newer` speak to everything `older` states? Each of the older fact's claims is about a
@@ -159,7 +158,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (ownA.length > 0 && ownB.length > 0) return false;
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
-  if (STRICT && (ownA.length > 0 || ownB.length > 0) && sharedWords < 2) return false;
+  if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2) return false;
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;

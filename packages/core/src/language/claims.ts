@@ -347,7 +347,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         continue;
       }
       const first = run[0]!;
-      const last = team ? head! : run.at(-1)!;
+      const last = team ? head : run.at(-1)!;
       const value = run.map((x) => x.lower).join(' ');
       add({ kind: team ? 'team' : FIRST_NAMES.has(first.text) ? 'person' : 'name', value, text: text.slice(first.start, last.end), start: first.start, end: last.end });
       i = end;
@@ -583,30 +583,30 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
   const scale = (v: Value) => (v.number !== undefined && /\d/.test(v.text) ? v.number / Number(/\d+(?:\.\d+)?/.exec(v.text)![0]) : 1);
-  const like = (v: Value, m: RegExpExecArray, group: number): Value | null => {
-    const start = m.index + m[0].lastIndexOf(m[group]!);
+  const like = (v: Value, m: RegExpExecArray, index: number, group: number): Value | null => {
+    const start = index + m[0].lastIndexOf(m[group]!);
     const raw = Number(m[group]);
     if (!free(start, start + m[group]!.length) || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return null;
     const n = Math.round(raw * scale(v) * 1e9) / 1e9;
     const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : String(n);
-    return { ...v, value, number: n, text: m[group]!, start, end: start + m[group]!.length, high: undefined } as Value;
+    return { ...v, value, number: n, text: m[group]!, start, end: start + m[group]!.length, high: undefined };
   };
   for (const v of values) {
     const before = text.slice(Math.max(0, v.start - 30), v.start);
     const after = text.slice(v.end, v.end + 40);
     const from = /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(before);
     if (from) {
-      const found = like(v, Object.assign(from, { index: v.start - before.length + from.index }) as RegExpExecArray, 1);
+      const found = like(v, from, v.start - before.length + from.index, 1);
       if (found) out.push(found);
     }
     const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(after);
     if (was) {
-      const found = like(v, Object.assign(was, { index: v.end + was.index }) as RegExpExecArray, 1);
+      const found = like(v, was, v.end + was.index, 1);
       if (found) out.push(found);
     }
     const list = /^(\s*(?:in|on|for)\s+\w+)?\s*(?:,|and|or|\/)\s*(\d+(?:\.\d+)?)(?![\w.%:])/i.exec(after);
     if (list && (v.kind === 'port' || v.kind === 'number')) {
-      const found = like(v, Object.assign(list, { index: v.end + list.index }) as RegExpExecArray, 2);
+      const found = like(v, list, v.end + list.index, 2);
       if (found) out.push(found);
     }
   }
