@@ -418,6 +418,19 @@ describe('statements, deletion requests and dependencies', () => {
     expect(retired(analyzeAll([upload, mirror, drop]))).toEqual([upload.id]);
   });
 
+  it('honours a deletion request whichever of the two reaches the worker first, and never argues with it', () => {
+    const secret = fact('The billing worker reads its Stripe key from secrets.yaml in the repo root', { scope: 'billing', hoursAgo: 600 });
+    const forget = fact('Delete the secrets.yaml memory. It was wrong, and that file must never exist in the repo', { scope: 'billing', hoursAgo: 20 });
+    // The request ran first; the fact it names arrives in a later run as the only trigger.
+    const late = analyzeStatements([secret, forget], new Set([secret.id]));
+    expect(late.retirements.map((r) => [r.factId, r.byFactId])).toEqual([[secret.id, forget.id]]);
+    expect(late.conflicts).toEqual([]);
+    expect(retired(analyzeAll([secret, forget]))).toEqual([secret.id]);
+    // A request naming something else is not a denial of the fact either.
+    const other = fact('Delete the note about the old staging VPN. It was never used', { scope: 'billing', hoursAgo: 10 });
+    expect(analyzeStatements([secret, other], new Set([secret.id, other.id]))).toEqual({ retirements: [], conflicts: [] });
+  });
+
   it('flags a fact that holds until something ends as stale once a later fact says it ended', () => {
     const paused = fact('Writes to the refunds table are paused until the index rebuild finishes', { scope: 'payments', hoursAgo: 200 });
     const done = fact('The refunds index rebuild finished this morning', { scope: 'payments', hoursAgo: 20 });

@@ -64,11 +64,13 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   const retired = new Set<string>();
   const triggers = facts.filter((f) => triggerIds.has(f.id) && current(f));
 
-  // Deletion requests retire the earlier facts that name all of what they name.
-  for (const request of triggers) {
+  // Deletion requests retire the earlier facts that name all of what they name. The request or the
+  // fact is a trigger: the two may reach the worker in different runs, in either order.
+  for (const request of facts) {
     const target = viewOf(request).deletion;
-    if (!target || !target.some((w) => !GENERIC.has(w))) continue;
+    if (!current(request) || !target || !target.some((w) => !GENERIC.has(w))) continue;
     for (const fact of facts) {
+      if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;
       if (!target.every((w) => mentions(viewOf(fact), w))) continue;
       retired.add(fact.id);
@@ -82,7 +84,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     if (retired.has(trigger.id)) continue;
     for (const mine of viewOf(trigger).statements) {
       for (const fact of mine.positive ? view.denying : view.asserting) {
-        if (fact.id === trigger.id || !current(fact) || retired.has(fact.id)) continue;
+        // A deletion request is not a denial to argue with: it retires what it names, or asks nothing.
+        if (fact.id === trigger.id || !current(fact) || retired.has(fact.id) || viewOf(fact).deletion || viewOf(trigger).deletion) continue;
         const pair = [trigger.id, fact.id].sort().join('|');
         if (seen.has(pair)) continue;
         const theirs = viewOf(fact).statements.find((s) => (mine.positive ? denies(s, mine) : denies(mine, s)));
