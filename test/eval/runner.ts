@@ -16,7 +16,8 @@ export interface RunnerOptions {
   now?: Date;
 }
 
-async function call<T>(options: RunnerOptions, token: string, method: string, path: string, body?: unknown): Promise<T> {
+/** One call to the server's HTTP API; a non-2xx answer throws with its body. */
+export async function call<T>(options: { baseUrl: string }, token: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${options.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -5,6 +5,7 @@
  * Reports conflicts per 1,000 facts, filler facts retired with nothing raised, and a sample of each.
  */
 import { generateFiller } from './filler.ts';
+import { call } from './runner.ts';
 
 export interface ScaleOptions {
   baseUrl: string;
@@ -25,17 +26,6 @@ export interface ScaleResult {
   retired: number;
   samples: { conflicts: string[]; retired: string[] };
   seconds: number;
-}
-
-async function call<T>(options: ScaleOptions, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${options.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
-  return (res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text) as T;
 }
 
 /** Facts per import request (the API takes at most 1,000). */
