@@ -31,6 +31,8 @@ describe('embedded database: what a statement is', () => {
     'set local statement_timeout = 0',
     'select pg_advisory_xact_lock($1)',
     "select 'update; the docs' as note",
+    'with c as (select 1 as n) -- the earlier side of an update\nselect * from c',
+    "with c as (select kind from conflicts where kind = 'probable update' /* not a delete */) select * from c",
     'show server_version',
   ])('%s only reads', (sql) => {
     expect(isWrite(sql)).toBe(false);

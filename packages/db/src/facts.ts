@@ -582,18 +582,20 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
       ),
       -- The candidates in an open conflict, found from the candidates (see conflictsOfFacts).
       in_conflict as materialized (
-        select ids.id, bool_or(c.kind = 'probable_update') as probable from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
+        select ids.id, array_agg(l.conflict_id) filter (where c.kind = 'probable_update') as updates
+        from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
         where c.status = 'open' group by ids.id
       )
       select fused.n, ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
              exists (select 1 from in_conflict o where o.id = f.id) as has_open_conflict,
-             -- The earlier side of an open probable update (its later fact is the other side).
-             exists (select 1 from in_conflict o where o.id = f.id and o.probable and exists (
-               select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.status = 'open' and c.kind = 'probable_update'
-                 join conflict_facts other on other.conflict_id = cf.conflict_id and other.fact_id <> cf.fact_id
-                 join facts later on later.id = other.fact_id and later.committed_at > f.committed_at
-               where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = f.id)) as probably_outdated,
+             -- The earlier side of an open probable update: another fact of it is later. Looked up only
+             -- for a candidate in one (CASE), each link and fact by its key.
+             coalesce((select case when o.updates is null then false else exists (
+               select 1 from conflict_facts other
+                 cross join lateral (select later.committed_at from facts later where later.id = other.fact_id offset 0) later
+               where other.conflict_id = any(o.updates) and other.fact_id <> f.id and later.committed_at > f.committed_at) end
+             from in_conflict o where o.id = f.id), false) as probably_outdated,
              a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
       from fused
       -- Each candidate by primary key (a subquery of its own: a few hundred candidates of a grouped

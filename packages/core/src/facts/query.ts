@@ -22,14 +22,14 @@ const RRF_K = 60;
 const MAX_RRF = 2 / (RRF_K + 1);
 const FACT_TYPE_WEIGHT = { decision: 1, inference: 0.5, observation: 0 } as const;
 
+/** The score kept by the earlier side of an open probable update: below the later fact when both match about as well. */
+const PROBABLY_OUTDATED_WEIGHT = 0.5;
+
 /**
  * The seed's scoring formula: relevance (normalized RRF) plus recency, agent trust, fact type,
  * provenance, corroboration and entity density; ephemeral facts at 0.6×, and the earlier side
  * of an open probable update at half.
  */
-/** The score kept by the earlier side of an open probable update: below the later fact when both match about as well. */
-const PROBABLY_OUTDATED_WEIGHT = 0.5;
-
 export function scoreCandidate(c: Candidate, reference: Date): number {
   const relevance = Math.min(1, c.rrf / MAX_RRF);
   const days = Math.max(0, (reference.getTime() - new Date(c.committed_at).getTime()) / 86_400_000);

@@ -40,10 +40,13 @@ function firstWord(statement: string): string {
   return LEADING_WORD.exec(statement)?.[1]?.toLowerCase() ?? '';
 }
 
+/** Comments and quoted strings, which may hold any word ("-- the earlier side of an update"). */
+const NOT_CODE = /--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'/g;
+
 function writes(statement: string): boolean {
   const word = firstWord(statement);
   // `with ... insert/update/delete`: a data-modifying common table expression.
-  return WRITES.has(word) || (word === 'with' && DATA_MODIFYING.test(statement));
+  return WRITES.has(word) || (word === 'with' && DATA_MODIFYING.test(statement.replace(NOT_CODE, ' ')));
 }
 
 /** Whether `sql` (one statement, or several separated by semicolons) may write. */
