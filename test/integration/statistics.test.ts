@@ -53,7 +53,7 @@ describe.each(isolatedTestDatabases())('planner statistics on $name', (engine) =
       await app.close();
       await handle.close();
     }
-  }, 120_000);
+  }, 600_000);
 
   it('analyzes a table whose only row count came from an index build (no column statistics)', async () => {
     const handle = await engine.open();
