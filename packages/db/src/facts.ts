@@ -489,7 +489,7 @@ async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
   return small;
 }
 
-/** Most full-text matches ranked per query (heap reads and ranking are the cost). */
+/** Bounds a query's full-text work: each topic word's facts are counted up to it, and at most 5× it are ranked (heap reads and ranking are the cost). */
 const TEXT_POOL = 200;
 
 /** The filters of a retrieval, shared by every topic of a grouped one (see hybridCandidatesOf). */
@@ -551,12 +551,11 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   const nearest = sql`select n.id, row_number() over (order by n.distance, n.id) as r from (
         select f.id, ${distance} as distance from facts f where ${vectorWhere}
         order by 2 limit ${params.depth}) n`;
-  // Full text: facts containing every lexeme of the topic (stopwords dropped), ranked by
-  // ts_rank. The pool read before ranking is capped, so a very common word costs a bounded scan
-  // instead of ranking a third of the workspace (an OR query measured 30 ms at 10,000 facts).
-  // Through engram_text_candidates (migration 0010): under row-level security the GIN index is
-  // unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and ranks as
-  // the owner, confined to this transaction's workspace; the facts are read below, confined.
+  // Full text: facts holding any word of the topic, the rarer words weighing more, ranked before
+  // the depth is cut; the facts read are bounded by the pool whatever the workspace's size (see
+  // migration 0018). Through engram_text_candidates (migration 0010): under row-level security the
+  // GIN index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
+  // ranks as the owner, confined to this transaction's workspace; the facts are read below, confined.
   const window = params.window;
   const matching = sql`engram_text_candidates(${words}, ${window.kind},
       ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,

@@ -1,0 +1,64 @@
+/**
+ * The full-text half of retrieval (engram_text_candidates, migration 0018): a fact holding some of
+ * a question's words is found, rarer words weigh more, and facts are ranked before the depth is
+ * cut, on both databases. Vectors are left out (no embedding) so only the words decide.
+ */
+import { LOCAL_EMBEDDING_MODEL, provisionWorkspace } from '@engram/core';
+import { forWorkspace, hybridCandidates, insertFacts, type DbHandle, type RetrievalFilters } from '@engram/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SECRET } from '../support/app.ts';
+import { testDatabases } from '../support/databases.ts';
+import { newFact } from '../support/new-fact.ts';
+
+const FILTERS: RetrievalFilters = { model: LOCAL_EMBEDDING_MODEL, includeEphemeral: false, window: { kind: 'current' }, depth: 5 };
+
+describe.each(testDatabases())('full-text retrieval on $name', (engine) => {
+  let handle: DbHandle;
+  beforeAll(async () => {
+    handle = await engine.open();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  async function workspaceOf(contents: string[]) {
+    const { workspaceId } = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(handle.db, workspaceId);
+    const facts = contents.map((content) => newFact(content, { scope: 'billing' }));
+    for (let from = 0; from < facts.length; from += 250) {
+      await insertFacts(tenant, facts.slice(from, from + 250).map((fact) => ({ fact, options: { closeLineageId: null, detectionReason: null } })));
+    }
+    const search = async (topic: string) => (await hybridCandidates(tenant, { ...FILTERS, topic, embedding: null })).map((c) => c.content);
+    return { search };
+  }
+
+  it('finds a fact that holds some of a question’s words, not only one that holds them all', async () => {
+    const { search } = await workspaceOf([
+      'Failed billing charges are retried from the SQS queue billing-retries',
+      'The dashboard is built with Vite',
+    ]);
+    expect(await search('Which queue does the billing service use for retrying failed charges?')).toEqual([
+      'Failed billing charges are retried from the SQS queue billing-retries',
+    ]);
+    expect(await search('what did we decide about the weather')).toEqual([]);
+  });
+
+  it('weighs a rare word above a common one, and ranks every match before keeping the best', async () => {
+    const common = Array.from({ length: 300 }, (_, n) => `The billing service runs job number ${n} every night`);
+    const { search } = await workspaceOf([
+      ...common,
+      'Invoices are rendered by a Kafka consumer',
+      'The billing service publishes invoice events to Kafka topic invoices.v2',
+    ]);
+    // Both Kafka facts, the one holding more of the question's words first, although they were
+    // stored last; the three hundred facts holding only the words they share are not even read.
+    expect(await search('billing service kafka topic')).toEqual([
+      'The billing service publishes invoice events to Kafka topic invoices.v2',
+      'Invoices are rendered by a Kafka consumer',
+    ]);
+    // Asked only in common words, the facts holding all of them still come first.
+    const found = await search('nightly billing service job, unheard-of words');
+    expect(found).toHaveLength(FILTERS.depth);
+    expect(found.every((c) => /billing service runs job/.test(c))).toBe(true);
+  });
+});
