@@ -6,9 +6,9 @@
 -- then by ts_rank_cd (the words close together, the fact not long), then by id.
 --
 -- The work stays bounded at any workspace size. Each word's facts are counted up to p_pool; the
--- rarest words, up to 4 × p_pool facts in all (at least the rarest one), are read as candidates,
--- with up to p_pool facts holding every word any fact holds. A word in more than p_pool facts still weighs in the
--- ranking but finds no candidates alone. Same signature, same confinement as before (0010, 0014).
+-- rare words' facts (fewer than p_pool each, 4 × p_pool in all) are read as candidates, with up to
+-- p_pool facts holding every word any fact holds. A word in p_pool facts or more still weighs in
+-- the ranking but finds no candidates alone. Same signature, same confinement as before (0010, 0014).
 CREATE OR REPLACE FUNCTION engram_text_candidates(
   p_topic text, p_window text, p_at timestamptz, p_scope text, p_fact_type text,
   p_include_ephemeral boolean, p_pool integer, p_depth integer
@@ -44,18 +44,14 @@ BEGIN
     any_word := case when any_word is null then words[i] else any_word || words[i] end;
     -- Every word some fact holds (a word none holds would leave nothing to match).
     if n > 0 then every_word := case when every_word is null then words[i] else every_word && words[i] end; end if;
-    if n > 0 and n < p_pool and (seeds is null or n <= budget) then
+    if n > 0 and n < p_pool and n <= budget then
       seeds := case when seeds is null then words[i] else seeds || words[i] end;
       budget := budget - n;
     end if;
   end loop;
-  -- No word is rare: the rarest one any fact holds still finds candidates.
-  if seeds is null then
-    for i in 1 .. cardinality(words) loop
-      if counts[i] > 0 then seeds := words[i]; exit; end if;
-    end loop;
-    if seeds is null then return; end if;
-  end if;
+  if every_word is null then return; end if;
+  -- No word is rare: the facts holding them all, as before 0018.
+  seeds := coalesce(seeds, every_word);
 
   RETURN QUERY
   select c.id, row_number() over (order by c.score desc, c.density desc, c.id) as r
