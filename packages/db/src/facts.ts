@@ -466,7 +466,7 @@ export interface RetrievalParams {
   depth: number;
 }
 
-/** Below this many fact rows, a workspace's vector search is exact rather than through HNSW. */
+/** Below this many fact rows, a workspace's vector search is exact rather than through HNSW, and its full text ranks every fact holding a word of the topic. */
 const EXACT_SEARCH_LIMIT = 1500;
 const SIZE_CACHE_MS = 30_000;
 const sizeCache = new Map<string, { small: boolean; until: number }>();
@@ -489,7 +489,7 @@ async function isSmallWorkspace(tenant: TenantDb): Promise<boolean> {
   return small;
 }
 
-/** Bounds a query's full-text work: each topic word's facts are counted up to it, and at most 5× it are ranked (heap reads and ranking are the cost). */
+/** Most full-text matches ranked per query in a large workspace (heap reads and ranking are the cost). */
 const TEXT_POOL = 200;
 
 /** The filters of a retrieval, shared by every topic of a grouped one (see hybridCandidatesOf). */
@@ -542,7 +542,8 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   // index scan would wade through other tenants' vectors first (24 ms for a new workspace beside
   // 100,000 facts); for those, an exact search is faster and complete. `+ 0` keeps the planner off
   // the index.
-  const exact = embedded ? await isSmallWorkspace(tenant) : false;
+  const small = await isSmallWorkspace(tenant);
+  const exact = embedded && small;
   // The topic's vector and words: parameters for one topic, the columns of `q` for several.
   const vector = single ? sql`${single.embedding ? vectorLiteral(single.embedding) : null}::halfvec` : sql`q.v`;
   const words = single ? sql`${single.topic}` : sql`q.t`;
@@ -551,15 +552,15 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   const nearest = sql`select n.id, row_number() over (order by n.distance, n.id) as r from (
         select f.id, ${distance} as distance from facts f where ${vectorWhere}
         order by 2 limit ${params.depth}) n`;
-  // Full text: facts holding any word of the topic, the rarer words weighing more, ranked before
-  // the depth is cut; the facts read are bounded by the pool whatever the workspace's size (see
-  // migration 0018). Through engram_text_candidates (migration 0010): under row-level security the
-  // GIN index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
+  // Full text (migration 0018): in a small workspace, every fact holding a word of the topic, the
+  // rarer words weighing more, ranked before the depth is cut; in a large one, the facts holding
+  // every word. Through engram_text_candidates (migration 0010): under row-level security the GIN
+  // index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
   // ranks as the owner, confined to this transaction's workspace; the facts are read below, confined.
   const window = params.window;
   const matching = sql`engram_text_candidates(${words}, ${window.kind},
       ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
-      ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}) c`;
+      ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}, ${small}) c`;
   const searches = single
     ? sql`vec as (${single.embedding ? sql`select 1 as n, v.id, v.r from (${nearest}) v` : sql`select 1 as n, null::uuid as id, 0::bigint as r where false`}),
       txt as (select 1 as n, c.id, c.r from ${matching})`
