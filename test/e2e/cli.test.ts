@@ -108,6 +108,37 @@ describe('engram CLI', { timeout: 180_000 }, () => {
       const rows = exported.stdout.trim().split('\n').map((l) => JSON.parse(l) as { content: string; committed_at: string });
       expect(rows.map((r) => [r.content, r.committed_at])).toEqual(lines.map((l) => [l.content, l.committed_at]));
 
+      // A file in several requests (--batch 2), one fact with a secret: the others are stored, the
+      // refused one is named by its line in the file, and the command exits 1.
+      const secret = `${'k3v9Qz7LmP2x'}${'R8tW4yB6nD1fH5jS0aZc'}`;
+      const mixed = path.join(dataDir, 'mixed.ndjson');
+      const fact = (content: string, hour: number) => JSON.stringify({ content, scope: 'ops', agent_id: 'agent-1', committed_at: `2026-03-01T${String(hour).padStart(2, '0')}:00:00.000Z` });
+      fs.writeFileSync(
+        mixed,
+        [
+          fact('Backups run nightly at 02:00 UTC', 1),
+          '',
+          fact('The ops runbook lives in docs/runbook.md', 2),
+          fact(`Django settings hard-code SECRET_KEY = '${secret}' in settings.py`, 3),
+          fact('Alerts page the on-call engineer after 5 minutes', 4),
+          fact('Backups run nightly at 02:00 UTC', 1),
+        ].join('\n'),
+      );
+      const partly = await runCli(['import', mixed, '--url', url, '--batch', '2'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect(partly.code).toBe(1);
+      expect(partly.stderr).toBe('');
+      expect(partly.stdout).toMatch(/Imported 3 new fact\(s\); 1 were already known; 1 refused\./);
+      expect(partly.stdout).toMatch(/^ {2}line 4: content appears to contain a secret assigned to a variable \(pattern: secret_assignment\); remove it$/m);
+      expect(partly.stdout).not.toContain(secret);
+      const rerun = await runCli(['import', mixed, '--url', url, '--batch', '2', '--json'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
+      expect(rerun.code).toBe(1);
+      expect(JSON.parse(rerun.stdout)).toMatchObject({
+        stored: 0,
+        duplicates: 4,
+        refused: 1,
+        facts: [{ duplicate: true }, { duplicate: true }, { line: 4, refused: true, problems: [{ field: 'content' }] }, { duplicate: true }, { duplicate: true }],
+      });
+
       const noToken = await runCli(['export', '--url', url, '--token', 'egm_wrong'], cliEnv({ ENGRAM_DATA_DIR: dataDir }));
       expect(noToken.code).toBe(1);
       expect(noToken.stderr).toMatch(/401/);

@@ -3,8 +3,12 @@ import {
   authenticateToken,
   commitFact,
   CommitInput,
+  ImportInput,
+  importFacts,
   issueToken,
+  type ImportOutput,
   LocalEmbedder,
+  MAX_IMPORT_BYTES,
   provisionWorkspace,
   readJournal,
   reembedFacts,
@@ -18,6 +22,8 @@ import { TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
+// Split so that no scanner of this repository takes the test for a leak.
+const SECRET_VALUE = `${'k3v9Qz7LmP2x'}${'R8tW4yB6nD1fH5jS0aZc'}`;
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
 
 describe.each(testDatabases())('facts journal on $name', (engine) => {
@@ -35,10 +41,10 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
   async function workspace() {
     const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
     const headers = { host: HOST, authorization: `Bearer ${created.ownerToken}` };
-    const importFacts = (payload: unknown) =>
+    const post = (payload: unknown) =>
       app.inject({ method: 'POST', url: '/api/v1/facts/import', headers, payload: payload as Record<string, unknown> });
     const since = (query = '') => app.inject({ method: 'GET', url: `/api/v1/facts/since${query}`, headers });
-    return { ...created, headers, importFacts, since, tenant: forWorkspace(handle.db, created.workspaceId) };
+    return { ...created, headers, importFacts: post, since, tenant: forWorkspace(handle.db, created.workspaceId) };
   }
 
   const story = () => [
@@ -52,6 +58,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
     const input = story();
     const res = await ws.importFacts({ facts: input });
     expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ stored: 3, duplicates: 0, refused: 0 });
     const result = res.json().facts as { id: string; duplicate: boolean }[];
     expect(result.map((r) => r.duplicate)).toEqual([false, false, false]);
     for (const [i, fact] of input.entries()) {
@@ -70,9 +77,10 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
   it('is idempotent: importing again returns the same ids as duplicates', async () => {
     const ws = await workspace();
     const input = story();
-    const first = (await ws.importFacts({ facts: input })).json().facts as { id: string }[];
-    const again = (await ws.importFacts({ facts: input })).json().facts as { id: string; duplicate: boolean }[];
-    expect(again).toEqual(first.map((f) => ({ id: f.id, duplicate: true })));
+    const first = (await ws.importFacts({ facts: input })).json<ImportOutput>();
+    expect(first).toMatchObject({ stored: 3, duplicates: 0, refused: 0 });
+    const again = (await ws.importFacts({ facts: input })).json<ImportOutput>();
+    expect(again).toEqual({ stored: 0, duplicates: 3, refused: 0, facts: first.facts.map((f) => ({ ...f, duplicate: true })) });
     expect(await ws.tenant.select(facts)).toHaveLength(3);
   });
 
@@ -88,33 +96,172 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
     expect(b).toEqual({ id: a!.id, duplicate: true });
   });
 
-  it('rejects the whole batch when one fact carries a secret, naming it', async () => {
+  it('replays a request in the order it happened: a later near-duplicate of another agent corroborates the earlier one', async () => {
     const ws = await workspace();
-    const input = story();
-    input[1]!.content = `Deploys use AKIA${'QWERTYUIOPASDFGH'}`;
-    const res = await ws.importFacts({ facts: input });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error.details.problems).toEqual([
-      { field: 'facts.1.content', message: expect.stringMatching(/AWS access key id \(pattern: aws_access_key_id\)/) },
-    ]);
-    expect(res.body).not.toContain('QWERTYUIOPASDFGH');
-    expect(await ws.tenant.select(facts)).toHaveLength(0);
+    // Listed latest first, and in one request: the earlier fact is stored, the later one answers with its id.
+    const res = await ws.importFacts({
+      facts: [
+        { content: 'Billing service retries failed webhooks 5 times', scope: 'billing', agent_id: 'agent-2', committed_at: hoursAgo(10) },
+        { content: 'The billing service retries failed webhooks 5 times', scope: 'billing', agent_id: 'agent-1', committed_at: hoursAgo(20) },
+        { content: 'Billing webhooks time out after 30 s', scope: 'billing', agent_id: 'agent-3', committed_at: hoursAgo(20) },
+      ],
+    });
+    const [later, earlier, other] = res.json<ImportOutput>().facts as { id: string; duplicate: boolean }[];
+    expect(earlier?.duplicate).toBe(false);
+    expect(later).toEqual({ id: earlier!.id, duplicate: true });
+    expect(other?.duplicate).toBe(false);
+    expect(await ws.tenant.select(facts)).toHaveLength(2);
+
+    // A near-duplicate committed before the stored fact does not corroborate it: it is stored too.
+    const before = await ws.importFacts({
+      facts: [{ content: 'The billing service retries the failed webhooks 5 times', scope: 'billing', agent_id: 'agent-4', committed_at: hoursAgo(30) }],
+    });
+    expect(before.json<ImportOutput>()).toMatchObject({ stored: 1, duplicates: 0 });
+    expect(await ws.tenant.select(facts)).toHaveLength(3);
   });
 
-  it('names invalid fields, future timestamps and oversized batches', async () => {
+  /** 100 facts, the one at `index` with a secret pasted into it. */
+  const hundredWithSecret = (index: number) =>
+    Array.from({ length: 100 }, (_, i) => ({
+      content:
+        i === index
+          ? `Django settings hard-code SECRET_KEY = '${SECRET_VALUE}' in settings.py`
+          : `Service number ${i} listens on port ${10_000 + i} in the staging cluster.`,
+      scope: `services/s${i % 7}`,
+      agent_id: `agent-${i % 3}`,
+      committed_at: hoursAgo(200 - i),
+    }));
+
+  it('stores the other 99 of 100 facts when one carries a secret, naming its index and never the secret', async () => {
     const ws = await workspace();
-    const missing = await ws.importFacts({ facts: [{ content: 'x', scope: 'a', committed_at: hoursAgo(1) }] });
+    const res = await ws.importFacts({ facts: hundredWithSecret(37) });
+    expect(res.statusCode).toBe(200);
+    const body = res.json<ImportOutput>();
+    expect(body).toMatchObject({ stored: 99, duplicates: 0, refused: 1 });
+    expect(body.facts).toHaveLength(100);
+    expect(body.facts[37]).toEqual({
+      index: 37,
+      refused: true,
+      problems: [{ field: 'facts.37.content', message: expect.stringMatching(/^appears to contain a secret assigned to a variable \(pattern: secret_assignment\); remove it$/) }],
+    });
+    expect(body.facts.filter((f) => 'id' in f && !f.duplicate)).toHaveLength(99);
+    expect(res.body).not.toContain(SECRET_VALUE);
+    const rows = await ws.tenant.select(facts);
+    expect(rows).toHaveLength(99);
+    expect(rows.some((r) => r.content.includes('SECRET_KEY'))).toBe(false);
+    expect(await ws.tenant.select(detectionJobs)).toHaveLength(99);
+
+    // Importing the file again (say, after fixing nothing) stores nothing twice.
+    const again = (await ws.importFacts({ facts: hundredWithSecret(37) })).json<ImportOutput>();
+    expect(again).toMatchObject({ stored: 0, duplicates: 99, refused: 1 });
+    expect(again.facts.map((f) => ('id' in f ? f.id : null))).toEqual(body.facts.map((f) => ('id' in f ? f.id : null)));
+    expect(await ws.tenant.select(facts)).toHaveLength(99);
+  });
+
+  it('keeps the secret out of the log too', async () => {
+    const ws = await workspace();
+    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const lines: string[] = [];
+    const log = { info: (obj: object, msg?: string) => lines.push(JSON.stringify([obj, msg])), warn: () => {}, error: () => {} };
+    const out = await importFacts(
+      { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log },
+      principal,
+      ImportInput.parse({ facts: hundredWithSecret(5).slice(0, 10) }),
+    );
+    expect(out).toMatchObject({ stored: 9, refused: 1 });
+    expect(lines.join('\n')).toContain('facts.5.content');
+    expect(lines.join('\n')).not.toContain(SECRET_VALUE);
+  });
+
+  it('embeds a large import in calls of a bounded size, and after a failed call stores the rest without vectors', async () => {
+    const ws = await workspace();
+    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const local = new LocalEmbedder();
+    const calls: number[] = [];
+    let failing = false;
+    const embedder = {
+      model: local.model,
+      embed: async (texts: string[]) => {
+        calls.push(texts.length);
+        if (failing) throw new Error('embedding service unavailable');
+        return local.embed(texts);
+      },
+    };
+    const services = { db: handle.db, embedder, secret: TEST_SECRET, log: silentLogger };
+    const batch = (offset: number) =>
+      ImportInput.parse({
+        facts: Array.from({ length: 150 }, (_, i) => ({
+          content: `Service number ${offset + i} listens on port ${10_000 + offset + i}.`,
+          scope: 'services',
+          agent_id: 'agent-1',
+          committed_at: hoursAgo(400 - i),
+        })),
+      });
+    expect(await importFacts(services, principal, batch(0))).toMatchObject({ stored: 150 });
+    expect(calls).toEqual([64, 64, 22]);
+    expect(await ws.tenant.select(facts, isNull(facts.embedding))).toHaveLength(0);
+
+    calls.length = 0;
+    failing = true;
+    expect(await importFacts(services, principal, batch(1000))).toMatchObject({ stored: 150 });
+    expect(calls).toEqual([64]);
+    expect(await ws.tenant.select(facts, isNull(facts.embedding))).toHaveLength(150);
+  });
+
+  it('with atomic, one refused fact rejects the whole request, naming it, and stores nothing', async () => {
+    const ws = await workspace();
+    const res = await ws.importFacts({ facts: hundredWithSecret(37), atomic: true });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.problems).toEqual([
+      { field: 'facts.37.content', message: expect.stringMatching(/a secret assigned to a variable \(pattern: secret_assignment\)/) },
+    ]);
+    expect(res.body).not.toContain(SECRET_VALUE);
+    expect(await ws.tenant.select(facts)).toHaveLength(0);
+    expect(await ws.tenant.select(detectionJobs)).toHaveLength(0);
+
+    const clean = await ws.importFacts({ facts: story(), atomic: true });
+    expect(clean.json<ImportOutput>()).toMatchObject({ stored: 3, refused: 0 });
+  });
+
+  it('refuses a fact whose values break a rule, and stores the others', async () => {
+    const ws = await workspace();
+    const fine = { content: 'Redis runs on port 6379', scope: 'infra', agent_id: 'a', committed_at: hoursAgo(1) };
+    const res = await ws.importFacts({
+      facts: [
+        { ...fine, committed_at: new Date(Date.now() + 3_600_000).toISOString() },
+        { ...fine, content: 'x'.repeat(4001) },
+        { ...fine, scope: 'Not A Scope!' },
+        { ...fine, committed_at: 'yesterday' },
+        fine,
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json<ImportOutput>();
+    expect(body).toMatchObject({ stored: 1, duplicates: 0, refused: 4 });
+    const problems = body.facts.map((f) => ('problems' in f ? f.problems.map((p) => p.field) : []));
+    expect(problems).toEqual([['facts.0.committed_at'], ['facts.1.content'], ['facts.2.scope'], ['facts.3.committed_at'], []]);
+    expect(body.facts[0]).toMatchObject({ problems: [{ message: 'is in the future' }] });
+    expect(body.facts[1]).toMatchObject({ problems: [{ message: expect.stringMatching(/at most 4000 characters/) }] });
+  });
+
+  it('rejects a request of the wrong shape whole: a fact without its fields, not an array, too many facts', async () => {
+    const ws = await workspace();
+    const fine = { content: 'Redis runs on port 6379', scope: 'infra', agent_id: 'a', committed_at: hoursAgo(1) };
+    const missing = await ws.importFacts({ facts: [fine, { content: 'x', scope: 'a', committed_at: hoursAgo(1) }] });
     expect(missing.statusCode).toBe(400);
     const problems = missing.json<{ error: { details: { problems: { field: string }[] } } }>().error.details.problems;
-    expect(problems.map((p) => p.field)).toContain('facts.0.agent_id');
-    const future = await ws.importFacts({
-      facts: [{ content: 'x', scope: 'a', agent_id: 'a', committed_at: new Date(Date.now() + 3_600_000).toISOString() }],
-    });
-    expect(future.json().error.details.problems).toEqual([{ field: 'facts.0.committed_at', message: 'is in the future' }]);
-    const many = Array.from({ length: 1001 }, (_, i) => ({ content: `fact ${i}`, scope: 'a', agent_id: 'a', committed_at: hoursAgo(1) }));
+    expect(problems.map((p) => p.field)).toEqual(['facts.1.agent_id']);
+    const notArray = await ws.importFacts({ facts: fine });
+    expect(notArray.statusCode).toBe(400);
+    expect(notArray.json().error.message).toMatch(/facts: must be an array of facts/);
+    const many = Array.from({ length: 1001 }, (_, i) => ({ ...fine, content: `fact ${i}` }));
     const tooMany = await ws.importFacts({ facts: many });
     expect(tooMany.statusCode).toBe(400);
-    expect(tooMany.json().error.message).toMatch(/at most 1000 facts/);
+    expect(tooMany.json().error.message).toMatch(/at most 1000 facts per request; split the import/);
+    const tooLarge = await ws.importFacts({ facts: [{ ...fine, content: 'x'.repeat(MAX_IMPORT_BYTES) }] });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json().error.message).toBe(`The request body is larger than the ${MAX_IMPORT_BYTES} bytes this route accepts; split it into smaller requests.`);
+    expect(await ws.tenant.select(facts)).toHaveLength(0);
   });
 
   it('refuses readers and callers without a token', async () => {

@@ -36,7 +36,8 @@ Commands:
   import FILE               Import facts (NDJSON or JSON) into a running server's workspace
       --url <url>             Server (default: ENGRAM_PUBLIC_URL or http://127.0.0.1:$PORT)
       --token <token>         Member token (default: the embedded owner token in ENGRAM_DATA_DIR)
-      --json                  Print the ids of the imported facts
+      --batch <n>             Facts per request (default 1000; large files are split by size too)
+      --json                  Print the ids of the imported facts and the refused lines as JSON
   export                    Print the workspace's facts journal as NDJSON
       --after <iso>           Only facts committed after this instant
       --scope <scope>         Only this scope and below
@@ -185,8 +186,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Unknown workspace command "${rest[0] ?? ''}". Try: engram workspace create --name <name>\n`);
       return 2;
     case 'import':
-      await importCommand(config, rest);
-      return 0;
+      return importCommand(config, rest);
     case 'export':
       await exportCommand(config, rest);
       return 0;

@@ -9,6 +9,7 @@ export * from './values.ts';
 export * from './workspace.ts';
 export * as schema from './schema.ts';
 export * from './facts.ts';
+export * from './imports.ts';
 export * from './invites.ts';
 export * from './rate-limits.ts';
 export * from './detection.ts';

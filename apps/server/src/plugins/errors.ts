@@ -9,14 +9,17 @@ export interface ErrorBody {
 }
 
 /** Fastify's own 4xx errors, mapped to Engram codes and messages that say what to change. */
-function fastifyClientError(error: FastifyError): EngramError | undefined {
+function fastifyClientError(error: FastifyError, request: FastifyRequest): EngramError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new InvalidInputError([{ field: '', message: 'the request body is empty; send a JSON object' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new InvalidInputError([{ field: '', message: 'the request body is not valid JSON' }]);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new EngramError('payload_too_large', 'The request body is too large.');
+      return new EngramError(
+        'payload_too_large',
+        `The request body is larger than the ${request.routeOptions.bodyLimit ?? 'allowed'} bytes this route accepts; split it into smaller requests.`,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new EngramError('unsupported_media_type', 'Send the body as application/json.');
     default:
@@ -80,7 +83,7 @@ export function registerErrorHandling(app: FastifyInstance, health?: DatabaseHea
       );
       return sendError(reply, request, new InvalidInputError(problems));
     }
-    const client = fastifyClientError(error);
+    const client = fastifyClientError(error, request);
     if (client) return sendError(reply, request, client);
 
     request.log.error({ err: error }, 'request failed');

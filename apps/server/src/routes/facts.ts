@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { EngramError, ImportInput, Instant, ImportOutput, importFacts, readJournal, Scope } from '@engram/core';
+import { EngramError, ImportInput, Instant, ImportOutput, importFacts, MAX_IMPORT_BYTES, readJournal, Scope } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -25,12 +25,11 @@ export async function factRoutes(app: FastifyInstance, ctx: AppContext): Promise
   typed.post(
     '/api/v1/facts/import',
     {
-      // 1,000 facts of up to 4,000 characters each, with room for JSON.
-      bodyLimit: 8 * 1024 * 1024,
+      bodyLimit: MAX_IMPORT_BYTES,
       // Embedding and checking 1,000 facts is long work, not a stuck wait (it is idempotent if retried).
       config: { requestDeadlineMs: IMPORT_DEADLINE_MS },
       schema: {
-        summary: 'Import facts with their original committed_at, agent_id and scope (idempotent)',
+        summary: 'Import facts with their original committed_at, agent_id and scope (idempotent); refused facts are named, the others stored',
         tags: ['facts'],
         security: [{ memberToken: [] }],
         body: ImportInput,

@@ -190,7 +190,11 @@ export const PromoteOutput = z.object({
 });
 export type PromoteOutput = z.infer<typeof PromoteOutput>;
 
-/** One fact of an import batch (federation journal). */
+/**
+ * One fact of an import (federation journal), with every rule a stored fact must meet. An import
+ * applies it to each fact on its own (see importFacts): a fact that breaks a rule is refused, the
+ * others are stored.
+ */
 export const ImportFact = z
   .object({
     content: Content,
@@ -204,20 +208,67 @@ export const ImportFact = z
   .strict();
 export type ImportFact = z.output<typeof ImportFact>;
 
+/**
+ * An import fact's fields and their types only. A fact without them is not a fact at all (a file of
+ * another format, a client bug), so the request is rejected; the values are checked fact by fact.
+ */
+const ImportFactFields = z
+  .object({
+    content: z.string({ error: 'is required: the claim, in plain English' }).describe(`The claim (at most ${MAX_CONTENT_LENGTH} characters).`),
+    scope: z.string({ error: 'is required: a topic path like "auth" or "payments/webhooks"' }).describe('Hierarchical topic path.'),
+    committed_at: z.string({ error: 'is required: an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' }).describe('When the fact was committed (ISO 8601, not in the future).'),
+    agent_id: z.string({ error: 'is required: the agent that committed the fact' }),
+    fact_type: z.string({ error: 'must be "observation", "inference" or "decision"' }).optional(),
+    confidence: z.number({ error: 'must be a number from 0 to 1' }).optional(),
+    provenance: z.string({ error: 'must be a string: the evidence for the fact' }).optional(),
+  })
+  .strict();
+export type ImportFactFields = z.output<typeof ImportFactFields>;
+
 /** Most facts one import request may carry. */
 export const MAX_IMPORT_BATCH = 1000;
+/**
+ * Most bytes of JSON one import request may carry: 1,000 facts of the longest content, with room
+ * for their other fields (and for text that takes more than a byte a character).
+ */
+export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
 
+/** `POST /api/v1/facts/import` body: the facts, and whether one refused fact rejects them all. */
 export const ImportInput = z
   .object({
     facts: z
-      .array(ImportFact, { error: 'must be an array of facts' })
+      .array(ImportFactFields, { error: 'must be an array of facts' })
       .min(1, { error: 'must contain at least one fact' })
       .max(MAX_IMPORT_BATCH, { error: `must contain at most ${MAX_IMPORT_BATCH} facts per request; split the import` }),
+    atomic: z
+      .boolean({ error: 'must be true or false' })
+      .default(false)
+      .describe('true: one refused fact rejects the whole request (400, nothing stored). false (default): refused facts are reported, the others stored.'),
   })
   .strict();
 export type ImportInput = z.output<typeof ImportInput>;
 
+/** A fact of the request that was stored, or was already known. */
+const ImportedFact = z.object({
+  id: z.string(),
+  duplicate: z.boolean().describe('True when the fact was already known (same content at the same instant, an identical current fact, or a near-identical one of another agent); nothing new was stored.'),
+});
+
+/** A fact of the request that was not stored, and why. */
+const RefusedFact = z.object({
+  index: z.number().int().describe('Its position in the request\'s `facts`.'),
+  refused: z.literal(true),
+  problems: z
+    .array(z.object({ field: z.string(), message: z.string() }))
+    .describe('Each field that kept it out (`facts.3.content`) and what to change; a secret is named by its kind, never quoted.'),
+});
+
+/** `POST /api/v1/facts/import` result: the counts, and each fact's outcome in request order. */
 export const ImportOutput = z.object({
-  facts: z.array(z.object({ id: z.string(), duplicate: z.boolean() })),
+  stored: z.number().int().describe('New facts stored.'),
+  duplicates: z.number().int().describe('Facts already known; nothing new stored for them.'),
+  refused: z.number().int().describe('Facts not stored (see their entries in `facts`).'),
+  facts: z.array(z.union([ImportedFact, RefusedFact])).describe('One entry per fact of the request, in its order.'),
 });
 export type ImportOutput = z.infer<typeof ImportOutput>;
+export type ImportResult = ImportOutput['facts'][number];
