@@ -4,7 +4,7 @@
  * with no workspace filter at all. On each engine.
  */
 import { authenticateToken, commitFact, CommitInput, LocalEmbedder, provisionWorkspace, silentLogger, type FactServices } from '@engram/core';
-import { facts, forWorkspace, queryRows, TENANT_ROLE, workspaces, type DbHandle } from '@engram/db';
+import { facts, forWorkspace, queryRows, TENANT_ROLE, uuidArrayLiteral, workspaces, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
@@ -180,14 +180,17 @@ describe.each(testDatabases())('row-level security on $name', (engine) => {
   });
 
   it("keeps the owner-run full-text candidates to the transaction's workspace", async () => {
-    const found = await forWorkspace(handle.db, a).read<{ id: string }>(
-      sql`select c.id from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40) c`,
-    );
-    expect(found.length).toBe(1);
-    const [owner] = await queryRows<{ workspace_id: string }>(handle.db, sql`select workspace_id from facts where id = ${found[0]!.id}`);
-    expect(owner?.workspace_id).toBe(a);
-    // Outside a tenant transaction it knows no workspace, so it finds nothing.
-    expect(await queryRows(handle.db, sql`select * from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40)`)).toEqual([]);
+    // Both searches: every word (a large workspace) and any word (a small one).
+    for (const small of [false, true]) {
+      const found = await forWorkspace(handle.db, a).read<{ id: string }>(
+        sql`select c.id from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40, ${small}) c`,
+      );
+      expect(found.length).toBeGreaterThan(0);
+      const owners = await queryRows<{ workspace_id: string }>(handle.db, sql`select distinct workspace_id from facts where id = any(${uuidArrayLiteral(found.map((f) => f.id))}::uuid[])`);
+      expect(owners.map((o) => o.workspace_id)).toEqual([a]);
+      // Outside a tenant transaction it knows no workspace, so it finds nothing.
+      expect(await queryRows(handle.db, sql`select * from engram_text_candidates('deploys Helm', 'current', null, null, null, false, 200, 40, ${small})`)).toEqual([]);
+    }
   });
 
   it('sees nothing when no workspace is set', async () => {
