@@ -11,8 +11,9 @@
 -- before ranking capped. Counting each word's facts there went through the GIN index's whole
 -- posting list per word (2 ms for a common word at 100,000 facts, 3.5x the query), so a large
 -- workspace's questions rest on the vector half.
-DROP FUNCTION IF EXISTS engram_text_candidates(text, text, timestamptz, text, text, boolean, integer, integer);
---> statement-breakpoint
+--
+-- A new function beside the old one (one more argument, p_small), not a replacement: servers of the
+-- previous release still call the old one during a rolling deploy.
 CREATE FUNCTION engram_text_candidates(
   p_topic text, p_window text, p_at timestamptz, p_scope text, p_fact_type text,
   p_include_ephemeral boolean, p_pool integer, p_depth integer, p_small boolean
