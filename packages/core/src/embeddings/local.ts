@@ -5,8 +5,8 @@ import { hash32 } from '../hash32.ts';
 /** Name recorded on facts embedded by {@link LocalEmbedder}; bump the version when features change. */
 export const LOCAL_EMBEDDING_MODEL = 'engram-local-hash-v1';
 
-// Function words carry no topic; dropping them lets "The auth service rate limit is 1000" and
-// "auth rate limit: 1000" land close together.
+// Function words carry no topic; dropping them lets a sentence and its terse note form (the same
+// nouns and value, without "the", "is", "of") land close together.
 const STOPWORDS = new Set(
   'a an and are as at be been by for from has have in into is it its of on or our so that the their this to was we were will with'.split(
     ' ',

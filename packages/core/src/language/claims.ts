@@ -661,7 +661,7 @@ export function readFactText(content: string): FactEntity[] {
     const before = values.filter((x) => (x.kind === 'technology' || x.kind === 'name') && x.end <= v.start && /^[\s:@]{0,3}(?:v|version\s+)?$/i.test(text.slice(x.end, v.start))).at(-1);
     const lead = text.slice(Math.max(0, v.start - 60), v.start);
     const word = /([A-Za-z][\w./@-]*)[\s@]+(?:version\s+)?$/.exec(lead)?.[1];
-    // "worker image tag is now 1.15.0": what the image is of.
+    // "<component> image … <version>": the version is of that component's image.
     const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
     if (before) v.of = before.value;
     else if (image) v.of = image.toLowerCase();
