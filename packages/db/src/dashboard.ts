@@ -6,6 +6,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { textArrayLiteral, toDate, ts } from './values.ts';
+import { closedByCase, type ClosedBy } from './closings.ts';
 import { scopeFilter } from './facts.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -152,9 +153,6 @@ export async function listExpiringFacts(
   return rows.map(listRow);
 }
 
-/** Why a validity window closed. */
-export type ClosedBy = 'superseded' | 'deleted' | 'expired' | 'detector' | 'resolution';
-
 /** A fact's validity window, for the timeline. */
 export interface TimelineRow {
   id: string;
@@ -184,17 +182,7 @@ export async function listValidityWindows(
   if (params.readable) filters.push(params.readable);
   const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
           select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.valid_from, ${end} as valid_until,
-            case
-              when ${end} is null then null
-              when f.retired_by in ('detector', 'resolution') then f.retired_by
-              when f.expires_at is not null and ${end} >= f.expires_at then 'expired'
-              when exists (
-                select 1 from facts g
-                where g.workspace_id = f.workspace_id and g.lineage_id = f.lineage_id and g.id <> f.id
-                  and g.committed_at >= f.committed_at
-              ) then 'superseded'
-              else 'deleted'
-            end as closed_by
+            ${closedByCase(end)} as closed_by
           from facts f where ${sql.join(filters, sql` and `)}
           order by f.valid_from desc, f.id desc
           limit ${params.limit}

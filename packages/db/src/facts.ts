@@ -43,12 +43,14 @@ export interface FactRow {
   corroborating_agents: number;
   source: 'commit' | 'import';
   embedding_model: string | null;
+  /** The later fact a detector settlement or a person's resolution closed this one for. */
+  retired_for_fact_id: string | null;
 }
 
 const CANDIDATE_COLUMNS = [
   'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
-  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model',
+  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model', 'retired_for_fact_id',
 ].map((c) => `f.${c}`);
 const FACT_COLUMNS = sql.raw([...CANDIDATE_COLUMNS, 'f.entities'].join(', '));
 

@@ -17,6 +17,7 @@ export * from './jobs.ts';
 export * from './resolution.ts';
 export * from './sessions.ts';
 export * from './dashboard.ts';
+export * from './closings.ts';
 export * from './access.ts';
 export * from './audit.ts';
 export * from './oauth.ts';

@@ -165,6 +165,13 @@ export const QueryResultFact = z.object({
   durability: z.enum(['durable', 'ephemeral']),
   corroborating_agents: z.number().int(),
   truncated: z.boolean().optional().describe('The content was cut to fit the response budget.'),
+  closed: z
+    .object({
+      closed_by: z.enum(['superseded', 'deleted', 'expired', 'detector', 'resolution']),
+      replaced_by: z.string().nullable().describe('The fact that took its place, when one did.'),
+    })
+    .optional()
+    .describe('Set on a closed fact shown because it matches the topic better than any current one: history, not what holds now.'),
 });
 export type QueryResultFact = z.infer<typeof QueryResultFact>;
 
