@@ -77,6 +77,9 @@ export function droppedConnection(error: unknown): boolean {
   return causes(error).some((current) => DROPPED_CONNECTION_CODES.has((current as { code?: unknown }).code as string));
 }
 
+/** A server's SQLSTATE (Node's errnos, also five capitals at times like EPIPE, all begin with E). */
+const SQLSTATE = /^(?!E)[0-9A-Z]{2}[0-9A-Z]{3}$/;
+
 /** Codes of a connection that was never made: no statement of it reached the server. */
 const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT']);
 
@@ -89,7 +92,7 @@ export function neverApplied(error: unknown): boolean {
   return causes(error).some((current) => {
     const code = (current as { code?: unknown }).code;
     if (typeof code !== 'string') return false;
-    return NEVER_CONNECTED_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08'));
+    return NEVER_CONNECTED_CODES.has(code) || (SQLSTATE.test(code) && !code.startsWith('08'));
   });
 }
 
