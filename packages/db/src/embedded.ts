@@ -67,6 +67,10 @@ export async function openEmbedded(dataDir: string, limits: DatabaseLimits, heal
       kind: 'pglite',
       health,
       writeProblem,
+      busy: () => {
+        const busy = client.busy();
+        return busy && `the embedded database is busy: ${busy.inFlight} statement(s) running, ${busy.waiting} waiting for their turn, last answer ${busy.lastAnswerMsAgo} ms ago`;
+      },
       close: async () => {
         try {
           await client.close();
