@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream';
 import { AuditLog, LocalEmbedder, provisionWorkspace, RateLimiter, silentLogger, TokenCache } from '@engram/core';
-import { queryRows, type DbHandle } from '@engram/db';
+import { purgeIdempotencyKeys, queryRows, type DbHandle } from '@engram/db';
 import { buildApp, createLogger } from '@engram/server';
 import { defaultDatabaseLimits } from '@engram/config';
 import { createDb, migrate } from '@engram/db';
@@ -80,6 +80,22 @@ describe.each(testDatabases())('idempotency keys on $name', (engine) => {
     const bad = resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', { ...args, idempotency_key: 'a b' }));
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/idempotency_key/);
+  });
+
+  it('forgets a key after a week, when a retry is long over', async () => {
+    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const args = { content: 'The ledger archive moves to cold storage after a year.', scope: 'ledger', confidence: 0.9, idempotency_key: 'commit-key-0005' };
+    expect(resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args)).isError).toBeFalsy();
+    const keys = () => queryRows<{ key: string }>(handle.db, sql`select key from idempotency_keys where workspace_id = ${ws.workspaceId}`);
+    expect(await keys()).toEqual([{ key: 'commit-key-0005' }]);
+    await handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '6 days' where workspace_id = ${ws.workspaceId}`);
+    await purgeIdempotencyKeys(handle.db);
+    expect(await keys()).toHaveLength(1);
+    await handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '8 days' where workspace_id = ${ws.workspaceId}`);
+    expect(await purgeIdempotencyKeys(handle.db)).toBeGreaterThanOrEqual(1);
+    expect(await keys()).toEqual([]);
+    // The fact stays; the same call again is now answered as what it is, an identical fact.
+    expect(resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args)).structuredContent).toMatchObject({ duplicate: true });
   });
 
   it('answers an import retried with the same Idempotency-Key word for word, and refuses the key for another body', async () => {
