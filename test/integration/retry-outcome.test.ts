@@ -5,17 +5,14 @@
  * passes is answered as "may have been stored, retry with the same key", never as a plain retry;
  * and a request the deadline already answered is never answered twice.
  */
-import { Writable } from 'node:stream';
-import { AuditLog, LocalEmbedder, provisionWorkspace, RateLimiter, silentLogger, TokenCache } from '@engram/core';
-import { purgeIdempotencyKeys, queryRows, type DbHandle } from '@engram/db';
-import { buildApp, createLogger } from '@engram/server';
+import { provisionWorkspace } from '@engram/core';
+import { createDb, migrate, purgeIdempotencyKeys, queryRows, type DbHandle } from '@engram/db';
 import { defaultDatabaseLimits } from '@engram/config';
-import { createDb, migrate } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TEST_SECRET, testApp, testConfig } from '../support/app.ts';
+import { TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 import { callTool, connectMcp, provisionOverHttp, startTestServer } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
@@ -132,20 +129,7 @@ describe('a request its deadline answered is answered once', () => {
   const lines: string[] = [];
   beforeAll(async () => {
     handle = await testDatabases()[0]!.open();
-    const config = testConfig({ logLevel: 'info', databaseLimits: { ...defaultDatabaseLimits(), requestDeadlineMs: 100 } });
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const audit = new AuditLog(handle.db, silentLogger, { flushMs: 50 });
-    const limits = new RateLimiter(handle.db, { syncMs: 50 });
-    app = await buildApp({ config, db: handle, secret: TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit, limits }, { logger: createLogger(config, stream) });
-    app.addHook('onClose', async () => {
-      await audit.close();
-      await limits.close();
-    });
+    app = await testApp(handle, { logLevel: 'info', databaseLimits: { ...defaultDatabaseLimits(), requestDeadlineMs: 100 } }, lines);
   });
   afterAll(async () => {
     await app?.close();
