@@ -61,7 +61,7 @@ describe('client metadata documents never reach private addresses', () => {
   it.each(SPELLINGS)('refuses https://%s:PORT/cid without connecting', async (host) => {
     const clientId = `https://${host}:${port}/cid`;
     const res = await app.inject({
-      url: `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 's' })}`,
+      url: `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:9999/callback', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', state: 's' }).toString()}`,
       headers: { host: 'engram.example.com' },
     });
     expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
