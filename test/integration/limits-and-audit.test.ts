@@ -78,6 +78,30 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     expect(text(await commit(first, 5, 'calm-agent')).isError).toBeFalsy();
   });
 
+  it('never admits more commits than the limit, however many instances commit at once', async () => {
+    pinClockToWindowStart();
+    const ws = await workspace({ commits_per_agent_per_hour: 20 });
+    const principal = await authenticateToken(handles[0]!.db, ws.ownerToken);
+    // Four instances with their own counters (and, on Postgres, two pools), all committing at once.
+    const limiters = [0, 1, 2, 3].map((i) => new RateLimiter(handles[i % handles.length]!.db, { syncMs: 50 }));
+    try {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) => limiters[i % limiters.length]!.commit({ workspaceId: ws.workspaceId, agentId: 'racing-agent', settings: principal.settings })),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(20);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused).toHaveLength(40);
+      expect(refused.every((o) => (o.reason as { code?: string }).code === 'rate_limited')).toBe(true);
+      const [counted] = await queryRows<{ count: number }>(
+        handles[0]!.db,
+        sql`select coalesce(sum(count), 0)::int as count from rate_limit_counters where key = ${`agent:${ws.workspaceId}:racing-agent:commits`}`,
+      );
+      expect(Number(counted?.count)).toBe(20);
+    } finally {
+      for (const limiter of limiters) await limiter.close();
+    }
+  });
+
   it('limits requests per token per minute with HTTP 429 and Retry-After, across instances', async () => {
     pinClockToWindowStart();
     const ws = await workspace({ requests_per_token_per_minute: 4 });

@@ -3,6 +3,17 @@ import { AuditLog, LocalEmbedder, RateLimiter, silentLogger, TokenCache } from '
 import { buildApp, createLogger } from '@engram/server';
 import type { DbHandle } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
+import { Writable } from 'node:stream';
+
+/** A log destination that keeps each line. */
+function collect(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+}
 
 /** A secret for tests (never used outside them). */
 export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -24,14 +35,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   });
 }
 
-/** Builds the app over an open database, for `inject()` tests. */
-export async function testApp(db: DbHandle, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+/** Builds the app over an open database, for `inject()` tests; `logLines` collects its log (as JSON lines). */
+export async function testApp(db: DbHandle, overrides: Partial<Config> = {}, logLines?: string[]): Promise<FastifyInstance> {
   const config = testConfig(overrides);
   const audit = new AuditLog(db.db, silentLogger, { flushMs: 50 });
   const limits = new RateLimiter(db.db, { syncMs: 50 });
   const app = await buildApp(
     { config, db, secret: config.secret ?? TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit, limits },
-    { logger: createLogger(config) },
+    { logger: logLines ? createLogger(config, collect(logLines)) : createLogger(config) },
   );
   app.addHook('onClose', async () => {
     await audit.close();

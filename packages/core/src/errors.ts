@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   secret_detected: 422,
+  idempotency_key_reused: 422,
   embedding_unavailable: 503,
   payload_too_large: 413,
   uri_too_long: 414,

@@ -26,6 +26,11 @@ export interface DbHandle {
   health: DatabaseHealth;
   /** Why a write would fail now (the embedded database's disk is nearly full), or undefined. */
   writeProblem(): Promise<string | undefined>;
+  /**
+   * The embedded database's single connection is taken and it is working through its line, within
+   * its deadlines (see EmbeddedClient.busy): a check that could not get a turn says so, not "down".
+   */
+  busy?(): string | undefined;
   close(): Promise<void>;
 }
 

@@ -225,6 +225,8 @@ export interface InsertOptions {
    * false, as for an identical current fact.
    */
   unlessCorroborating?: { at: Date; maxDistance: number };
+  /** The commit's idempotency key, recorded with the fact in the same statement (see idempotency.ts). */
+  idempotency?: { key: string; requestHash: string };
 }
 
 /** The columns of `facts` a new fact is written with, in the order insertFacts sends them. */
@@ -271,6 +273,8 @@ function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): 
       detection_reason: options.detectionReason,
       guard_at: options.unlessCorroborating?.at.toISOString() ?? null,
       guard_distance: options.unlessCorroborating?.maxDistance ?? null,
+      idempotency_key: options.idempotency?.key ?? null,
+      request_hash: options.idempotency?.requestHash ?? null,
     })),
   );
 }
@@ -279,7 +283,8 @@ function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): 
  * Inserts facts of one workspace in one statement (any number; one is the ordinary commit, more is
  * group commit): for each, closes the superseded lineage's window, inserts the row (unless an
  * identical current fact exists, or its corroboration guard holds) with its match keys, enqueues
- * its detection job (durable facts only) and counts the commit for its agent. One round trip,
+ * its detection job (durable facts only), records its idempotency key (if it has one) and counts
+ * the commit for its agent. One round trip,
  * atomic. With `last`, it is the last statement of its transaction and goes with COMMIT (see
  * TenantDb.lastRows). Results are in the order of `batch`.
  */
@@ -314,7 +319,8 @@ export async function insertFacts(
           agent_id text, member_id uuid, provenance text, entities jsonb, entity_signature text, match_keys text[],
           extractor_version smallint, keywords text[], embedding text, embedding_model text, committed_at timestamptz,
           valid_from timestamptz, ttl_days int, expires_at timestamptz, memory_op text, supersedes_fact_id uuid,
-          durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8)
+          durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8,
+          idempotency_key text, request_hash text)
       ),
       -- Per fact, the nearest fact it may corroborate, if any (lateral, so always a probe of the
       -- signature index, whatever the statistics; only candidates of that index are measured, and
@@ -353,6 +359,11 @@ export async function insertFacts(
       keys as (
         insert into fact_keys (workspace_id, key, committed_at, fact_id)
         select ${w}, k, i.committed_at, i.id from inserted i join r on r.id = i.id, unnest(r.match_keys) k
+      ),
+      idem as (
+        insert into idempotency_keys (workspace_id, key, operation, request_hash, fact_id)
+        select ${w}, r.idempotency_key, 'commit', r.request_hash, i.id from inserted i join r on r.id = i.id where r.idempotency_key is not null
+        on conflict (workspace_id, key) do nothing
       ),
       agent as (
         -- One row per agent (an upsert may touch a row once per statement), in agent order (no deadlock).

@@ -654,3 +654,33 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_workspace_created_idx').on(t.workspaceId, t.createdAt)],
 );
+
+/** What an idempotency key may guard. */
+export const IDEMPOTENT_OPERATIONS = ['commit', 'import'] as const;
+
+/**
+ * A retry key (engram_commit's `idempotency_key`, an import's `Idempotency-Key` header): the
+ * same key in the same workspace answers as its first use did, and never stores twice.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    operation: text('operation', { enum: IDEMPOTENT_OPERATIONS }).notNull(),
+    /** Digest of the request the key was first used with: another request under it is refused. */
+    requestHash: text('request_hash').notNull(),
+    /** The fact a commit stored (written in the same statement as the fact). */
+    factId: uuid('fact_id'),
+    /** An import's answer, as first sent. */
+    response: jsonb('response').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'idempotency_keys_pkey', columns: [t.workspaceId, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+    check('idempotency_keys_operation_check', sql`${t.operation} in (${oneOf(IDEMPOTENT_OPERATIONS)})`),
+  ],
+);

@@ -1,4 +1,5 @@
 export * from './commit.ts';
+export * from './idempotency.ts';
 export * from './import.ts';
 export * from './journal.ts';
 export * from './normalize.ts';

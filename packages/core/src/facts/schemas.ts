@@ -49,6 +49,16 @@ const FactType = z.enum(FACT_TYPES, { error: 'must be "observation", "inference"
 const Provenance = z.string().trim().min(1).max(2000, { error: 'must be at most 2000 characters' });
 
 /** `engram_commit` arguments. */
+/**
+ * A client's retry key (engram_commit's `idempotency_key`, an import's `Idempotency-Key` header):
+ * printable, without spaces, short enough to index.
+ */
+export const IdempotencyKey = z
+  .string({ error: 'must be a string, e.g. a UUID' })
+  .min(8, { error: 'must be at least 8 characters (a UUID is a good key)' })
+  .max(200, { error: 'must be at most 200 characters' })
+  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (a UUID is a good key)' });
+
 export const CommitInput = z
   .object({
     content: Content.describe(
@@ -84,6 +94,9 @@ export const CommitInput = z
       .enum(['durable', 'ephemeral'], { error: 'must be "durable" or "ephemeral"' })
       .default('durable')
       .describe('"ephemeral" for scratch notes: hidden from default queries, expire in a day unless they prove useful.'),
+    idempotency_key: IdempotencyKey.optional().describe(
+      'Any unique string (e.g. a UUID) for this commit. If the call fails or times out, send it again with the same key: you get the original answer and the fact is never stored twice.',
+    ),
   })
   .strict()
   .superRefine((input, ctx) => {
