@@ -190,6 +190,7 @@ function draftOf(p: Prepared, memberId: string | null): FactDraft {
     source: 'import',
     lineageId: null,
     supersedesFactId: null,
+    citations: p.fact.citations ?? null,
   };
 }
 
