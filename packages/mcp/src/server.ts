@@ -10,6 +10,7 @@ import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { initTool, joinTool } from './tools/onboarding.ts';
 import { resolveTool } from './tools/resolve.ts';
 import { statusTool } from './tools/status.ts';
+import { verifyTool } from './tools/verify.ts';
 
 /** Every Engram tool, in the order clients list them. */
 export const ALL_TOOLS: readonly EngramTool[] = [
@@ -17,6 +18,7 @@ export const ALL_TOOLS: readonly EngramTool[] = [
   queryTool,
   commitTool,
   promoteTool,
+  verifyTool,
   conflictsTool,
   resolveTool,
   joinTool,
