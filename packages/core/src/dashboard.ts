@@ -81,7 +81,7 @@ export const KnowledgeFact = z.object({
   corroboration: z.number().int().describe('Other agents that independently stated the same fact.'),
   has_open_conflict: z.boolean(),
   citations: z.array(ShownCitation).optional().describe('The code the fact cites, with links to it on a known forge.'),
-  verified_at: z.string().nullable().describe('When someone last re-read the cited code and found the fact still true.'),
+  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true (absent: never).'),
 });
 export type KnowledgeFact = z.infer<typeof KnowledgeFact>;
 
@@ -107,7 +107,7 @@ function knowledgeFact(r: FactListRow): KnowledgeFact {
     corroboration: r.corroborating_agents,
     has_open_conflict: r.has_open_conflict,
     ...(r.citations?.length ? { citations: showCitations(r.citations) } : {}),
-    verified_at: iso(r.verified_at),
+    ...(r.verified_at ? { verified_at: r.verified_at.toISOString() } : {}),
   };
 }
 
