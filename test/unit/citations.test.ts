@@ -154,14 +154,13 @@ describe('a config value against its fact', () => {
 
 describe('ranking a verified fact', () => {
   const reference = new Date('2026-06-01T00:00:00Z');
-  const candidate = (verified_at: Date | null): Candidate =>
-    ({
-      id: 'f', lineage_id: 'f', content: 'x', scope: 's', confidence: 1, fact_type: 'observation', agent_id: 'a', member_id: null, provenance: null,
-      committed_at: new Date('2026-05-01T00:00:00Z'), valid_from: new Date('2026-05-01T00:00:00Z'), valid_until: null, expires_at: null, ttl_days: null,
-      memory_op: 'add', supersedes_fact_id: null, durability: 'durable', query_hits: 0, corroborating_agents: 0, source: 'commit', embedding_model: null,
-      citations: null, verified_at, entity_count: 0, rrf: 0.02, vector_rank: 1, text_rank: 1, has_open_conflict: false, probably_outdated: false,
-      agent_total_commits: 0, agent_flagged_commits: 0,
-    }) as Candidate;
+  const candidate = (verified_at: Date | null): Candidate => ({
+    id: 'f', lineage_id: 'f', content: 'x', scope: 's', confidence: 1, fact_type: 'observation', agent_id: 'a', member_id: null, provenance: null,
+    committed_at: new Date('2026-05-01T00:00:00Z'), valid_from: new Date('2026-05-01T00:00:00Z'), valid_until: null, expires_at: null, ttl_days: null,
+    memory_op: 'add', supersedes_fact_id: null, durability: 'durable', query_hits: 0, corroborating_agents: 0, source: 'commit', embedding_model: null,
+    citations: null, verified_at, entity_count: 0, rrf: 0.02, vector_rank: 1, text_rank: 1, has_open_conflict: false, probably_outdated: false,
+    agent_total_commits: 0, agent_flagged_commits: 0,
+  });
 
   it('adds at most VERIFIED_WEIGHT, fading with the verification\'s age, nothing for one made after the reference', () => {
     const base = scoreCandidate(candidate(null), reference);

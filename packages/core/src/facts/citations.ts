@@ -28,7 +28,7 @@ const CitationPath = z
     error: 'must be relative to the repository root, e.g. "src/config.ts" rather than an absolute path',
   })
   .refine((p) => !p.split('/').includes('..'), { error: 'must not contain "..": give the path from the repository root' })
-  .refine((p) => !/[\u0000-\u001f]/.test(p), { error: 'must not contain control characters' });
+  .refine((p) => ![...p].some((c) => c.charCodeAt(0) < 0x20), { error: 'must not contain control characters' });
 
 const Line = (what: string) =>
   z
