@@ -65,6 +65,8 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     const client = await connectMcp(`${server.baseUrl}/mcp`, created.owner_token);
     clients.push(client);
     const commit = (args: Record<string, unknown>) => mustCall<CommitOutput>(client, 'engram_commit', { confidence: 0.9, ...args });
+    /** Commits a fact citing one place at `sha`. */
+    const cite = (sha: string, content: string, scope: string, citation: Record<string, unknown>) => commit({ content, scope, citations: [{ ...citation, commit: sha }] });
     const api = async <T>(route: string) => {
       const response = await fetch(`${server.baseUrl}${route}`, { headers: { authorization: `Bearer ${created.owner_token}` } });
       expect(response.status, route).toBe(200);
@@ -72,7 +74,7 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     };
     const check = (repo: string, ...args: string[]) =>
       runCli(['check', '--repo', repo, '--url', server.baseUrl, '--token', created.owner_token, ...args], cliEnv({ ENGRAM_DATA_DIR: repo }));
-    return { ...created, client, commit, api, check };
+    return { ...created, client, commit, cite, api, check };
   }
 
   /** Audit entries of a workspace for an action, polled until `count` are written (the log is buffered). */
@@ -103,31 +105,11 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     const ws = await workspace();
     const { dir, sha } = makeRepository();
     repos.push(dir);
-    const retries = await ws.commit({
-      content: 'Webhooks are retried 3 times (MAX_RETRIES in src/retry.ts).',
-      scope: 'payments/webhooks',
-      citations: [{ path: 'src/retry.ts', start_line: 2, commit: sha }],
-    });
-    const backoff = await ws.commit({
-      content: 'The webhook retry backoff starts at 200 ms (BACKOFF_MS).',
-      scope: 'payments/webhooks',
-      citations: [{ path: 'src/retry.ts', start_line: 1, commit: sha, repo: 'https://github.com/acme/payments.git' }],
-    });
-    const queue = await ws.commit({
-      content: 'Background jobs go through the outbox table.',
-      scope: 'queue',
-      citations: [{ path: 'docs/queue.md', start_line: 2, commit: sha }],
-    });
-    const session = await ws.commit({
-      content: 'The session timeout is 30 minutes, set by SESSION_TIMEOUT in .env.',
-      scope: 'auth',
-      citations: [{ path: '.env', start_line: 1, commit: sha }],
-    });
-    const pool = await ws.commit({
-      content: 'The database pool allows 20 connections (maxConnections in config/pool.json).',
-      scope: 'db',
-      citations: [{ path: 'config/pool.json', start_line: 2, end_line: 4, commit: sha }],
-    });
+    const retries = await ws.cite(sha, 'Webhooks are retried 3 times (MAX_RETRIES in src/retry.ts).', 'payments/webhooks', { path: 'src/retry.ts', start_line: 2 });
+    const backoff = await ws.cite(sha, 'The webhook retry backoff starts at 200 ms (BACKOFF_MS).', 'payments/webhooks', { path: 'src/retry.ts', start_line: 1, repo: 'https://github.com/acme/payments.git' });
+    const queue = await ws.cite(sha, 'Background jobs go through the outbox table.', 'queue', { path: 'docs/queue.md', start_line: 2 });
+    const session = await ws.cite(sha, 'The session timeout is 30 minutes, set by SESSION_TIMEOUT in .env.', 'auth', { path: '.env', start_line: 1 });
+    const pool = await ws.cite(sha, 'The database pool allows 20 connections (maxConnections in config/pool.json).', 'db', { path: 'config/pool.json', start_line: 2, end_line: 4 });
     const uncited = await ws.commit({ content: 'Deploys happen on Tuesdays.', scope: 'ops' });
 
     // engram_query returns citations, with a link to the lines at that commit on GitHub.
@@ -205,11 +187,7 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     const ws = await workspace();
     const { dir, sha } = makeRepository();
     repos.push(dir);
-    await ws.commit({
-      content: 'The database pool allows 20 connections (maxConnections in config/pool.json).',
-      scope: 'db',
-      citations: [{ path: 'config/pool.json', start_line: 3, commit: sha }],
-    });
+    await ws.cite(sha, 'The database pool allows 20 connections (maxConnections in config/pool.json).', 'db', { path: 'config/pool.json', start_line: 3 });
     await ws.commit({ content: 'The log level is info (LOG_LEVEL in .env).', scope: 'ops', citations: [{ path: '.env', start_line: 2, commit: sha }] });
     // A change elsewhere in a cited file, and in another file.
     fs.appendFileSync(path.join(dir, '.env'), 'FEATURE_X=on\n');

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { remoteHostPath } from '@engram/core';
 
 /** Most bytes of output one git command may print (a diff of one file, a file's contents). */
 const GIT_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -28,22 +29,8 @@ export function repositoryRoot(dir: string): string {
 
 /** `host/owner/repo` of a remote URL (https, ssh or scp-like), lowercased, without `.git`. */
 export function remoteIdentity(url: string): string | null {
-  const scp = /^[^@\s/]+@([^:\s]+):(.+)$/.exec(url);
-  let host: string;
-  let rest: string;
-  if (scp) {
-    host = scp[1]!;
-    rest = scp[2]!;
-  } else {
-    try {
-      const parsed = new URL(url);
-      host = parsed.hostname;
-      rest = parsed.pathname;
-    } catch {
-      return null;
-    }
-  }
-  return `${host}/${rest.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '')}`.toLowerCase();
+  const remote = remoteHostPath(url);
+  return remote ? `${remote.host}/${remote.path}`.toLowerCase() : null;
 }
 
 /** The identities of the checkout's remotes. */

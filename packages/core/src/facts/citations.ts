@@ -85,9 +85,12 @@ export const ShownCitation = z.object({
 });
 export type ShownCitation = z.infer<typeof ShownCitation>;
 
-/** `https://host/owner/repo` of a remote on a forge we link to, or null. */
-function forgeOf(repo: string): { kind: 'github' | 'gitlab' | 'bitbucket'; base: string } | null {
-  const scp = /^[^@\s]+@([^:\s]+):(.+)$/.exec(repo);
+/**
+ * The host and the repository path (`acme/api`, no `.git`) of a remote as git prints it: a URL or
+ * scp-like `git@host:owner/repo.git`; null for anything else.
+ */
+export function remoteHostPath(repo: string): { host: string; path: string } | null {
+  const scp = /^[^@\s/]+@([^:\s]+):(.+)$/.exec(repo);
   let host: string;
   let path: string;
   if (scp) {
@@ -102,8 +105,14 @@ function forgeOf(repo: string): { kind: 'github' | 'gitlab' | 'bitbucket'; base:
       return null;
     }
   }
-  path = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '');
-  if (!/^[\w.-]+(?:\/[\w.-]+)+$/.test(path)) return null;
+  return { host: host.toLowerCase(), path: path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '') };
+}
+
+/** `https://host/owner/repo` of a remote on a forge we link to, or null. */
+function forgeOf(repo: string): { kind: 'github' | 'gitlab' | 'bitbucket'; base: string } | null {
+  const remote = remoteHostPath(repo);
+  if (!remote || !/^[\w.-]+(?:\/[\w.-]+)+$/.test(remote.path)) return null;
+  const { host, path } = remote;
   const kind = host === 'github.com' ? 'github' : host === 'gitlab.com' ? 'gitlab' : host === 'bitbucket.org' ? 'bitbucket' : null;
   return kind ? { kind, base: `https://${host}/${path}` } : null;
 }
