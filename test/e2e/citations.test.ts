@@ -101,6 +101,29 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     expect(await bad(Array.from({ length: 11 }, (_, i) => ({ path: `f${i}.ts` })))).toMatch(/at most 10 citations/);
   });
 
+  it('imports facts with their citations (a bad one refused by its field) and exports them again', async () => {
+    const ws = await workspace();
+    const headers = { authorization: `Bearer ${ws.owner_token}`, 'content-type': 'application/json' };
+    const citation = { path: 'infra/terraform/main.tf', start_line: 4, end_line: 9, commit: 'abcdef1' };
+    const response = await fetch(`${server.baseUrl}/api/v1/facts/import`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        facts: [
+          { content: 'Staging runs in eu-west-1.', scope: 'infra', committed_at: '2026-03-01T10:00:00Z', agent_id: 'importer', citations: [citation] },
+          { content: 'Production runs in us-east-1.', scope: 'infra', committed_at: '2026-03-01T10:00:00Z', agent_id: 'importer', citations: [{ path: '../main.tf' }] },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const imported = (await response.json()) as { stored: number; facts: ({ id: string } | { problems: { field: string; message: string }[] })[] };
+    expect(imported.stored).toBe(1);
+    expect(imported.facts[1]).toMatchObject({ problems: [{ field: 'facts.1.citations.0.path', message: expect.stringMatching(/must not contain "\.\."/) }] });
+    const exported = await fetch(`${server.baseUrl}/api/v1/facts/since`, { headers });
+    const lines = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: string; citations?: unknown });
+    expect(lines.find((l) => l.id === (imported.facts[0] as { id: string }).id)?.citations).toEqual([citation]);
+  });
+
   it('reports changed, vanished and disagreeing citations, raises stale questions with --report, and verifies the rest', async () => {
     const ws = await workspace();
     const { dir, sha } = makeRepository();

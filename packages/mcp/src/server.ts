@@ -42,6 +42,10 @@ export function serverInstructions(tools: readonly string[]): string {
   }
   if (tools.includes('engram_commit')) {
     lines.push('Commit what you verified with engram_commit: specific, with values and names, never secrets.');
+    lines.push('Cite the file and lines you verified (citations); before relying on a fact that cites code, re-read those lines.');
+  }
+  if (tools.includes('engram_verify')) {
+    lines.push('Say what the re-read found with engram_verify: still_true, outdated or unsure.');
   }
   return lines.join('\n');
 }
