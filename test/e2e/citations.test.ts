@@ -204,6 +204,18 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     expect(again.stdout).toMatch(/Reported: 0 verified, 0 stale question\(s\) raised, 3 already asked/);
     const after = await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { kind: 'stale' });
     expect(after.total).toBe(3);
+
+    // A person answers one: still true (the fact is kept, the question settled), and it stays answered.
+    const answered = await mustCall<{ status: string; closed_fact_ids: string[] }>(ws.client, 'engram_resolve', {
+      conflict_id: about(session.fact_id)[0]!.conflict_id,
+      resolution_type: 'winner',
+      winning_claim_id: session.fact_id,
+      resolution: 'Checked: production overrides SESSION_TIMEOUT to 1800.',
+    });
+    expect(answered).toMatchObject({ status: 'resolved', closed_fact_ids: [] });
+    const stillCurrent = await mustCall<QueryOutput>(ws.client, 'engram_query', { topic: 'session timeout', scope: 'auth' });
+    expect(stillCurrent.results.map((r) => r.fact_id)).toContain(session.fact_id);
+    expect((await ws.check(dir, '--report')).stdout).toMatch(/0 stale question\(s\) raised, 3 already asked/);
   });
 
   it('exits 0 when every cited line is untouched, and a value that agrees is not reported', async () => {
