@@ -6,6 +6,7 @@
  * in citations.test.ts).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import type { CommitOutput, VerifyOutput } from '@engram/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -14,6 +15,7 @@ import { buildDashboard, staleReason } from '../../infra/dashboard-build.ts';
 import { connectMcp, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
 
 const CHROMIUM = process.env.ENGRAM_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = path.join(import.meta.dirname, '../artifacts/screenshots');
 const SHA = '9f3c2a1b4d5e6f708192a3b4c5d6e7f809123456';
 
 describe('citations in the dashboard (headless Chromium)', { timeout: 120_000 }, () => {
@@ -78,6 +80,8 @@ describe('citations in the dashboard (headless Chromium)', { timeout: 120_000 },
     const plain = page.locator(`tr[data-fact-id="${stale.fact_id}"]`);
     await plain.getByText(`jobs/refunds.py:40 @ ${SHA.slice(0, 7)}`).waitFor();
     expect(await plain.getByRole('link', { name: /jobs\/refunds\.py/ }).count()).toBe(0);
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'knowledge-citations.png'), fullPage: true });
   });
 
   it('shows what the fact of a stale question cites in the conflict queue', async () => {
