@@ -80,7 +80,7 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
   /** Audit entries of a workspace for an action, polled until `count` are written (the log is buffered). */
   async function auditEntries(workspaceId: string, action: string, count: number) {
     for (;;) {
-      const rows = await db.select().from(auditLog).where(and(eq(auditLog.workspaceId, workspaceId), eq(auditLog.action, action)));
+      const rows = await db.select().from(auditLog).where(and(eq(auditLog.workspaceId, workspaceId), eq(auditLog.action, action))).orderBy(auditLog.id);
       if (rows.length >= count) return rows;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -268,6 +268,13 @@ describe.each(serverEngines())('citations and engram check on $name', { timeout:
     const open = await mustCall<ConflictsOutput>(ws.client, 'engram_conflicts', { kind: 'stale' });
     expect(open.groups.flatMap((g) => g.conflicts)).toEqual([
       expect.objectContaining({ conflict_id: outdated.conflict_id, detected_by: 'agent_verify', explanation: 'render.py now imports weasyprint.' }),
+    ]);
+
+    // The conflicts resource shows what the fact cites too.
+    const resource = await ws.client.readResource({ uri: 'engram://conflicts' });
+    const fromResource = JSON.parse((resource.contents[0] as { text: string }).text) as ConflictsOutput;
+    expect(fromResource.groups.flatMap((g) => g.conflicts)[0]!.facts[0]!.citations).toEqual([
+      { path: 'workers/billing/render.py', start_line: 10, end_line: 14, commit: sha },
     ]);
 
     // With the fact that replaces it: settled, the old fact closed, the question moot.
