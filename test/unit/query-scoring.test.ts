@@ -6,21 +6,12 @@
 import { LocalEmbedder, relevanceOf, scoreCandidate } from '@engram/core';
 import type { Candidate } from '@engram/db';
 import { describe, expect, it } from 'vitest';
+import { candidateOf } from '../support/candidate.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);
 
-function candidate(overrides: Partial<Candidate>): Candidate {
-  return {
-    id: 'f', lineage_id: 'l', content: 'x', scope: 's', confidence: 1, fact_type: 'observation', agent_id: 'a',
-    member_id: null, provenance: null, committed_at: daysAgo(0), valid_from: daysAgo(0), valid_until: null,
-    expires_at: null, ttl_days: null, memory_op: 'add', supersedes_fact_id: null, durability: 'durable',
-    query_hits: 0, corroborating_agents: 0, source: 'commit', embedding_model: null, retired_for_fact_id: null,
-    entity_count: 0, rrf: 0, vector_rank: null, text_rank: null, has_open_conflict: false, probably_outdated: false,
-    agent_total_commits: null, agent_flagged_commits: null,
-    ...overrides,
-  };
-}
+const candidate = (overrides: Partial<Candidate>) => candidateOf({ committed_at: daysAgo(0), ...overrides });
 
 describe('query scoring', () => {
   it('scores relevance 0–1: first in both lists is 1, absent from both is 0, lower ranks less', () => {

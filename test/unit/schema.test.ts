@@ -23,6 +23,7 @@ describe('schema', () => {
         'detection_jobs',
         'detection_runs',
         'fact_keys',
+        'fact_verifications',
         'idempotency_keys',
         'facts',
         'invites',

@@ -15,6 +15,8 @@ interface ConflictFact {
   agent_id: string;
   committed_at: string;
   valid_until: string | null;
+  /** The code the fact cites; `url` on a known forge. */
+  citations?: { path: string; start_line?: number; end_line?: number; commit?: string; url?: string }[];
 }
 interface ConflictItem {
   conflict_id: string;
@@ -120,6 +122,10 @@ function renderCard(conflict: ConflictItem, scope: string): HTMLElement {
       el('dd', {}, fact.scope),
     );
     if (fact.valid_until) details.append(el('dt', {}, 'Closed'), el('dd', {}, time(fact.valid_until)));
+    for (const c of fact.citations ?? []) {
+      const label = `${c.path}${c.start_line ? `:${c.start_line}${c.end_line && c.end_line !== c.start_line ? `-${c.end_line}` : ''}` : ''}${c.commit ? ` @ ${c.commit.slice(0, 7)}` : ''}`;
+      details.append(el('dt', {}, 'Cites'), el('dd', {}, c.url ? el('a', { href: c.url, target: '_blank', rel: 'noreferrer noopener' }, label) : label));
+    }
     facts.append(el('section', { class: 'fact', 'aria-labelledby': heading.id }, heading, el('blockquote', {}, fact.content), details));
   });
 

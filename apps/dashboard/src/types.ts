@@ -14,6 +14,28 @@ export interface Session {
 
 export type FactType = 'observation' | 'inference' | 'decision';
 
+/** A place in the code a fact cites; `url` when its repository is on GitHub, GitLab or Bitbucket. */
+export interface Citation {
+  path: string;
+  start_line?: number;
+  end_line?: number;
+  commit?: string;
+  repo?: string;
+  url?: string;
+}
+
+/** `GET /api/v1/facts/:id/verifications`: one re-reading of a fact's cited code. */
+export interface Verification {
+  id: string;
+  status: 'still_true' | 'outdated' | 'unsure';
+  evidence: string | null;
+  commit: string | null;
+  source: 'agent' | 'check';
+  member: string | null;
+  agent_id: string | null;
+  created_at: string;
+}
+
 /** A current (or, with `as_of`, then-current) fact of the knowledge base. */
 export interface Fact {
   id: string;
@@ -30,6 +52,8 @@ export interface Fact {
   verified: boolean;
   corroboration: number;
   has_open_conflict: boolean;
+  citations?: Citation[];
+  verified_at?: string | null;
 }
 
 export interface FactsResponse {
@@ -87,6 +111,7 @@ export interface ConflictFact {
   agent_id: string;
   committed_at: string;
   valid_until: string | null;
+  citations?: Citation[];
 }
 
 export interface Conflict {

@@ -12,6 +12,7 @@ import { createDb, migrate } from '@engram/db';
 import { startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
+import { checkCommand } from './commands/check.ts';
 import { detectionCommand } from './commands/detection.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { memberCommand } from './commands/members.ts';
@@ -42,6 +43,14 @@ Commands:
       --after <iso>           Only facts committed after this instant
       --scope <scope>         Only this scope and below
       --url, --token          As for import
+  check                     Compare the code that facts cite with this git checkout: each citation
+                            unchanged, changed (with the hunk) or gone, and cited config values
+                            against the facts' values; exits 1 when any changed (docs/citations.md)
+      --repo <dir>            The checkout (default: the current directory)
+      --report                Tell the server: unchanged facts are verified, the others raise
+                              stale questions for people
+      --url, --token          As for import
+      --json                  Print JSON
   token create              Issue a token (default: for the workspace's owner)
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    Another member
@@ -192,6 +201,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'worker':
       return workerCommand(config, rest);
+    case 'check':
+      return checkCommand(config, rest);
     case 'detection':
       return detectionCommand(config, rest);
     case 'reembed':

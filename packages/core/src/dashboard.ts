@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 import { scopeReadRules } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
+import { showCitations, ShownCitation } from './facts/citations.ts';
 import { AgentId, Scope } from './facts/schemas.ts';
 import { Instant } from './input.ts';
 
@@ -79,6 +80,8 @@ export const KnowledgeFact = z.object({
   provenance: z.string().nullable(),
   corroboration: z.number().int().describe('Other agents that independently stated the same fact.'),
   has_open_conflict: z.boolean(),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites, with links to it on a known forge.'),
+  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true (absent: never).'),
 });
 export type KnowledgeFact = z.infer<typeof KnowledgeFact>;
 
@@ -103,6 +106,8 @@ function knowledgeFact(r: FactListRow): KnowledgeFact {
     provenance: r.provenance,
     corroboration: r.corroborating_agents,
     has_open_conflict: r.has_open_conflict,
+    ...(r.citations?.length ? { citations: showCitations(r.citations) } : {}),
+    ...(r.verified_at ? { verified_at: r.verified_at.toISOString() } : {}),
   };
 }
 
@@ -180,6 +185,7 @@ export const TimelineWindow = z.object({
     .enum(['superseded', 'deleted', 'expired', 'detector', 'resolution'])
     .nullable()
     .describe('Why the window closed: a later version of the lineage, a delete, its TTL, a detector settlement, or a conflict resolution.'),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites.'),
 });
 export const TimelineOutput = z.object({
   since: z.string().nullable(),
@@ -213,6 +219,7 @@ export async function readTimeline(db: Database, principal: MemberPrincipal, que
       valid_from: r.valid_from.toISOString(),
       valid_until: iso(r.valid_until),
       closed_by: r.closed_by,
+      ...(r.citations?.length ? { citations: showCitations(r.citations) } : {}),
     })),
     truncated,
   };

@@ -8,6 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { textArrayLiteral, toDate, ts } from './values.ts';
 import { closedByCase, type ClosedBy } from './closings.ts';
 import { scopeFilter } from './facts.ts';
+import type { FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /**
@@ -52,6 +53,8 @@ export interface FactListRow {
   durability: 'durable' | 'ephemeral';
   corroborating_agents: number;
   has_open_conflict: boolean;
+  citations: FactCitation[] | null;
+  verified_at: Date | null;
 }
 
 /**
@@ -59,7 +62,7 @@ export interface FactListRow {
  * and not yet settled then, whatever it became later), else now.
  */
 const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, f.fact_type, f.confidence, f.provenance,
-  f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents,
+  f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents, f.citations, f.verified_at,
   exists (
     select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
     where cf.workspace_id = f.workspace_id and cf.fact_id = f.id and ${
@@ -76,6 +79,7 @@ function listRow(r: Record<string, unknown>): FactListRow {
     committed_at: toDate(r.committed_at)!,
     valid_until: toDate(r.valid_until),
     expires_at: toDate(r.expires_at),
+    verified_at: toDate(r.verified_at),
   };
 }
 
@@ -163,6 +167,7 @@ export interface TimelineRow {
   valid_from: Date;
   valid_until: Date | null;
   closed_by: ClosedBy | null;
+  citations: FactCitation[] | null;
 }
 
 /**
@@ -181,7 +186,7 @@ export async function listValidityWindows(
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
   const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
-          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.valid_from, ${end} as valid_until,
+          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.citations, f.valid_from, ${end} as valid_until,
             ${closedByCase(end)} as closed_by
           from facts f where ${sql.join(filters, sql` and `)}
           order by f.valid_from desc, f.id desc

@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './client.ts';
-import type { FactEntity } from './schema.ts';
+import type { FactCitation, FactEntity } from './schema.ts';
 import { conflictsOfFacts } from './detection.ts';
 import type { TenantDb } from './tenant.ts';
 import { parseTimestamp, textArrayLiteral, ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
@@ -45,16 +45,20 @@ export interface FactRow {
   embedding_model: string | null;
   /** The later fact a detector settlement or a person's resolution closed this one for. */
   retired_for_fact_id: string | null;
+  /** The code the fact cites, or null. */
+  citations: FactCitation[] | null;
+  /** Last verified still true (engram_verify, engram check), or null. */
+  verified_at: Date | null;
 }
 
 const CANDIDATE_COLUMNS = [
   'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
-  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model', 'retired_for_fact_id',
+  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model', 'retired_for_fact_id', 'citations', 'verified_at',
 ].map((c) => `f.${c}`);
 const FACT_COLUMNS = sql.raw([...CANDIDATE_COLUMNS, 'f.entities'].join(', '));
 
-const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at'] as const;
+const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at', 'verified_at'] as const;
 
 
 /**
@@ -190,6 +194,8 @@ export interface NewFact {
   supersedesFactId: string | null;
   durability: 'durable' | 'ephemeral';
   source: 'commit' | 'import';
+  /** The code the fact was verified against (at most 10 places); none when absent. */
+  citations?: FactCitation[] | null;
 }
 
 /** A current fact as the commit pipeline answers with it (an identical fact, a duplicate's answer). */
@@ -233,7 +239,7 @@ export interface InsertOptions {
 const NEW_FACT_COLUMNS = [
   'id', 'lineage_id', 'content', 'content_hash', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'entities', 'entity_signature', 'match_keys', 'extractor_version', 'keywords', 'embedding', 'embedding_model',
-  'committed_at', 'valid_from', 'ttl_days', 'expires_at', 'memory_op', 'supersedes_fact_id', 'durability', 'source',
+  'committed_at', 'valid_from', 'ttl_days', 'expires_at', 'memory_op', 'supersedes_fact_id', 'durability', 'source', 'citations',
 ] as const;
 
 /**
@@ -269,6 +275,7 @@ function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): 
       supersedes_fact_id: fact.supersedesFactId,
       durability: fact.durability,
       source: fact.source,
+      citations: fact.citations?.length ? fact.citations : null,
       close_lineage_id: options.closeLineageId,
       detection_reason: options.detectionReason,
       guard_at: options.unlessCorroborating?.at.toISOString() ?? null,
@@ -319,7 +326,7 @@ export async function insertFacts(
           agent_id text, member_id uuid, provenance text, entities jsonb, entity_signature text, match_keys text[],
           extractor_version smallint, keywords text[], embedding text, embedding_model text, committed_at timestamptz,
           valid_from timestamptz, ttl_days int, expires_at timestamptz, memory_op text, supersedes_fact_id uuid,
-          durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8,
+          durability text, source text, citations jsonb, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8,
           idempotency_key text, request_hash text)
       ),
       -- Per fact, the nearest fact it may corroborate, if any (lateral, so always a probe of the

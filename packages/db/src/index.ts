@@ -14,6 +14,7 @@ export * from './imports.ts';
 export * from './invites.ts';
 export * from './rate-limits.ts';
 export * from './detection.ts';
+export * from './citations.ts';
 export * from './jobs.ts';
 export * from './resolution.ts';
 export * from './sessions.ts';

@@ -52,10 +52,18 @@ export const CONFLICT_DETECTORS = [
   'tier2_numeric',
   'tier2b_cross_scope',
   'narrative_rules',
+  // A stale question raised by `engram check --report` (cited code changed) or by `engram_verify` (outdated).
+  'citation_check',
+  'agent_verify',
 ] as const;
 export const SEVERITIES = ['high', 'medium', 'low'] as const;
 export const CONFLICT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
 export const RESOLUTION_TYPES = ['winner', 'merge', 'dismissed', 'detector'] as const;
+
+/** What an agent (or `engram check`) found when it re-read a fact's cited code. */
+export const VERIFICATION_STATUSES = ['still_true', 'outdated', 'unsure'] as const;
+/** Who recorded a verification: an agent through `engram_verify`, or `engram check --report`. */
+export const VERIFICATION_SOURCES = ['agent', 'check'] as const;
 
 export const JOB_STATUSES = ['pending', 'running', 'done', 'failed'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -339,6 +347,18 @@ export type FactEntity =
       ended?: string[];
     };
 
+/** A place in the code a fact was verified against (validated by @engram/core's Citation schema). */
+export interface FactCitation {
+  /** Relative to the repository root, `/`-separated. */
+  path: string;
+  start_line?: number;
+  end_line?: number;
+  /** The commit (sha) the agent read. */
+  commit?: string;
+  /** The repository's remote URL. */
+  repo?: string;
+}
+
 export const facts = pgTable(
   'facts',
   {
@@ -391,6 +411,14 @@ export const facts = pgTable(
     retiredBy: text('retired_by'),
     /** The later fact that made this one history (detector settlements); lets a retirement be undone. */
     retiredForFactId: uuid('retired_for_fact_id'),
+    /**
+     * The code the fact was verified against, null when it cites none. A column, not a table: a
+     * fact's citations are written with it (in the one insert statement of a commit) and read with
+     * it everywhere it is shown; the only lookup by them is "current facts that cite", indexed below.
+     */
+    citations: jsonb('citations').$type<FactCitation[]>(),
+    /** The last time someone (an agent, or `engram check`) verified the fact still true (see fact_verifications). */
+    verifiedAt: tstz('verified_at'),
   },
   (t) => [
     index('facts_workspace_scope_valid_idx').on(t.workspaceId, t.scope, t.validUntil),
@@ -415,6 +443,10 @@ export const facts = pgTable(
     index('facts_current_signature_idx')
       .on(t.workspaceId, t.scope, t.entitySignature)
       .where(sql`${t.validUntil} is null`),
+    // `engram check` reads a workspace's current facts that cite code.
+    index('facts_current_cited_idx')
+      .on(t.workspaceId)
+      .where(sql`${t.citations} is not null and ${t.validUntil} is null`),
     check('facts_confidence_check', sql`${t.confidence} >= 0 and ${t.confidence} <= 1`),
     check('facts_fact_type_check', sql`${t.factType} in (${oneOf(FACT_TYPES)})`),
     check('facts_memory_op_check', sql`${t.memoryOp} in (${oneOf(MEMORY_OPS)})`),
@@ -454,6 +486,37 @@ export const conflicts = pgTable(
     check('conflicts_detected_by_check', sql`${t.detectedBy} in (${oneOf(CONFLICT_DETECTORS)})`),
     check('conflicts_severity_check', sql`${t.severity} in (${oneOf(SEVERITIES)})`),
     check('conflicts_status_check', sql`${t.status} in (${oneOf(CONFLICT_STATUSES)})`),
+  ],
+);
+
+/**
+ * Every time someone re-read a fact's cited code and said what they found (`engram_verify`, or
+ * `engram check --report`): who, when, at which commit. Kept in full; `facts.verified_at` is the
+ * latest `still_true` of them, for ranking.
+ */
+export const factVerifications = pgTable(
+  'fact_verifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    factId: uuid('fact_id')
+      .notNull()
+      .references(() => facts.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: VERIFICATION_STATUSES }).notNull(),
+    evidence: text('evidence'),
+    /** The commit (sha) of the code that was read. */
+    commit: text('commit'),
+    source: text('source', { enum: VERIFICATION_SOURCES }).notNull().default('agent'),
+    memberId: uuid('member_id'),
+    agentId: text('agent_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('fact_verifications_fact_idx').on(t.workspaceId, t.factId, t.createdAt),
+    check('fact_verifications_status_check', sql`${t.status} in (${oneOf(VERIFICATION_STATUSES)})`),
+    check('fact_verifications_source_check', sql`${t.source} in (${oneOf(VERIFICATION_SOURCES)})`),
   ],
 );
 

@@ -2,6 +2,7 @@
 import { formatDateTime, formatInstant, formatPercent, formatRelative } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { Fact } from '../types.ts';
+import { FactCitations } from './citations.tsx';
 import { Badge, DataTable, ScopeTag } from './ui.tsx';
 
 export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry?: boolean }) {
@@ -113,6 +114,7 @@ export function FactTable({ facts, caption, showExpiry = false, asOf }: { facts:
             <td data-label="Fact" className="fact-content phone-wide">
               <span>{fact.content}</span>
               {asOf ? <FactBadgesAsOf fact={fact} asOf={asOf} /> : <FactBadges fact={fact} showExpiry={!showExpiry} />}
+              <FactCitations fact={fact} />
             </td>
             <td data-label="Scope" className="scope-cell">
               <ScopeTag scope={fact.scope} />

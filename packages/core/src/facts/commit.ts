@@ -7,6 +7,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
+  attachCitations,
   closeLineage,
   factWriterOf,
   factsMatching,
@@ -185,6 +186,8 @@ export interface FactDraft {
   source: NewFact['source'];
   lineageId: string | null;
   supersedesFactId: string | null;
+  /** The code the fact cites (see citations.ts); none when absent. */
+  citations?: NewFact['citations'];
 }
 
 /**
@@ -224,6 +227,7 @@ export async function storeNewFact(
     supersedesFactId: draft.supersedesFactId,
     durability: draft.durability,
     source: draft.source,
+    citations: draft.citations ?? null,
   };
   const insert = {
     closeLineageId: draft.lineageId,
@@ -375,6 +379,7 @@ async function commitOnce(
     source: 'commit',
     lineageId: null,
     supersedesFactId: null,
+    citations: input.citations ?? null,
   };
   const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
   // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
@@ -419,7 +424,7 @@ async function commitOnce(
   let restated: { lineageId: string; supersedes: string } | null = null;
   if (existing) {
     if (!(await changedSince(tenant, existing, draftFact))) {
-      return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+      return duplicateResult(existing, `An identical fact is already current in this scope.${await citedToo(tenant, existing.id, input)}`, false);
     }
     restated = { lineageId: existing.lineage_id, supersedes: existing.id };
   }
@@ -433,7 +438,7 @@ async function commitOnce(
       await addCorroboration(tenant, corroborated.id);
       return duplicateResult(
         corroborated,
-        'A near-identical fact from another agent is already current; counted as corroboration.',
+        `A near-identical fact from another agent is already current; counted as corroboration.${await citedToo(tenant, corroborated.id, input)}`,
         true,
       );
     }
@@ -453,13 +458,24 @@ async function commitOnce(
   if (!stored.inserted) {
     // An identical commit won a race for the same scope; answer like the dedup check would have.
     const winner = stored.seen?.identical ?? (await findCurrentDuplicate(tenant, input.scope, hash));
-    if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
+    if (winner) return duplicateResult(winner, `An identical fact is already current in this scope.${await citedToo(tenant, winner.id, input)}`, false);
     throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
   }
   const note = restated
     ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
     : lineage.note;
   return committed(services, principal, fact, stored, note);
+}
+
+/**
+ * A commit that turned out to restate a current fact keeps what it cites: the fact takes the
+ * citations when it has none. Returns what the answer's note should add.
+ */
+async function citedToo(tenant: TenantDb, factId: string, input: CommitInput): Promise<string> {
+  if (!input.citations?.length) return '';
+  return (await attachCitations(tenant, factId, input.citations))
+    ? ' Your citations were added to it.'
+    : ' It already cites code; yours were not added (commit with corrects_lineage to replace them).';
 }
 
 /** A stored commit's answer (and its log line). */

@@ -210,6 +210,7 @@ function draftOf(p: Prepared, memberId: string | null): FactDraft {
     source: 'import',
     lineageId: null,
     supersedesFactId: null,
+    citations: p.fact.citations ?? null,
   };
 }
 

@@ -1,3 +1,4 @@
+export * from './citations.ts';
 export * from './commit.ts';
 export * from './idempotency.ts';
 export * from './import.ts';
@@ -5,6 +6,7 @@ export * from './journal.ts';
 export * from './normalize.ts';
 export * from './promote.ts';
 export * from './query.ts';
+export * from './verify.ts';
 export * from './schemas.ts';
 export * from './secrets.ts';
 export * from './maintenance.ts';

@@ -5,6 +5,7 @@
 import { candidateReaderOf, closingsOf, forWorkspace, recordEphemeralHits, type Candidate, type Closing, type RetrievalParams, type TenantDb } from '@engram/db';
 import { canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
+import { showCitations } from './citations.ts';
 import { embedOrNull, type FactServices } from './commit.ts';
 import { HISTORY_PHRASES, type QueryInput, type QueryOutput, type QueryResultFact } from './schemas.ts';
 
@@ -25,6 +26,20 @@ export const MAX_RESULT_CONTENT = 2_000;
 const RRF_K = 5;
 const FACT_TYPE_WEIGHT = { decision: 1, inference: 0.5, observation: 0 } as const;
 
+/**
+ * The most a verification adds to a fact's score: a fact someone re-read in the code and found
+ * still true ranks above an unverified one that matches about as well, never above a clearly
+ * better match (relevance spans 0-1). It fades like recency (about two weeks to half).
+ */
+export const VERIFIED_WEIGHT = 0.1;
+
+/** What a verification adds at `reference`: VERIFIED_WEIGHT fading with its age; nothing for one made later. */
+function verification(verifiedAt: Date | null, reference: Date): number {
+  if (!verifiedAt) return 0;
+  const days = (reference.getTime() - new Date(verifiedAt).getTime()) / 86_400_000;
+  return days < 0 ? 0 : VERIFIED_WEIGHT * Math.exp(-0.05 * days);
+}
+
 /** The score kept by the earlier side of an open probable update: below the later fact when both match about as well. */
 const PROBABLY_OUTDATED_WEIGHT = 0.5;
 
@@ -39,7 +54,7 @@ export function relevanceOf(c: Pick<Candidate, 'text_rank' | 'vector_rank'>, vec
 
 /**
  * The seed's scoring formula: relevance (normalized RRF) plus recency, agent trust, fact type,
- * provenance, corroboration and entity density; ephemeral facts at 0.6×, and the earlier side
+ * provenance, corroboration and entity density, and a recent verification (VERIFIED_WEIGHT); ephemeral facts at 0.6×, and the earlier side
  * of an open probable update at half.
  */
 export function scoreCandidate(c: Candidate, reference: Date, vectorWeight = 1): number {
@@ -55,7 +70,8 @@ export function scoreCandidate(c: Candidate, reference: Date, vectorWeight = 1):
     0.1 * FACT_TYPE_WEIGHT[c.fact_type] +
     0.1 * (c.provenance ? 1 : 0) +
     0.1 * Math.log(1 + c.corroborating_agents) +
-    0.05 * Math.min(1, c.entity_count / 5);
+    0.05 * Math.min(1, c.entity_count / 5) +
+    verification(c.verified_at, reference);
   // A fact a later one probably updated waits below it until someone answers the question.
   const weighted = c.probably_outdated ? score * PROBABLY_OUTDATED_WEIGHT : score;
   return c.durability === 'ephemeral' ? weighted * EPHEMERAL_WEIGHT : weighted;
@@ -84,6 +100,8 @@ function present(c: Candidate, score: number): QueryResultFact {
     provenance: c.provenance,
     durability: c.durability,
     corroborating_agents: c.corroborating_agents,
+    ...(c.citations?.length ? { citations: showCitations(c.citations) } : {}),
+    ...(c.verified_at ? { verified_at: iso(c.verified_at)! } : {}),
     ...(long ? { truncated: true } : {}),
   };
 }

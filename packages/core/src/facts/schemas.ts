@@ -5,6 +5,7 @@
 import { FACT_TYPES } from '@engram/db';
 import { z } from 'zod';
 import { Instant } from '../input.ts';
+import { Citations, ShownCitation } from './citations.ts';
 
 /** Longest fact content accepted (SPEC §5). */
 export const MAX_CONTENT_LENGTH = 4000;
@@ -97,6 +98,9 @@ export const CommitInput = z
     idempotency_key: IdempotencyKey.optional().describe(
       'Any unique string (e.g. a UUID) for this commit. If the call fails or times out, send it again with the same key: you get the original answer and the fact is never stored twice.',
     ),
+    citations: Citations.optional().describe(
+      'The code you verified the claim against: up to 10 {path, start_line?, end_line?, commit?, repo?}, path relative to the repository root, commit from `git rev-parse HEAD`, repo from `git remote get-url origin`.',
+    ),
   })
   .strict()
   .superRefine((input, ctx) => {
@@ -177,6 +181,8 @@ export const QueryResultFact = z.object({
   provenance: z.string().nullable(),
   durability: z.enum(['durable', 'ephemeral']),
   corroborating_agents: z.number().int(),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites. Re-read those lines before relying on the fact.'),
+  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true.'),
   truncated: z.boolean().optional().describe('The content was cut to fit the response budget.'),
   closed: z
     .object({
@@ -224,6 +230,7 @@ export const ImportFact = z
     fact_type: FactType.optional(),
     confidence: Confidence.optional(),
     provenance: Provenance.optional(),
+    citations: Citations.optional(),
   })
   .strict();
 export type ImportFact = z.output<typeof ImportFact>;
@@ -241,6 +248,7 @@ const ImportFactFields = z
     fact_type: z.string({ error: 'must be "observation", "inference" or "decision"' }).optional(),
     confidence: z.number({ error: 'must be a number from 0 to 1' }).optional(),
     provenance: z.string({ error: 'must be a string: the evidence for the fact' }).optional(),
+    citations: z.array(z.unknown(), { error: 'must be an array of {path, start_line?, end_line?, commit?, repo?}' }).optional(),
   })
   .strict();
 export type ImportFactFields = z.output<typeof ImportFactFields>;
