@@ -277,7 +277,7 @@ export function createDetective(
   if (!client) return undefined;
   return {
     client,
-    call: { model: config.openai.detectiveModel, timeoutMs: 60_000, attempts: 4, backoffMs: 1_000, maxRetryAfterMs: 60_000, ...overrides },
+    call: { model: config.openai.detectiveModel, timeoutMs: 60_000, attempts: 4, ...overrides },
     storyChars: config.openai.detectiveStoryChars,
     baseStoryChars: BASE_STORY_CHARS,
     storyCharsPerTrigger: STORY_CHARS_PER_TRIGGER,
