@@ -4,7 +4,7 @@
  * TenantDb.
  */
 import { desc, lt, sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import { auditLog } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Who a statement is for, where that decides when it runs. The embedded database runs one statement
- * at a time, in turns (embedded/client.ts), and a request that needs several statements waits for a
+ * at a time, in turns (embedded/thread-client.ts), and a request that needs several statements waits for a
  * turn before each. First come first served by statement, a turn came after about fifty others
  * under 50 clients, so a commit whose first statement found a fact it may corroborate (42 of 389
  * commits in a 15 s window of the concurrency bench) waited in that line three or four times: those

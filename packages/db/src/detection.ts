@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';

@@ -12,7 +12,7 @@
  * and such a fact is then reported as already current.
  */
 import { Batcher } from './batcher.ts';
-import { perDatabase, type Database } from './client.ts';
+import { perDatabase, type Database } from './database.ts';
 import { insertFacts, type InsertedFact, type InsertOptions, type NewFact } from './facts.ts';
 import { forWorkspace } from './tenant.ts';
 

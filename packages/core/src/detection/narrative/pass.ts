@@ -24,7 +24,7 @@ import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
 import { yieldTurn } from '../../turns.ts';
-import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
+import { askDetective, type CallOutcome, type DetectiveCallOptions } from './ask-detective.ts';
 import { gatherEvidence } from './evidence.ts';
 import { applyForgetting, type Survivor } from './forgetting.ts';
 import { batchStory, composeStory, fillBudget, type StoryLine } from './story.ts';
