@@ -14,10 +14,10 @@ import * as schema from './schema.ts';
 /**
  * Statements are prepared, and after five runs on a connection Postgres may switch a statement to
  * one generic plan for every parameter value, so for every workspace. Workspaces differ in size by
- * orders of magnitude: the hybrid query's generic plan took 63-90 ms where the plan made for the
- * workspace took 7 ms (a 10,000-fact workspace beside 200 small ones). So reads (the hybrid query,
- * searches, listings) and detection are planned on every run; writes keep Postgres' choice, as
- * planning the commit's statements each time cost about 1 ms of CPU per commit.
+ * orders of magnitude: a generic plan made for none of them was many times slower than one made
+ * for the workspace at hand. So reads (the hybrid query, searches, listings) and detection are
+ * planned on every run; writes keep Postgres' choice, as planning the commit's statements each time
+ * costs CPU on every commit (docs/performance/2026-12-02-constants.md).
  */
 const PLAN_EACH_RUN = 'force_custom_plan';
 /** How a read-only request transaction begins. */
@@ -242,9 +242,9 @@ const dialect = new PgDialect();
 /**
  * Drizzle sends every query through `sql.unsafe(text, params, { prepare: false })`, which costs
  * postgres.js an extra round trip (describe, then execute) per query. Drizzle's query text is
- * stable per query shape, so preparing it is safe and about halves the latency of a short query
- * (measured: 0.36 → 0.15 ms for a primary-key lookup). Transactions and savepoints hand drizzle a
- * new `sql`, which gets the same treatment.
+ * stable per query shape, so preparing it is safe and saves that round trip, about half of a short
+ * query's latency (docs/performance/2026-12-02-constants.md). Transactions and savepoints hand
+ * drizzle a new `sql`, which gets the same treatment.
  */
 function preparedByDefault(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
