@@ -17,6 +17,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectMcp, mustCall, provisionOverHttp, serverEngines, startTestServer } from '../support/mcp.ts';
+import { momentAfter } from '../support/poll.ts';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -303,9 +304,10 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
   it('answers as of a past instant, and includes history for "used to" questions', async () => {
     const ws = await workspace();
     const first = await ws.commit({ content: 'The auth service uses Memcached for sessions', scope: 'auth' });
-    await new Promise((r) => setTimeout(r, 20));
-    const between = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 20));
+    // A moment after the first commit and before the second, whatever the clock's resolution.
+    const moment = await momentAfter(Date.now());
+    const between = moment.toISOString();
+    await momentAfter(moment.getTime());
     await ws.commit({ content: 'The auth service uses Redis for sessions', scope: 'auth', corrects_lineage: first.lineage_id });
 
     const now = await ws.query({ topic: 'auth sessions store' });

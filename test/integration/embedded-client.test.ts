@@ -14,7 +14,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bigint, boolean, date, doublePrecision, integer, interval, jsonb, numeric, pgTable, text, timestamp, uuid, vector } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EmbeddedClient } from '../../packages/db/src/embedded/client.ts';
+import { EmbeddedClient } from '../../packages/db/src/embedded/thread-client.ts';
 
 const samples = pgTable('samples', {
   id: integer('id').primaryKey(),

@@ -4,7 +4,7 @@ import { countHits, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { limiterOf, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -152,9 +152,10 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
         )
       )[0]?.total;
     // The instances add their locally admitted hits at their next sync (every 50 ms in tests, later
-    // on a busy machine): wait for the counter to reach the total, then check it goes no further.
+    // on a busy machine): wait for the counter to reach the total; then, once each instance has
+    // synced again (a flush runs after any under way), check it went no further.
     await expect.poll(total, { timeout: 30_000, interval: 50 }).toBe(41); // the PATCH and the 40 reads
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await Promise.all([limiterOf(first).flush(), limiterOf(second).flush()]);
     expect(await total()).toBe(41);
   });
 

@@ -12,7 +12,6 @@ import {
   revokeMemberTokens,
   workspaceRow,
   type Database,
-  type EndedMembership,
   type MemberRole,
 } from '@engram/db';
 import type { MemberPrincipal } from './auth.ts';
@@ -85,16 +84,3 @@ function lastOwner(displayName: string | null, engramId: string): EngramError {
   );
 }
 
-/**
- * The 401 for a credential of a removed member: says the membership ended, when, and that their
- * facts stay. Only a caller holding the real token or session cookie ever sees it.
- */
-export function membershipEnded(ended: EndedMembership, code: 'invalid_token' | 'unauthorized' = 'invalid_token'): EngramError {
-  const at = ended.removedAt.toISOString();
-  return new EngramError(
-    code,
-    `Your membership of the workspace "${ended.workspaceName}" ended at ${at}: you were removed (or left), which ended all your tokens and dashboard sessions. ` +
-      'The facts you committed stay in the workspace. To take part again, ask a workspace owner for a new invite key.',
-    { reason: 'membership_ended', removed_at: at },
-  );
-}

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { FactCitation, FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
@@ -47,9 +47,9 @@ const DETECTOR_COLUMNS = sql.raw(
 
 /**
  * Facts read per statement. A detection group reads thousands of facts with their entities, and a
- * statement's whole result is received and parsed in one turn of the event loop: 0.6-3.5 MB at once
- * held it for 60-132 ms under a 50-client load, every request waiting. A page of 250 is a few
- * hundred kilobytes, a few milliseconds.
+ * statement's whole result is received and parsed in one turn of the event loop, every request
+ * waiting: this bounds that turn. A page of 250 is a few hundred kilobytes, a few milliseconds of
+ * parsing (docs/performance/2026-12-02-constants.md).
  */
 export const FACTS_PER_READ = 250;
 

@@ -4,7 +4,7 @@
  * (the commit) or drizzle cannot express it (hybrid retrieval).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import type { FactCitation, FactEntity } from './schema.ts';
 import { conflictsOfFacts } from './detection.ts';
 import type { TenantDb } from './tenant.ts';

@@ -5,7 +5,7 @@
  * once the import has answered.
  */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A key's first use. */

@@ -1,6 +1,8 @@
-export * from './client.ts';
+export * from './database.ts';
+export * from './create-db.ts';
+export { confinerOf, isReservedHandle, lastStatement, type Confiner } from './postgres.ts';
 export * from './faults.ts';
-export { DatabaseLockedError, diskProblem } from './embedded.ts';
+export { DatabaseLockedError, diskProblem } from './embedded/open.ts';
 export * from './migrate.ts';
 export * from './schema.ts';
 export * from './system.ts';

@@ -3,7 +3,7 @@
  * (created, listed, revoked and redeemed through its TenantDb).
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { invites, workspaces, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 

@@ -31,9 +31,9 @@ import {
 export const EMBEDDING_DIMENSIONS = 512;
 /**
  * Embeddings are stored as pgvector's half-precision `halfvec`: 1 KB instead of 2 KB per fact, so a
- * fact row stays inline (no TOAST fetch per vector read) and the HNSW index is half the size.
- * Measured at 100,000 facts: scoped nearest-neighbour 2.5 → 1.4 ms, insert 2.4 → 1.8 ms; cosine
- * similarity is unchanged to three decimals.
+ * fact row stays inline (no TOAST fetch per vector read) and the HNSW index is half the size;
+ * searches and inserts got faster, and cosine similarity is unchanged to three decimals
+ * (docs/performance/2026-12-02-constants.md).
  */
 export const EMBEDDING_SQL_TYPE = 'halfvec';
 
@@ -436,8 +436,8 @@ export const facts = pgTable(
       .where(sql`${t.validUntil} is null and ${t.expiresAt} is not null`),
     index('facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('halfvec_cosine_ops')),
     // A small pending list: inserts stay cheap (batched into the index), and a query never scans
-    // more than 256 kB of unindexed entries (with the default 4 MB, a common term took 7 ms instead
-    // of 2 ms at 100,000 facts; with no pending list at all, every commit paid ~0.3 ms more).
+    // more than 256 kB of unindexed entries (the default 4 MB made a common term's search slower;
+    // no pending list at all, every commit; docs/performance/2026-12-02-constants.md).
     index('facts_tsv_gin_idx').using('gin', t.tsv).with({ fastupdate: true, gin_pending_list_limit: 256 }),
     index('facts_extractor_version_idx').on(t.extractorVersion),
     index('facts_current_signature_idx')

@@ -1,19 +1,19 @@
 /**
- * The embedded database: PGlite (a real Postgres engine compiled to WebAssembly, with pgvector) in
- * the data directory, or in memory for `memory://`. It runs on a thread of its own (embedded/), so
- * the server keeps answering whatever it does; every statement is bounded by the request deadline,
- * writes are refused while the disk is nearly full, and commits are flushed to stable storage.
- * One process owns a data directory at a time.
+ * Opens the embedded database: PGlite (a real Postgres engine compiled to WebAssembly, with
+ * pgvector) in the data directory, or in memory for `memory://`. It runs on a thread of its own
+ * (thread-client.ts, worker.ts), so the server keeps answering whatever it does; every statement is
+ * bounded by the request deadline, writes are refused while the disk is nearly full, and commits are
+ * flushed to stable storage. One process owns a data directory at a time.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { DatabaseLimits } from '@engram/config';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import type { Database, DbHandle } from './client.ts';
-import { EmbeddedClient } from './embedded/client.ts';
-import { DatabaseUnavailableError, databaseFault, type DatabaseHealth } from './faults.ts';
-import * as schema from './schema.ts';
+import type { Database, DbHandle } from '../database.ts';
+import { DatabaseUnavailableError, databaseFault, type DatabaseHealth } from '../faults.ts';
+import * as schema from '../schema.ts';
+import { EmbeddedClient } from './thread-client.ts';
 
 /** Opening the database (a new one, or recovery after a crash) and schema work may take this long. */
 const SLOW_WORK_DEADLINE_MS = 10 * 60_000;

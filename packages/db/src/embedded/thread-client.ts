@@ -74,9 +74,9 @@ const DISK_RECHECK_MS = 1_000;
 
 /**
  * The database thread's young generation (V8's new space is two thirds of it): the thread's
- * JavaScript is messages and rows, short-lived and small. Under the 200-client embedded bench (README,
- * Performance) the server peaked at 389–406 MiB in five runs with 6, against 418–432 MiB in two with
- * the server's 48 (its 16 MiB semi-spaces).
+ * JavaScript is messages and rows, short-lived and small, so a few MiB serve it, where the
+ * server's own (48 MiB, from its 16 MiB semi-spaces) would add to the process's peak memory under
+ * load for nothing (docs/performance/2026-12-02-constants.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 6;
 
