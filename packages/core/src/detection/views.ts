@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError } from '../errors.ts';
-import { Scope } from '../facts/schemas.ts';
+import { MemberName, Scope } from '../facts/schemas.ts';
 import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
@@ -43,6 +43,7 @@ const ConflictFact = z.object({
   content: z.string(),
   scope: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   committed_at: z.string(),
   valid_until: z.string().nullable().describe('Set when the fact is no longer current.'),
 });
