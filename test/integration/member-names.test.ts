@@ -242,7 +242,8 @@ describe.each(isolatedServerEngines())('member names beside facts over a real MC
         ['The billing service timeout is 60 seconds', 'agent-9c2e0b14', 'Bob'],
       ]);
       const resource = await alice.readResource({ uri: `engram://conflicts/${conflict!.conflict_id}` });
-      const read = JSON.parse(String(resource.contents[0]?.text)) as { facts: ConflictFact[] };
+      const [content] = resource.contents;
+      const read = JSON.parse(content && 'text' in content ? content.text : '{}') as { facts: ConflictFact[] };
       expect(read.facts.map((f) => f.member)).toEqual(['Alice', 'Bob']);
 
       // A rename shows at once beside every fact already committed.
