@@ -45,7 +45,7 @@ function isNameTaken(error: unknown): boolean {
   for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
     const fault = e as { code?: unknown; constraint_name?: unknown; constraint?: unknown; message?: unknown };
     if (fault.code !== '23505') continue;
-    const names = [fault.constraint_name, fault.constraint, fault.message].filter((v) => typeof v === 'string') as string[];
+    const names = [fault.constraint_name, fault.constraint, fault.message].filter((v): v is string => typeof v === 'string');
     if (names.some((n) => n.includes('members_display_name_key'))) return true;
   }
   return false;
