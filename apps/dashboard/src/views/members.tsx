@@ -343,6 +343,27 @@ function InvitesSection({
   );
 }
 
+/** An action that calls the API: whether it is running, and what went wrong last time (in the server's words). */
+function useAttempt() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  /** Runs `action`; true when it succeeded. */
+  const attempt = async (action: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, attempt };
+}
+
 /** A destructive action in a row: one click asks, a second confirms (or Cancel). */
 function ConfirmAction({
   label,
@@ -358,19 +379,9 @@ function ConfirmAction({
   verb?: { button: string; busy: string; failed: string };
 }) {
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, attempt } = useAttempt();
   const go = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-      setAsking(false);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
-    } finally {
-      setBusy(false);
-    }
+    if (await attempt(run)) setAsking(false);
   };
   if (!asking) {
     return (
@@ -396,23 +407,16 @@ function ConfirmAction({
 /** Renames a member in place: a button that opens a one-field form; the server's refusal (a taken name) is shown as it says it. */
 function RenameMember({ member, name, onRenamed }: { member: Member; name: string; onRenamed: (name: string) => void }) {
   const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, attempt } = useAttempt();
   const inputId = `rename-${member.member_id}`;
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const next = formText(new FormData(event.currentTarget), 'display_name');
-    setBusy(true);
-    setError(null);
-    try {
+    await attempt(async () => {
       const out = await api<{ display_name: string }>('PATCH', `/members/${member.member_id}`, { display_name: next });
       setEditing(false);
       onRenamed(out.display_name);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   if (!editing) {
     return (
