@@ -168,7 +168,7 @@ function useSideways(box: { current: HTMLElement | null }): 'right' | 'left' | '
  */
 export function Committer({ member, agentId }: { member: string | null; agentId: string }) {
   return (
-    <span className="committer">
+    <span className="committer" title={member ? `${member}, ${agentId}` : agentId}>
       {member ? <span className="committer-member">{member}</span> : null}
       <span className={member ? 'committer-agent muted small' : 'committer-agent'}>{agentId}</span>
     </span>
