@@ -73,7 +73,7 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
     const t = await team();
     const listed = (await call(t.member.token, 'GET', '/api/v1/members')).json<{ members: { display_name: string | null; role: string; you: boolean }[] }>().members;
     expect(listed.map((m) => [m.role, m.display_name, m.you])).toEqual([
-      ['owner', null, false],
+      ['owner', 'Owner', false], // provisioned without a name: the default one
       ['member', 'Mia', true],
       ['reader', 'Rex', false],
     ]);

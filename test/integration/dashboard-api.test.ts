@@ -370,6 +370,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
         content: 'The auth service uses JWT access tokens',
         scope: 'auth',
         agent_id: 'alice',
+        member: 'Owner', // the owner's default name: the workspace was provisioned without one
         fact_type: 'observation',
         confidence: 1,
         committed_at: at(10 * DAY).toISOString(),
@@ -541,6 +542,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       const byAgent = Object.fromEntries(month.agents.map((a) => [a.agent_id, a]));
       expect(byAgent.alice).toEqual({
         agent_id: 'alice',
+        member: 'Owner',
         commits: 2,
         commits_per_day: 0.07,
         conflicts: 0,

@@ -43,6 +43,8 @@ export interface Fact {
   content: string;
   scope: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   fact_type: FactType;
   confidence: number;
   committed_at: string;
@@ -72,6 +74,8 @@ export interface TimelineFact {
   scope: string;
   content: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   valid_from: string;
   valid_until: string | null;
   closed_by: string | null;
@@ -85,6 +89,8 @@ export interface TimelineResponse {
 
 export interface AgentActivity {
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   commits: number;
   commits_per_day: number;
   conflicts: number;
@@ -109,6 +115,8 @@ export interface ConflictFact {
   content: string;
   scope: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   committed_at: string;
   valid_until: string | null;
   citations?: Citation[];
@@ -214,6 +222,7 @@ export interface Member {
 
 export interface Invite {
   invite_id: string;
+  label: string | null;
   role: Role;
   uses_remaining: number;
   expires_at: string;

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '@engram/config';
 import { toProvisionedWorkspaceBody, provisionWorkspace } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
-import { startupBanner } from './banner.ts';
+import { renameCommand, startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
 import { checkCommand } from './commands/check.ts';
@@ -30,7 +30,8 @@ Commands:
   migrate                   Apply database migrations and exit
   workspace create          Create a workspace; prints its owner token and invite key
       --name <name>           Workspace name
-      --owner-name <name>     Owner's display name
+      --owner-name <name>     Owner's display name (default: "Owner"; rename with member rename)
+      --invite-label <text>   Label of the first invite, shown in invite lists
       --anonymous             Strip member identity from stored facts
       --anon-agents           Replace agent ids with per-session random ids
       --json                  Print JSON instead of text
@@ -57,6 +58,10 @@ Commands:
       --label <text>          Label shown in token lists
   token revoke TOKEN_ID     Revoke a token (--workspace required)
   member list               List a workspace's members with their ids (--workspace required)
+  member rename             Rename a member (names are unique in a workspace, ignoring case)
+      --workspace <ENG-id>    Workspace (required)
+      --member <member id>    The member (see member list)
+      --name <name>           The new display name
   member remove             Remove a member: revokes their tokens, ends their dashboard
                             sessions, keeps their facts (audited)
       --workspace <ENG-id>    Workspace (required)
@@ -129,11 +134,16 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
     options: {
       name: { type: 'string' },
       'owner-name': { type: 'string' },
+      'invite-label': { type: 'string' },
       anonymous: { type: 'boolean', default: false },
       'anon-agents': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
+  const inviteLabel = values['invite-label']?.trim();
+  if (values['invite-label'] !== undefined && (!inviteLabel || inviteLabel.length > 100)) {
+    throw new Error('--invite-label must be 1 to 100 characters, e.g. --invite-label "backend team"');
+  }
   const db = await createDb(config.database, { limits: config.databaseLimits });
   try {
     await migrate(db.db);
@@ -142,6 +152,7 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
       owner_display_name: values['owner-name'],
       anonymous_mode: values.anonymous,
       anon_agents: values['anon-agents'],
+      ...(inviteLabel ? { invite: { label: inviteLabel } } : {}),
     });
     const mcpUrl = `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`;
     const result = toProvisionedWorkspaceBody(created, mcpUrl);
@@ -153,6 +164,7 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
           `Workspace "${result.name}" created: ${result.engram_id}`,
           `  MCP URL      ${result.mcp_url}`,
           `  Owner token  ${result.owner_token}`,
+          `  Owner name   ${created.ownerName}${values['owner-name'] ? '' : ` (rename: ${renameCommand(result.engram_id, created.ownerMemberId)})`}`,
           `  Invite key   ${result.invite_key}`,
           `  (invite expires ${result.invite_expires_at}; the token and key are shown only now)`,
           '',

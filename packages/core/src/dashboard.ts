@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { scopeReadRules } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
 import { showCitations, ShownCitation } from './facts/citations.ts';
-import { AgentId, Scope } from './facts/schemas.ts';
+import { AgentId, MemberName, Scope } from './facts/schemas.ts';
 import { Instant } from './input.ts';
 
 const DAY_MS = 86_400_000;
@@ -70,6 +70,7 @@ export const KnowledgeFact = z.object({
   content: z.string(),
   scope: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   fact_type: z.enum(FACT_TYPES),
   confidence: z.number(),
   committed_at: z.string(),
@@ -96,6 +97,7 @@ function knowledgeFact(r: FactListRow): KnowledgeFact {
     content: r.content,
     scope: r.scope,
     agent_id: r.agent_id,
+    member: r.member,
     fact_type: r.fact_type,
     confidence: r.confidence,
     committed_at: r.committed_at.toISOString(),
@@ -179,6 +181,7 @@ export const TimelineWindow = z.object({
   scope: z.string(),
   content: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   valid_from: z.string().describe('When the fact was committed.'),
   valid_until: z.string().nullable().describe('Null while current.'),
   closed_by: z
@@ -216,6 +219,7 @@ export async function readTimeline(db: Database, principal: MemberPrincipal, que
       scope: r.scope,
       content: r.content,
       agent_id: r.agent_id,
+      member: r.member,
       valid_from: r.valid_from.toISOString(),
       valid_until: iso(r.valid_until),
       closed_by: r.closed_by,
@@ -243,6 +247,7 @@ export type ActivityQuery = z.output<typeof ActivityQuery>;
 
 export const AgentActivity = z.object({
   agent_id: z.string(),
+  member: MemberName.describe('The member(s) behind the agent; null when anonymous or unnamed.'),
   commits: z.number().int().describe('Facts committed in the window.'),
   commits_per_day: z.number(),
   conflicts: z.number().int().describe('Of those, facts that are part of a conflict (any status).'),
@@ -264,6 +269,7 @@ export async function agentActivityReport(db: Database, principal: MemberPrincip
     since: since.toISOString(),
     agents: rows.map((r) => ({
       agent_id: r.agent_id,
+      member: r.member,
       commits: r.commits,
       commits_per_day: round(r.commits / query.days, 2),
       conflicts: r.conflicts,

@@ -7,6 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { textArrayLiteral, toDate, ts } from './values.ts';
 import { closedByCase, type ClosedBy } from './closings.ts';
+import { joinFactMember } from './access.ts';
 import { scopeFilter } from './facts.ts';
 import type { FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
@@ -44,6 +45,8 @@ export interface FactListRow {
   content: string;
   scope: string;
   agent_id: string;
+  /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+  member: string | null;
   fact_type: 'observation' | 'inference' | 'decision';
   confidence: number;
   provenance: string | null;
@@ -61,7 +64,7 @@ export interface FactListRow {
  * The listed columns. `has_open_conflict` is as of `asOf` when given (a conflict detected by then
  * and not yet settled then, whatever it became later), else now.
  */
-const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, f.fact_type, f.confidence, f.provenance,
+const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, m.display_name as member, f.fact_type, f.confidence, f.provenance,
   f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents, f.citations, f.verified_at,
   exists (
     select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
@@ -129,7 +132,7 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   if (params.readable) filters.push(params.readable);
   const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f where ${where}
+    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f ${joinFactMember} where ${where}
           order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
     ),
     tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
@@ -151,7 +154,7 @@ export async function listExpiringFacts(
   ];
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f where ${sql.join(filters, sql` and `)}
+  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
         order by f.expires_at, f.id limit ${params.limit}`,
   );
   return rows.map(listRow);
@@ -164,6 +167,8 @@ export interface TimelineRow {
   scope: string;
   content: string;
   agent_id: string;
+  /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+  member: string | null;
   valid_from: Date;
   valid_until: Date | null;
   closed_by: ClosedBy | null;
@@ -186,9 +191,9 @@ export async function listValidityWindows(
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
   const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
-          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.citations, f.valid_from, ${end} as valid_until,
+          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, m.display_name as member, f.citations, f.valid_from, ${end} as valid_until,
             ${closedByCase(end)} as closed_by
-          from facts f where ${sql.join(filters, sql` and `)}
+          from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
           order by f.valid_from desc, f.id desc
           limit ${params.limit}
         ) w
@@ -205,6 +210,8 @@ export async function listValidityWindows(
 /** One agent's commits over a window. */
 export interface AgentActivityRow {
   agent_id: string;
+  /** The display name(s) of the member(s) behind the agent's facts (null: anonymous, or unnamed). */
+  member: string | null;
   commits: number;
   /** Of those, facts that are part of any conflict. */
   conflicts: number;
@@ -224,18 +231,19 @@ export async function agentActivity(
     sql`f.committed_at <= ${ts(params.now)}`,
   ];
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, count(*)::int as commits,
+  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, string_agg(distinct m.display_name, ', ') as member, count(*)::int as commits,
           count(*) filter (where exists (
             select 1 from conflict_facts cf where cf.workspace_id = f.workspace_id and cf.fact_id = f.id
           ))::int as conflicts,
           count(*) filter (where f.provenance is not null)::int as verified,
           max(f.committed_at) as last_commit_at
-        from facts f where ${sql.join(filters, sql` and `)}
+        from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
         group by f.agent_id
         order by count(*) desc, f.agent_id`,
   );
   return rows.map((r) => ({
     agent_id: String(r.agent_id),
+    member: (r.member as string | null) ?? null,
     commits: Number(r.commits),
     conflicts: Number(r.conflicts),
     verified: Number(r.verified),

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
+import { joinFactMember } from './access.ts';
 import type { Database } from './database.ts';
 import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
 import type { FactCitation, FactEntity } from './schema.ts';
@@ -347,6 +348,8 @@ export interface ConflictView {
     content: string;
     scope: string;
     agent_id: string;
+    /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+    member: string | null;
     committed_at: string;
     valid_until: string | null;
     citations: FactCitation[] | null;
@@ -366,11 +369,12 @@ export async function listConflictViews(
                c.resolution_type, c.resolution, c.winning_fact_id,
                coalesce(json_agg(json_build_object(
                  'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
-                 'agent_id', f.agent_id, 'committed_at', f.committed_at, 'valid_until', f.valid_until, 'citations', f.citations
+                 'agent_id', f.agent_id, 'member', m.display_name, 'committed_at', f.committed_at, 'valid_until', f.valid_until, 'citations', f.citations
                ) order by f.committed_at) filter (where f.id is not null), '[]') as facts
         from conflicts c
         left join conflict_facts cf on cf.conflict_id = c.id and cf.workspace_id = c.workspace_id
         left join facts f on f.id = cf.fact_id and f.workspace_id = c.workspace_id
+        ${joinFactMember}
         where ${sql.join(where, sql` and `)}
         group by c.id
         order by c.detected_at desc
@@ -398,6 +402,7 @@ export async function listConflictViews(
         content: String(f.content),
         scope: String(f.scope),
         agent_id: String(f.agent_id),
+        member: (f.member as string | null) ?? null,
         committed_at: stamp(f.committed_at)!,
         valid_until: stamp(f.valid_until),
         citations: (f.citations as FactCitation[] | null) ?? null,

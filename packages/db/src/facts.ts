@@ -6,6 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './database.ts';
 import type { FactCitation, FactEntity } from './schema.ts';
+import { joinFactMember } from './access.ts';
 import { conflictsOfFacts } from './detection.ts';
 import type { TenantDb } from './tenant.ts';
 import { parseTimestamp, textArrayLiteral, ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
@@ -470,6 +471,8 @@ export interface Candidate extends Omit<FactRow, 'entities'> {
   probably_outdated: boolean;
   agent_total_commits: number | null;
   agent_flagged_commits: number | null;
+  /** The display name of the member whose agent committed it (null: anonymous, or a member without a name). */
+  member: string | null;
 }
 
 export interface RetrievalParams {
@@ -616,12 +619,13 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
                  cross join lateral (select later.committed_at from facts later where later.id = other.fact_id offset 0) later
                where other.conflict_id = any(o.updates) and other.fact_id <> f.id and later.committed_at > f.committed_at) end
              from in_conflict o where o.id = f.id), false) as probably_outdated,
-             a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
+             a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits, m.display_name as member
       from fused
       -- Each candidate by primary key (a subquery of its own: a few hundred candidates of a grouped
       -- retrieval, overestimated, were joined by reading the whole facts table in id order).
       cross join lateral (select f.* from facts f where f.id = fused.id and f.workspace_id = ${tenant.workspaceId} offset 0) f
       left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
+      ${joinFactMember}
       order by fused.n, fused.rrf desc, f.id`,
     { readOnly: true },
   );

@@ -104,6 +104,7 @@ export const members = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    /** How people see the member beside their agents' facts; unique among live members, ignoring case. */
     displayName: text('display_name'),
     createdAt: createdAt(),
     removedAt: tstz('removed_at'),
@@ -111,6 +112,11 @@ export const members = pgTable(
   (t) => [
     unique('members_workspace_id_id_key').on(t.workspaceId, t.id),
     check('members_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+    // Two live members never share a name (case and surrounding spaces aside): a name beside a fact
+    // must say whose it is. A removed member's name is free again (they may rejoin under it).
+    uniqueIndex('members_display_name_key')
+      .on(t.workspaceId, sql`lower(btrim(${t.displayName}))`)
+      .where(sql`${t.removedAt} is null and ${t.displayName} is not null`),
   ],
 );
 
@@ -245,6 +251,8 @@ export const invites = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    /** What the owner called it ("backend team", "Sam's laptop"), to tell invites apart in lists. */
+    label: text('label'),
     createdByMemberId: uuid('created_by_member_id'),
     usesRemaining: integer('uses_remaining').notNull(),
     expiresAt: tstz('expires_at').notNull(),

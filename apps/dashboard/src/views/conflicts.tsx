@@ -168,6 +168,12 @@ function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved
               <p className="fact-text">{fact.content}</p>
               <CitationList citations={fact.citations} />
               <dl className="fact-meta">
+                {fact.member ? (
+                  <div>
+                    <dt>Member</dt>
+                    <dd className="fact-member">{fact.member}</dd>
+                  </div>
+                ) : null}
                 <div>
                   <dt>Agent</dt>
                   <dd>{fact.agent_id}</dd>

@@ -8,7 +8,7 @@ import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError } from '../errors.ts';
 import { showCitations, ShownCitation } from '../facts/citations.ts';
-import { Scope } from '../facts/schemas.ts';
+import { MemberName, Scope } from '../facts/schemas.ts';
 import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
@@ -44,6 +44,7 @@ const ConflictFact = z.object({
   content: z.string(),
   scope: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   committed_at: z.string(),
   valid_until: z.string().nullable().describe('Set when the fact is no longer current.'),
   citations: z.array(ShownCitation).optional().describe('The code the fact cites: re-read it to answer a stale question.'),

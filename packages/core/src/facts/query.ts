@@ -92,6 +92,7 @@ function present(c: Candidate, score: number): QueryResultFact {
     confidence: c.confidence,
     fact_type: c.fact_type,
     agent_id: c.agent_id,
+    member: c.member,
     committed_at: iso(c.committed_at)!,
     valid_from: iso(c.valid_from)!,
     valid_until: iso(c.valid_until),

@@ -164,6 +164,12 @@ export const QueryInput = z
   .strict();
 export type QueryInput = z.output<typeof QueryInput>;
 
+/** Who stands behind a fact, for people: the member's display name beside the agent id. */
+export const MemberName = z
+  .string()
+  .nullable()
+  .describe('Display name of the member whose agent committed the fact (null in anonymous mode or when the member has no name).');
+
 export const QueryResultFact = z.object({
   fact_id: z.string(),
   lineage_id: z.string(),
@@ -173,6 +179,7 @@ export const QueryResultFact = z.object({
   confidence: z.number(),
   fact_type: z.enum(FACT_TYPES),
   agent_id: z.string(),
+  member: MemberName,
   committed_at: z.string(),
   valid_from: z.string(),
   valid_until: z.string().nullable().describe('Null while current; set when superseded, retired or expired.'),
