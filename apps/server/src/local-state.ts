@@ -3,7 +3,7 @@
  * workspace's owner token, so `npm start` works on a fresh clone and prints the same token after a
  * restart. Both files are written with mode 0600.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,18 @@ export function resolveSecret(config: Config): string {
   const secret = randomBytes(48).toString('base64url');
   writePrivate(file, `${secret}\n`);
   return secret;
+}
+
+/**
+ * Embedded mode's operator credential for the admin API, derived from the server secret: the
+ * operator commands (`engram member list`, `token create`, `workspace create`) send it to the
+ * running `engram start` that holds the embedded database, so they work without stopping it. Whoever
+ * can read the secret can already open the data directory (and seal invite keys), so it grants
+ * nothing new; nothing stores it, and ENGRAM_ADMIN_TOKEN stays the credential of a hosted
+ * deployment.
+ */
+export function localOperatorToken(secret: string): string {
+  return `ego_${createHmac('sha256', secret).update('engram local operator token').digest('base64url')}`;
 }
 
 const LocalWorkspace = z.object({ workspace_id: z.uuid(), engram_id: z.string(), owner_token: z.string() });

@@ -1,5 +1,11 @@
 import {
+  issueTokenForOperator,
+  listMembersForOperator,
   notFound,
+  OperatorMembersBody,
+  OperatorMembersQuery,
+  OperatorTokenBody,
+  OperatorTokenInput,
   ProvisionedWorkspaceBody,
   ProvisionWorkspaceInput,
   provisionWorkspace,
@@ -34,7 +40,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         body: z.preprocess((body) => body ?? {}, ProvisionWorkspaceInput),
         response: { 201: ProvisionedWorkspaceBody },
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request, reply) => {
       const created = await provisionWorkspace(ctx.db.db, ctx.secret, request.body);
@@ -59,7 +65,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
           }),
         },
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request) => {
       const engramId = request.body.engram_id;
@@ -92,6 +98,42 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
     },
   );
 
+  // The operator commands' own work, for when they cannot open the database themselves (the
+  // embedded one is held by `engram start`): `engram member list` and `engram token create`.
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/api/v1/admin/members',
+    {
+      schema: {
+        summary: "A workspace's members, removed ones included, like `engram member list`",
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        querystring: OperatorMembersQuery,
+        response: { 200: OperatorMembersBody },
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => listMembersForOperator(ctx.db.db, request.query.engram_id),
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/api/v1/admin/tokens',
+    {
+      schema: {
+        summary: "Issue a token for a member, or for the workspace's oldest owner, like `engram token create`",
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        body: OperatorTokenInput,
+        response: { 201: OperatorTokenBody },
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request, reply) => {
+      const issued = await issueTokenForOperator(ctx.db.db, request.body);
+      request.auditWorkspaceId = issued.workspace_id;
+      return reply.code(201).send(issued);
+    },
+  );
+
   app.withTypeProvider<ZodTypeProvider>().delete(
     '/api/v1/admin/workspaces/:id',
     {
@@ -101,7 +143,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         security: [{ operatorToken: [] }],
         params: z.object({ id: z.uuid({ error: 'must be a workspace id (UUID)' }) }),
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request) => {
       if (!(await softDeleteWorkspace(ctx.db.db, request.params.id))) throw notFound(`Workspace ${request.params.id}`);
