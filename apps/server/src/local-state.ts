@@ -10,10 +10,9 @@ import path from 'node:path';
 import type { Config } from '@engram/config';
 import { authenticateToken, DEFAULT_INVITE, EngramError, issueToken, provisionWorkspace } from '@engram/core';
 import { countWorkspaces, findOldestWorkspace, forWorkspace, oldestLiveOwner, type Database } from '@engram/db';
-import { z } from 'zod';
+import { LOCAL_WORKSPACE_FILE, readRecordedWorkspace, type RecordedWorkspace } from './local-server.ts';
 
 const SECRET_FILE = 'secret';
-const LOCAL_WORKSPACE_FILE = 'local-workspace.json';
 
 function writePrivate(file: string, contents: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -52,12 +51,11 @@ export function localOperatorToken(secret: string): string {
   return `ego_${createHmac('sha256', secret).update('engram local operator token').digest('base64url')}`;
 }
 
-const LocalWorkspace = z.object({ workspace_id: z.uuid(), engram_id: z.string(), owner_token: z.string() });
 /**
  * The embedded default workspace. When this start created it, also the invite key it was created
  * with (shown once, in the banner, so teammates can join; it is not stored in the data directory).
  */
-export type LocalWorkspace = z.infer<typeof LocalWorkspace> & { created: boolean; invite?: { key: string; expiresAt: Date; uses: number } };
+export type LocalWorkspace = RecordedWorkspace & { created: boolean; invite?: { key: string; expiresAt: Date; uses: number } };
 
 /** Who the owner of a new embedded workspace is: `--owner-name`, else the account starting it. */
 export function defaultOwnerName(): string | undefined {
@@ -67,19 +65,6 @@ export function defaultOwnerName(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function readLocalWorkspace(file: string): z.infer<typeof LocalWorkspace> | undefined {
-  try {
-    return LocalWorkspace.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The owner token recorded in the data directory by an embedded start, if any. */
-export function localOwnerToken(dataDir: string): string | undefined {
-  return readLocalWorkspace(path.join(dataDir, LOCAL_WORKSPACE_FILE))?.owner_token;
 }
 
 /**
@@ -94,7 +79,7 @@ export async function ensureLocalWorkspace(
   options: { ownerName?: string } = {},
 ): Promise<LocalWorkspace> {
   const file = path.join(dataDir, LOCAL_WORKSPACE_FILE);
-  const recorded = readLocalWorkspace(file);
+  const recorded = readRecordedWorkspace(file);
   if (recorded) {
     try {
       await authenticateToken(db, recorded.owner_token);
@@ -104,7 +89,7 @@ export async function ensureLocalWorkspace(
     }
   }
 
-  let local: z.infer<typeof LocalWorkspace>;
+  let local: RecordedWorkspace;
   let invite: LocalWorkspace['invite'];
   if ((await countWorkspaces(db)) === 0) {
     const ownerName = options.ownerName ?? defaultOwnerName();

@@ -11,9 +11,9 @@ import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { AuditLog, describeBacklog } from '@engram/core';
 import { detectionBacklog, findWorkspaceByEngramId, migrate, requeueFailedJobs, type DbHandle } from '@engram/db';
-import { localOwnerToken } from '../local-state.ts';
+import { localOwnerToken, localServerUrl } from '../local-server.ts';
 import { createLogger } from '../logger.ts';
-import { openUnlessHeld, runningServerUrl, serverClient } from './running-server.ts';
+import { openUnlessHeld, serverClient } from './running-server.ts';
 
 const USAGE = [
   'Usage: engram detection status [--workspace ENG-XXXX-XXXX] [--json]',
@@ -159,7 +159,7 @@ async function requeue(config: Config, db: DbHandle, scope: { workspaceId?: stri
 
 /** The embedded database is open in `engram start`: ask that server, as its owner. */
 async function viaRunningServer(config: Config, action: 'status' | 'requeue', values: Options): Promise<number> {
-  const url = runningServerUrl(config, values.url);
+  const url = localServerUrl(config, values.url);
   const token = values.token ?? localOwnerToken(config.dataDir);
   if (!token) {
     process.stderr.write(

@@ -5,6 +5,7 @@
  */
 import type { Config } from '@engram/config';
 import { createDb, DatabaseLockedError, type DbHandle } from '@engram/db';
+import { localServerUrl } from '../local-server.ts';
 import { localOperatorToken, resolveSecret } from '../local-state.ts';
 
 /** A running server, called with one bearer token. */
@@ -24,12 +25,7 @@ export async function openUnlessHeld(config: Config): Promise<DbHandle | undefin
   }
 }
 
-/** Where the running server is: `--url`, else ENGRAM_PUBLIC_URL, else loopback on PORT. */
-export function runningServerUrl(config: Config, url: string | undefined): string {
-  return (url ?? config.publicUrl ?? `http://127.0.0.1:${config.port || 8080}`).replace(/\/+$/, '');
-}
-
-/** The server at `url` (see {@link runningServerUrl}), called as `token`. */
+/** The server at `url` (see {@link localServerUrl}), called as `token`. */
 export function serverClient(url: string, token: string): ServerClient {
   return {
     url,
@@ -60,7 +56,7 @@ export function serverClient(url: string, token: string): ServerClient {
  * ENGRAM_DATA_DIR), which reaches every workspace of the embedded database through the admin API.
  */
 export function operatorClient(config: Config, url: string | undefined): ServerClient {
-  const server = serverClient(runningServerUrl(config, url), localOperatorToken(resolveSecret(config)));
+  const server = serverClient(localServerUrl(config, url), localOperatorToken(resolveSecret(config)));
   process.stderr.write(`(The embedded database is open in the running server; asking it at ${server.url}.)\n`);
   return server;
 }
