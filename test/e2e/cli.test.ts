@@ -254,10 +254,26 @@ describe('engram CLI', { timeout: 180_000 }, () => {
       const missing = await runCli(['token', 'create', '--workspace', 'ENG-NONE-NONE', '--url', url], env);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('answered 404: No workspace ENG-NONE-NONE on this database.');
-      // What has no operator route says what to do instead.
-      const remove = await runCli(['member', 'remove', '--workspace', body.engram_id, '--member', '00000000-0000-7000-8000-000000000000', '--url', url], env);
-      expect(remove.code).toBe(1);
-      expect(remove.stderr).toMatch(/open in a running engram start\. Remove the member as an owner in the dashboard/);
+
+      // A leaked token, or a member who left: revoked and removed without stopping the server,
+      // and this server stops accepting them at once.
+      const tokenId = /^Token ([0-9a-f-]{36}) /.exec(issued.stdout)![1]!;
+      const revoked = await runCli(['token', 'revoke', tokenId, '--workspace', local.engram_id, '--url', url], env);
+      expect(revoked.stdout, revoked.stderr).toBe(`Revoked token ${tokenId}.\n`);
+      expect((await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${token!}` } })).status).toBe(401);
+      const rita = /^([0-9a-f-]{36}) {2}owner /m.exec(theirs.stdout)![1]!;
+      const lastOwner = await runCli(['member', 'remove', '--workspace', body.engram_id, '--member', rita, '--url', url], env);
+      expect(lastOwner.code).toBe(1);
+      expect(lastOwner.stderr).toMatch(/answered 409: "Rita" is the last owner of the workspace/);
+      const joined = await fetch(`${url}/api/v1/join`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ invite_key: (JSON.parse(created.stdout) as { invite_key: string }).invite_key, display_name: 'Sam' }),
+      });
+      const sam = (await joined.json()) as { member_id: string; token: string };
+      const removed = await runCli(['member', 'remove', '--workspace', body.engram_id, '--member', sam.member_id, '--url', url], env);
+      expect(removed.stdout, removed.stderr).toMatch(new RegExp(`^Removed member Sam from ${body.engram_id}: 1 token\\(s\\) revoked`));
+      expect((await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${sam.token}` } })).status).toBe(401);
     } finally {
       await cli.stop();
     }

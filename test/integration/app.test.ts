@@ -245,6 +245,27 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
       expect(unauthenticated.statusCode).toBe(401);
     });
 
+    it('revokes tokens and removes members by workspace id, like engram token revoke and member remove', async () => {
+      const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Offboarding', owner_display_name: 'Olive' });
+      const engram = `engram_id=${created.engramId}`;
+      const issued = await app.inject({ method: 'POST', url: '/api/v1/admin/tokens', headers: admin, payload: { engram_id: created.engramId } });
+      const tokenId = issued.json<{ token_id: string }>().token_id;
+      const revoked = await app.inject({ method: 'DELETE', url: `/api/v1/admin/tokens/${tokenId}?${engram}`, headers: admin });
+      expect(revoked.json()).toEqual({ workspace_id: created.workspaceId, token_id: tokenId, revoked: true });
+      expect((await app.inject({ url: '/api/v1/workspace', headers: { ...HOST, authorization: `Bearer ${issued.json().token}` } })).statusCode).toBe(401);
+      expect((await app.inject({ method: 'DELETE', url: `/api/v1/admin/tokens/${tokenId}?${engram}`, headers: admin })).json().revoked).toBe(false);
+
+      const lastOwner = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${created.ownerMemberId}?${engram}`, headers: admin });
+      expect(lastOwner.statusCode).toBe(409);
+      const joined = await app.inject({ method: 'POST', url: '/api/v1/join', headers: HOST, payload: { invite_key: created.inviteKey, display_name: 'Sam' } });
+      const sam = joined.json<{ member_id: string; token: string }>();
+      const removed = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${sam.member_id}?${engram}`, headers: admin });
+      expect(removed.json()).toMatchObject({ member_id: sam.member_id, display_name: 'Sam', removed_now: true, tokens_revoked: 1 });
+      expect((await app.inject({ url: '/api/v1/workspace', headers: { ...HOST, authorization: `Bearer ${sam.token}` } })).statusCode).toBe(401);
+      const elsewhere = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${sam.member_id}?engram_id=ENG-NONE-NONE`, headers: admin });
+      expect(elsewhere.statusCode).toBe(404);
+    });
+
     it('takes the local operator token derived from the secret in embedded mode only', async () => {
       const local = { ...HOST, authorization: `Bearer ${localOperatorToken(TEST_SECRET)}` };
       const embedded = await testApp(handle, { adminToken: undefined });

@@ -50,13 +50,14 @@ Commands:
       --member <member id>    Another member
       --label <text>          Label shown in token lists
       --url <url>             As for workspace create
-  token revoke TOKEN_ID     Revoke a token (--workspace required)
+  token revoke TOKEN_ID     Revoke a token (--workspace required; --url as for workspace create)
   member list               List a workspace's members with their ids (--workspace required;
                               --url as for workspace create)
   member remove             Remove a member: revokes their tokens, ends their dashboard
                             sessions, keeps their facts (audited)
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    The member (see member list)
+      --url <url>             As for workspace create
   worker                    Run detection workers as their own process (needs DATABASE_URL;
                             start the service with ENGRAM_IN_PROCESS_WORKER=false)
       --concurrency <n>       Workers in this process (default 1)

@@ -1,12 +1,13 @@
 /**
  * What the operator tools do to a workspace named by its ENG id, without a member principal: the
- * `engram member list` and `engram token create` commands with database access, and the admin API
- * they ask instead while `engram start` holds the embedded database. One implementation, so both
- * ways list the same members and issue the same tokens.
+ * `engram member` and `engram token` commands with database access, and the admin API they ask
+ * instead while `engram start` holds the embedded database. One implementation, so both ways list
+ * the same members, issue the same tokens and end memberships the same way.
  */
-import { findWorkspaceByEngramId, forWorkspace, listMemberRows, liveMemberRow, oldestLiveOwner, type Database, type TenantDb } from '@engram/db';
+import { findWorkspaceByEngramId, forWorkspace, listMemberRows, liveMemberRow, markTokenRevoked, memberRow, oldestLiveOwner, type Database, type TenantDb } from '@engram/db';
 import { z } from 'zod';
 import { EngramError } from './errors.ts';
+import { endMembership, type MemberRemoval } from './members.ts';
 import { issueToken } from './workspaces.ts';
 
 const EngramIdField = z.string().regex(/^ENG-[A-Z0-9]{4}-[A-Z0-9]{4}$/i, { error: 'must be a workspace id like ENG-X7K2-P9M4' });
@@ -55,6 +56,12 @@ async function workspaceByEngramId(db: Database, engramId: string): Promise<{ id
   return { id: workspace.id, engramId: workspace.engramId, name: workspace.name, tenant: forWorkspace(db, workspace.id) };
 }
 
+/** The command line passes what was typed; only an id can name a row. */
+const isId = (value: string) => z.uuid().safeParse(value).success;
+
+const noMember = (memberId: string, engramId: string) =>
+  new EngramError('not_found', `No member ${memberId} in ${engramId}. List them with: engram member list --workspace ${engramId}`);
+
 /** Every member of the workspace, with their live token count. */
 export async function listMembersForOperator(db: Database, engramId: string): Promise<OperatorMembersBody> {
   const workspace = await workspaceByEngramId(db, engramId);
@@ -75,20 +82,21 @@ export async function listMembersForOperator(db: Database, engramId: string): Pr
 /** Issues a token for a live member, or for the workspace's oldest owner (a lost owner token). */
 export async function issueTokenForOperator(db: Database, input: OperatorTokenInput): Promise<OperatorTokenBody> {
   const { id, tenant } = await workspaceByEngramId(db, input.engram_id);
-  // The command line passes what was typed; only an id can name a member row.
-  const member = input.member_id
-    ? z.uuid().safeParse(input.member_id).success
-      ? await liveMemberRow(tenant, input.member_id)
-      : undefined
-    : await oldestLiveOwner(tenant);
-  if (!member) {
-    throw new EngramError(
-      'not_found',
-      input.member_id
-        ? `No member ${input.member_id} in ${input.engram_id}. List them with: engram member list --workspace ${input.engram_id}`
-        : `${input.engram_id} has no owner.`,
-    );
-  }
+  const member = input.member_id ? (isId(input.member_id) ? await liveMemberRow(tenant, input.member_id) : undefined) : await oldestLiveOwner(tenant);
+  if (!member) throw input.member_id ? noMember(input.member_id, input.engram_id) : new EngramError('not_found', `${input.engram_id} has no owner.`);
   const { token, tokenId } = await issueToken(tenant, member.id, input.label ?? 'created with engram token create');
   return { workspace_id: id, token_id: tokenId, token, member: { id: member.id, role: member.role, display_name: member.displayName } };
+}
+
+/** Revokes a token of the workspace; `revoked` is false when no live token has that id. */
+export async function revokeTokenForOperator(db: Database, engramId: string, tokenId: string): Promise<{ workspace_id: string; token_id: string; revoked: boolean }> {
+  const { id, tenant } = await workspaceByEngramId(db, engramId);
+  return { workspace_id: id, token_id: tokenId, revoked: isId(tokenId) && (await markTokenRevoked(tenant, tokenId)) };
+}
+
+/** Ends a membership ({@link endMembership}: tokens revoked, sessions ended, facts kept; never the last owner). */
+export async function removeMemberForOperator(db: Database, engramId: string, memberId: string): Promise<MemberRemoval & { workspace_id: string }> {
+  const { id, tenant } = await workspaceByEngramId(db, engramId);
+  if (!isId(memberId) || !(await memberRow(tenant, memberId))) throw noMember(memberId, engramId);
+  return { ...(await endMembership(db, id, memberId)), workspace_id: id };
 }

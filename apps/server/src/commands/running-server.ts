@@ -1,7 +1,7 @@
 /**
  * The operator commands' way around a held embedded database. PGlite can be opened by one process
- * only: while `engram start` holds it, `engram member list`, `token create`, `workspace create` and
- * `detection status|requeue` ask that server over HTTP instead of stopping it.
+ * only: while `engram start` holds it, `engram member list|remove`, `token create|revoke`,
+ * `workspace create` and `detection status|requeue` ask that server over HTTP instead.
  */
 import type { Config } from '@engram/config';
 import { createDb, DatabaseLockedError, type DbHandle } from '@engram/db';
@@ -12,7 +12,7 @@ import { localOperatorToken, resolveSecret } from '../local-state.ts';
 export interface ServerClient {
   url: string;
   /** Sends a JSON request; a non-2xx answer throws with the server's message. */
-  call: <T>(method: 'GET' | 'POST', path: string, body?: unknown) => Promise<T>;
+  call: <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => Promise<T>;
 }
 
 /** The configured database, or `undefined` when a running `engram start` holds the embedded one. */
@@ -29,7 +29,7 @@ export async function openUnlessHeld(config: Config): Promise<DbHandle | undefin
 export function serverClient(url: string, token: string): ServerClient {
   return {
     url,
-    call: async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
+    call: async <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> => {
       let response: Response;
       try {
         response = await fetch(`${url}${path}`, {

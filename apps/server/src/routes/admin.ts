@@ -1,6 +1,8 @@
 import {
   issueTokenForOperator,
   listMembersForOperator,
+  removeMemberForOperator,
+  revokeTokenForOperator,
   notFound,
   OperatorMembersBody,
   OperatorMembersQuery,
@@ -99,7 +101,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
   );
 
   // The operator commands' own work, for when they cannot open the database themselves (the
-  // embedded one is held by `engram start`): `engram member list` and `engram token create`.
+  // embedded one is held by `engram start`): `engram member list|remove`, `engram token create|revoke`.
   app.withTypeProvider<ZodTypeProvider>().get(
     '/api/v1/admin/members',
     {
@@ -131,6 +133,46 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
       const issued = await issueTokenForOperator(ctx.db.db, request.body);
       request.auditWorkspaceId = issued.workspace_id;
       return reply.code(201).send(issued);
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    '/api/v1/admin/tokens/:token_id',
+    {
+      schema: {
+        summary: 'Revoke a token of a workspace, like `engram token revoke`; idempotent',
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        params: z.object({ token_id: z.uuid({ error: 'must be a token id (UUID)' }) }),
+        querystring: OperatorMembersQuery,
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => {
+      const revoked = await revokeTokenForOperator(ctx.db.db, request.query.engram_id, request.params.token_id);
+      request.auditWorkspaceId = revoked.workspace_id;
+      ctx.tokens.clear();
+      return revoked;
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    '/api/v1/admin/members/:member_id',
+    {
+      schema: {
+        summary: 'Remove a member of a workspace, like `engram member remove`: tokens revoked, sessions ended, facts kept',
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        params: z.object({ member_id: z.uuid({ error: 'must be a member id (UUID)' }) }),
+        querystring: OperatorMembersQuery,
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => {
+      const removed = await removeMemberForOperator(ctx.db.db, request.query.engram_id, request.params.member_id);
+      request.auditWorkspaceId = removed.workspace_id;
+      ctx.tokens.clear();
+      return removed;
     },
   );
 
