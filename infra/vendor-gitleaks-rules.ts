@@ -21,76 +21,7 @@
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-type TomlValue = string | number | boolean | TomlValue[];
-interface TomlTable {
-  [key: string]: TomlValue | TomlTable[] | TomlTable;
-}
-
-/** Just enough TOML for gitleaks.toml: tables, arrays of tables, strings, numbers, arrays. */
-export function parseToml(text: string): TomlTable {
-  const root: TomlTable = {};
-  let current: TomlTable = root;
-  const token = /\s+|#[^\n]*|'''([\s\S]*?)'''|"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|\[\[([\w.-]+)\]\]|\[([\w.-]+)\]|[\w.-]+|[=,[\]]/y;
-  const tokens: { kind: 'str' | 'bare' | 'array-table' | 'table' | 'punct'; value: string }[] = [];
-  for (let at = 0; at < text.length; ) {
-    token.lastIndex = at;
-    const m = token.exec(text);
-    if (!m) throw new Error(`TOML: cannot read at offset ${at}: ${text.slice(at, at + 40)}`);
-    at = token.lastIndex;
-    const [all, multi, basic, literal, arrayTable, table] = m;
-    if (/^\s/.test(all) || all.startsWith('#')) continue;
-    if (multi !== undefined) tokens.push({ kind: 'str', value: multi.replace(/^\n/, '') });
-    else if (basic !== undefined) tokens.push({ kind: 'str', value: JSON.parse(`"${basic}"`) as string });
-    else if (literal !== undefined) tokens.push({ kind: 'str', value: literal });
-    else if (arrayTable !== undefined) tokens.push({ kind: 'array-table', value: arrayTable });
-    else if (table !== undefined) tokens.push({ kind: 'table', value: table });
-    else if (/^[=,[\]]$/.test(all)) tokens.push({ kind: 'punct', value: all });
-    else tokens.push({ kind: 'bare', value: all });
-  }
-
-  const lastOf = (path: string[]): TomlTable => {
-    let table = root;
-    for (const key of path) {
-      const entry = table[key];
-      table = (Array.isArray(entry) ? entry[entry.length - 1] : entry) as TomlTable;
-    }
-    return table;
-  };
-  let i = 0;
-  const value = (): TomlValue => {
-    const t = tokens[i++];
-    if (!t) throw new Error('TOML: value expected');
-    if (t.kind === 'str') return t.value;
-    if (t.kind === 'punct' && t.value === '[') {
-      const items: TomlValue[] = [];
-      while (tokens[i]?.value !== ']') {
-        items.push(value());
-        if (tokens[i]?.value === ',') i++;
-      }
-      i++;
-      return items;
-    }
-    if (t.value === 'true' || t.value === 'false') return t.value === 'true';
-    if (/^-?\d+(?:\.\d+)?$/.test(t.value)) return Number(t.value);
-    throw new Error(`TOML: unexpected ${t.value}`);
-  };
-  while (i < tokens.length) {
-    const t = tokens[i++]!;
-    if (t.kind === 'array-table' || t.kind === 'table') {
-      const path = t.value.split('.');
-      const parent = lastOf(path.slice(0, -1));
-      const key = path[path.length - 1]!;
-      current = {};
-      if (t.kind === 'array-table') ((parent[key] ??= []) as TomlTable[]).push(current);
-      else parent[key] = current;
-    } else if (t.kind === 'bare' || t.kind === 'str') {
-      if (tokens[i++]?.value !== '=') throw new Error(`TOML: = expected after ${t.value}`);
-      current[t.value] = value();
-    } else throw new Error(`TOML: unexpected ${t.value}`);
-  }
-  return root;
-}
+import { parse as parseToml, TomlError, type TomlTable } from 'smol-toml';
 
 const POSIX: Record<string, [string, string][]> = {
   alnum: [['0', '9'], ['A', 'Z'], ['a', 'z']],
@@ -315,6 +246,9 @@ interface VendoredRule {
 function vendor(toml: TomlTable) {
   const rules: VendoredRule[] = [];
   const skipped: string[] = [];
+  if (!Array.isArray(toml.rules) || typeof toml.allowlist !== 'object') {
+    throw new Error("no [[rules]] or [allowlist] in this TOML: expected gitleaks' config/gitleaks.toml");
+  }
   for (const rule of toml.rules as TomlTable[]) {
     const id = rule.id as string;
     if (rule.path !== undefined || rule.regex === undefined) {
@@ -357,7 +291,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: node infra/vendor-gitleaks-rules.ts <gitleaks.toml> <40-hex commit>\n');
     process.exit(2);
   }
-  const { rules, skipped, allowlist } = vendor(parseToml(fs.readFileSync(tomlPath, 'utf8')));
+  let toml: TomlTable;
+  try {
+    toml = parseToml(fs.readFileSync(tomlPath, 'utf8'));
+  } catch (err) {
+    // smol-toml's message names the line and column and quotes the lines around them.
+    if (!(err instanceof TomlError)) throw err;
+    process.stderr.write(`${tomlPath} is not valid TOML (expected gitleaks' config/gitleaks.toml): ${err.message}\n`);
+    process.exit(1);
+  }
+  const { rules, skipped, allowlist } = vendor(toml);
   for (const r of [...rules.map((r) => r.regex), ...rules.flatMap((r) => r.allowlists?.flatMap((a) => a.regexes) ?? []), ...allowlist.regexes]) {
     new RegExp(r); // throws on a source JavaScript cannot compile
   }

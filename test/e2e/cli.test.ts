@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { issueToken } from '@engram/core';
-import { auditLog, createDb, forWorkspace, members, tokens } from '@engram/db';
+import { auditLog, createDb, forWorkspace, invites, members, tokens } from '@engram/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cliEnv, runCli, startCli } from '../support/cli.ts';
@@ -28,6 +28,7 @@ describe('engram CLI', { timeout: 180_000 }, () => {
       const inviteKey = /Invite key\s+(ek_\S+)/.exec(cli.banner)?.[1];
       expect(inviteKey).toBeDefined();
       expect(cli.banner).toMatch(/10 uses, 7 days/);
+      expect(cli.banner).toMatch(/^ {2}Owner name {5}Ada Lovelace$/m);
       const base = cli.mcpUrl.replace(/\/mcp$/, '');
       const members = await fetch(`${base}/api/v1/members`, { headers: { authorization: `Bearer ${cli.ownerToken}` } });
       expect(((await members.json()) as { members: { display_name: string | null }[] }).members.map((m) => m.display_name)).toEqual(['Ada Lovelace']);
@@ -276,6 +277,47 @@ describe('engram CLI', { timeout: 180_000 }, () => {
       expect((await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${sam.token}` } })).status).toBe(401);
     } finally {
       await cli.stop();
+    }
+  });
+
+  it('names an owner nobody named "Owner", says how to rename, and renames members for an operator (names unique, audited)', async () => {
+    const env = cliEnv({ ENGRAM_DATA_DIR: dataDir });
+    const made = await runCli(['workspace', 'create', '--name', 'Unnamed crew', '--invite-label', 'launch day'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const hint = /^ {2}Owner name {3}Owner \(rename: (engram member rename --workspace (ENG-[A-Z0-9-]+) --member ([0-9a-f-]{36}) --name "Your Name")\)$/m.exec(made.stdout);
+    expect(hint, made.stdout).not.toBeNull();
+    const [, , engramId, ownerId] = hint!;
+
+    const renamed = await runCli(['member', 'rename', '--workspace', engramId!, '--member', ownerId!, '--name', ' Ada Lovelace '], env);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stdout).toContain(`Renamed owner "Owner" to "Ada Lovelace" in ${engramId}.`);
+    expect((await runCli(['member', 'list', '--workspace', engramId!], env)).stdout).toMatch(new RegExp(`^${ownerId}  owner .* Ada Lovelace$`, 'm'));
+
+    // A second member may not take the name, in any case.
+    const db = await createDb({ kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') });
+    let mia: string;
+    let labels: (string | null)[];
+    try {
+      const [row] = await db.db.select().from(members).where(eq(members.id, ownerId!));
+      const tenant = forWorkspace(db.db, row!.workspaceId);
+      mia = (await tenant.insert(members, { role: 'member', displayName: 'Mia' }).returning())[0]!.id;
+      labels = (await tenant.select(invites)).map((i) => i.label);
+    } finally {
+      await db.close();
+    }
+    expect(labels).toEqual(['launch day']);
+    const taken = await runCli(['member', 'rename', '--workspace', engramId!, '--member', mia, '--name', 'ADA LOVELACE'], env);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain('Another member of this workspace is already called "ADA LOVELACE"');
+    expect((await runCli(['member', 'rename', '--workspace', engramId!, '--member', mia], env)).stderr).toMatch(/Usage: engram member list/);
+    expect((await runCli(['workspace', 'create', '--invite-label', ' '], env)).stderr).toContain('--invite-label must be 1 to 100 characters');
+
+    const after = await createDb({ kind: 'pglite', dataDir: path.join(dataDir, 'pgdata') });
+    try {
+      const audited = await after.db.select().from(auditLog).where(eq(auditLog.action, 'engram member rename'));
+      expect(audited.map((e) => [e.actor, e.outcome, e.summary.member_id])).toEqual([['operator', 'ok', ownerId]]);
+    } finally {
+      await after.close();
     }
   });
 

@@ -20,21 +20,8 @@ import { TEST_SECRET } from '../support/app.ts';
 import { cliEnv, runCli, startCli, type StartedCli } from '../support/cli.ts';
 import { chatReply, startFakeOpenAI, storyOf, type FakeOpenAI } from '../support/fake-openai.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import { eventually } from '../support/poll.ts';
 
-async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function mcpCommit(mcpUrl: string, token: string, content: string, agent: string): Promise<string> {
   const res = await fetch(mcpUrl, {
@@ -148,8 +135,7 @@ describe('engram start killed in the middle of a detection run (embedded)', () =
         const listed = await rest<Conflicts>('/api/v1/conflicts');
         return listed.groups.flatMap((g) => g.conflicts).find((c) => c.detected_by === 'narrative_llm');
       },
-      120_000,
-      'the narrative conflict after the restart',
+      { timeoutMs: 120_000, what: 'the narrative conflict after the restart', intervalMs: 100, retryErrors: true },
     );
     expect(found.facts.map((f) => f.fact_id).sort()).toEqual([a, b].sort());
 
@@ -158,8 +144,7 @@ describe('engram start killed in the middle of a detection run (embedded)', () =
         const status = await rest<Status>('/api/v1/detection/status');
         return status.pending_jobs === 0 && status.running_jobs === 0 ? status : null;
       },
-      60_000,
-      'the queue drained',
+      { timeoutMs: 60_000, what: 'the queue drained', intervalMs: 100, retryErrors: true },
     );
     expect(after).toMatchObject({ failed_jobs: 0, stuck_jobs: 0 });
     // Released as interrupted at start — not taken over after its ten-minute lease lapsed.
@@ -254,8 +239,7 @@ describe.each(engines)('failed detection jobs requeued by the CLI on $name', (en
           const s = await rest<{ pending_jobs: number; running_jobs: number; failed_jobs: number }>('/api/v1/detection/status');
           return s.pending_jobs + s.running_jobs + s.failed_jobs === 0;
         },
-        60_000,
-        'the requeued jobs done',
+        { timeoutMs: 60_000, what: 'the requeued jobs done', intervalMs: 100, retryErrors: true },
       );
       const conflicts = await rest<{ groups: { conflicts: unknown[] }[] }>('/api/v1/conflicts');
       expect(conflicts.groups.flatMap((g) => g.conflicts)).toHaveLength(1);

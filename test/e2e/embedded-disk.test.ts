@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseUnavailableError } from '@engram/db';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EmbeddedClient } from '../../packages/db/src/embedded/client.ts';
+import { EmbeddedClient } from '../../packages/db/src/embedded/thread-client.ts';
 import { cliEnv, startCli, type StartedCli } from '../support/cli.ts';
 
 /** Mounts a tmpfs of `sizeMb` at a new directory; undefined when this machine does not allow it. */

@@ -17,6 +17,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectMcp, mustCall, provisionOverHttp, serverEngines, startTestServer } from '../support/mcp.ts';
+import { momentAfter } from '../support/poll.ts';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -189,7 +190,11 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
 
     const retired = await ws.commit({ content: 'retire it', scope: 'payments', operation: 'delete', corrects_lineage: wrong.lineage_id });
     expect(retired).toMatchObject({ fact_id: null, memory_op: 'delete', supersedes_fact_id: fixed.fact_id });
-    expect((await ws.query({ topic: 'payments provider' })).results).toEqual([]);
+    // Nothing current is left; the retired fact that matches best is shown once, marked as closed.
+    const afterDelete = await ws.query({ topic: 'payments moved to Stripe' });
+    expect(afterDelete.results.map((r) => [r.fact_id, r.closed?.closed_by])).toEqual([[fixed.fact_id, 'deleted']]);
+    expect(afterDelete.results[0]!.valid_until).not.toBeNull();
+    expect(afterDelete.note).toMatch(/closed fact matches this topic better than any current one/);
 
     const none = await ws.commit({ content: 'nothing new', scope: 'payments', operation: 'none' });
     expect(none).toMatchObject({ fact_id: null, memory_op: 'none' });
@@ -299,9 +304,10 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
   it('answers as of a past instant, and includes history for "used to" questions', async () => {
     const ws = await workspace();
     const first = await ws.commit({ content: 'The auth service uses Memcached for sessions', scope: 'auth' });
-    await new Promise((r) => setTimeout(r, 20));
-    const between = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 20));
+    // A moment after the first commit and before the second, whatever the clock's resolution.
+    const moment = await momentAfter(Date.now());
+    const between = moment.toISOString();
+    await momentAfter(moment.getTime());
     await ws.commit({ content: 'The auth service uses Redis for sessions', scope: 'auth', corrects_lineage: first.lineage_id });
 
     const now = await ws.query({ topic: 'auth sessions store' });
@@ -320,13 +326,38 @@ describe.each(serverEngines())('facts over MCP on $name', ({ overrides }) => {
     expect(explicit.mode).toBe('current');
   });
 
+  it('shows a closed fact that matches better than any current one, marked, unless what replaced it is in the answer', async () => {
+    const ws = await workspace();
+    const old = await ws.commit({ content: 'Search results are cached in Memcached for 5 minutes', scope: 'search' });
+    const kept = await ws.commit({ content: 'Search indexing runs in a nightly Airflow job', scope: 'search' });
+    // A later version of its lineage replaces the first fact and is a match: the answer holds it, so
+    // the old version stays out of the default answer.
+    const later = await ws.commit({ content: 'Search results are cached in Redis for 5 minutes', scope: 'search', corrects_lineage: old.lineage_id });
+    const replaced = await ws.query({ topic: 'Memcached search cache' });
+    expect(replaced.results.map((r) => r.fact_id)).toContain(later.fact_id);
+    expect(replaced.results.map((r) => r.fact_id)).not.toContain(old.fact_id);
+    // Once the lineage is retired, nothing in the answer replaces the old version, which answers
+    // the topic best: shown once, marked with when and by what it was superseded.
+    await ws.commit({ content: 'retire it', scope: 'search', operation: 'delete', corrects_lineage: old.lineage_id });
+    const answer = await ws.query({ topic: 'Memcached search cache' });
+    const closed = answer.results.filter((r) => r.closed);
+    expect(closed.map((r) => [r.fact_id, r.closed?.closed_by, r.closed?.replaced_by])).toEqual([[old.fact_id, 'superseded', later.fact_id]]);
+    expect(closed[0]!.valid_until).not.toBeNull();
+    expect(answer.results.map((r) => r.fact_id)).toContain(kept.fact_id);
+    expect(answer.note).toContain(old.fact_id!);
+    // Asked for history, every version is listed as before, with no extra marking.
+    const history = await ws.query({ topic: 'Memcached search cache', include_history: true });
+    expect(history.results.every((r) => r.closed === undefined)).toBe(true);
+  });
+
   it('expires facts by TTL, in queries at once and in storage by the sweep', async () => {
     const ws = await workspace();
     const fact = await ws.commit({ content: 'The staging certificate is temporary', scope: 'infra', ttl_days: 1 });
     expect(new Date(fact.expires_at!).getTime() - new Date(fact.committed_at!).getTime()).toBe(86_400_000);
     // Move the expiry into the past, as a day passing would.
     await ws.tenant.update(facts, { expiresAt: new Date(Date.now() - 1000), validFrom: new Date(Date.now() - 5000), committedAt: new Date(Date.now() - 5000) }, eq(facts.id, fact.fact_id!));
-    expect((await ws.query({ topic: 'staging certificate' })).results).toEqual([]);
+    const expired = await ws.query({ topic: 'staging certificate' });
+    expect(expired.results.map((r) => [r.fact_id, r.closed?.closed_by])).toEqual([[fact.fact_id, 'expired']]);
     // The server's own maintenance sweep closes the window, no query needed.
     await server.maintenance.tick();
     const [row] = await ws.tenant.select(facts, eq(facts.id, fact.fact_id!));

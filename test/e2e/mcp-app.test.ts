@@ -63,7 +63,7 @@ describe('conflict queue MCP App in headless Chromium', () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run infra/ensure-chromium.sh, or set ENGRAM_CHROMIUM to a Chromium binary.`);
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     server = await startTestServer({ inProcessWorker: true });
-    const owner = await provisionOverHttp(server.baseUrl, { name: 'Checkout team' });
+    const owner = await provisionOverHttp(server.baseUrl, { name: 'Checkout team', owner_display_name: 'Priya' });
     client = new Client({ name: 'engram-app-host', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${owner.owner_token}` } } }));
 
@@ -141,7 +141,8 @@ describe('conflict queue MCP App in headless Chromium', () => {
     await expect.poll(() => card.count()).toBe(1);
     await expect.poll(() => app.getByRole('status').first().textContent()).toBe('1 open conflict, most severe first.');
     const text = (await card.textContent())!;
-    for (const expected of ['Fact A', 'Fact B', 'agent-a', 'agent-b', 'The auth service rate limit is 1000 req/s per IP', 'The auth service rate limit is 2000 req/s per IP', 'Belief timeline', conflict.kind.replaceAll('_', ' ')]) {
+    // Each fact names its member beside the agent id (card and timeline).
+    for (const expected of ['Fact A', 'Fact B', 'agent-a', 'agent-b', 'MemberPriya', 'Priya, agent-a', 'Priya, agent-b', 'The auth service rate limit is 1000 req/s per IP', 'The auth service rate limit is 2000 req/s per IP', 'Belief timeline', conflict.kind.replaceAll('_', ' ')]) {
       expect(text).toContain(expected);
     }
     // Committed times as people read them, e.g. "Nov 22, 2026, 2:20 PM" (the host says UTC).

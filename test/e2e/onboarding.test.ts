@@ -62,7 +62,7 @@ describe.each(serverEngines())('onboarding over MCP on $name', ({ overrides }) =
 
     // 4. It reconnects with its own token: ready, with the member tools.
     const teammate = await connectMcp(mcpUrl, joined.token);
-    expect(await names(teammate)).toEqual(['engram_commit', 'engram_conflicts', 'engram_init', 'engram_join', 'engram_promote', 'engram_query', 'engram_resolve', 'engram_status']);
+    expect(await names(teammate)).toEqual(['engram_commit', 'engram_conflicts', 'engram_init', 'engram_join', 'engram_promote', 'engram_query', 'engram_resolve', 'engram_status', 'engram_verify']);
     const ready = await mustCall<{ status: string; member: { role: string; display_name: string } }>(teammate, 'engram_status', {});
     expect(ready).toMatchObject({ status: 'ready', member: { role: 'member', display_name: 'Grace' } });
 

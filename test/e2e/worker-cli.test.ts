@@ -6,13 +6,24 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLI, cliEnv, REPO_ROOT, runCli, startCli } from '../support/cli.ts';
 import { connectMcp, mustCall } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
+import { eventually } from '../support/poll.ts';
 
 const ADMIN_TOKEN = 'worker-cli-admin-token-0123456789-abcdefgh';
+
+/** The worker that held each detection run in the database at `url`. */
+async function runHolders(url: string): Promise<(string | null)[]> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    return (await sql<{ worker_id: string | null }[]>`select worker_id from detection_runs`).map((r) => r.worker_id);
+  } finally {
+    await sql.end();
+  }
+}
 const SECRET = 'worker-cli-secret-0123456789-abcdefghijklmnopqrstuv';
 
 describe('engram worker', () => {
@@ -57,8 +68,12 @@ describe('engram worker', () => {
           running_jobs: number;
           runs_total: number;
         };
-      await new Promise((r) => setTimeout(r, 1_000));
-      expect(await status()).toMatchObject({ pending_jobs: 2, runs_total: 0 }); // the service only enqueues
+      // Queued and not run; which process runs them is checked once they are done.
+      const queued = await eventually(async () => {
+        const s = await status();
+        return s.pending_jobs === 2 ? s : undefined;
+      });
+      expect(queued).toMatchObject({ pending_jobs: 2, runs_total: 0 });
 
       const worker = spawn(process.execPath, [CLI, 'worker', '--concurrency', '2'], { env, cwd: REPO_ROOT });
       let out = '';
@@ -66,11 +81,17 @@ describe('engram worker', () => {
       worker.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
       // Done when nothing is pending or running and a run finished (a run still running has not
-      // written its conflicts yet). The test's timeout is the only clock.
-      for (let s = await status(); s.pending_jobs > 0 || s.running_jobs > 0 || s.runs_total === 0; s = await status()) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // written its conflicts yet).
+      await eventually(async () => {
+        const s = await status();
+        return s.pending_jobs === 0 && s.running_jobs === 0 && s.runs_total > 0;
+      }, { timeoutMs: 110_000, intervalMs: 100, what: 'the worker ran the queued detection' });
       expect(out).toMatch(/Detection workers running: worker-[\w.]+@\S+, worker-[\w.]+@\S+/);
+      // The service only enqueued: every run was held by a worker of the worker process (a worker
+      // id carries its process's pid).
+      const holders = await runHolders(url);
+      expect(holders.length).toBeGreaterThan(0);
+      for (const holder of holders) expect(holder).toContain(`:${worker.pid}:`);
       const conflicts = await mustCall<{ total: number }>(client, 'engram_conflicts', {});
       expect(conflicts.total).toBe(1);
       worker.kill('SIGTERM');

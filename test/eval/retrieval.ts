@@ -118,9 +118,13 @@ interface ImportProblem {
  * in pasted text, content over the length limit) names them (`facts.N.content`): those are dropped
  * and the rest sent again.
  */
+/** Times one import request is retried when the service answers 503 (a machine too busy for its deadline). */
+const IMPORT_RETRIES = 5;
+
 async function importFacts(token: string, scope: string, facts: EvalFact[], keysOf: Map<string, string[]>, dropped: Loaded['dropped']) {
   for (let start = 0; start < facts.length; start += IMPORT_CHUNK) {
     let pending = facts.slice(start, start + IMPORT_CHUNK);
+    let retries = 0;
     while (pending.length > 0) {
       const res = await fetch(`${baseUrl}/api/v1/facts/import`, {
         method: 'POST',
@@ -136,6 +140,15 @@ async function importFacts(token: string, scope: string, facts: EvalFact[], keys
           else dropped.push({ key, reason: (r.problems ?? []).map((p) => `${p.field?.replace(/^facts\.\d+\./, '') ?? ''} ${p.message}`.trim()).join('; ') || 'refused' });
         });
         break;
+      }
+      // Unavailable (a busy machine past the deadline): retried as the answer says. An import is
+      // idempotent (the same content at the same time is the same fact), so nothing is stored twice.
+      if (res.status === 503 && retries < IMPORT_RETRIES) {
+        retries++;
+        const wait = Number((JSON.parse(text) as { error?: { details?: { retry_after_seconds?: number } } }).error?.details?.retry_after_seconds ?? 2);
+        log(`${scope}: import answered 503, retrying in ${wait} s (${retries} of ${IMPORT_RETRIES})`);
+        await new Promise((r) => setTimeout(r, wait * 1000));
+        continue;
       }
       const problems = res.status === 400 ? ((JSON.parse(text) as { error?: { details?: { problems?: ImportProblem[] } } }).error?.details?.problems ?? []) : [];
       const refused = new Map<number, string>();

@@ -1,9 +1,7 @@
 /** Roles, tokens, scope permissions and workspace settings, over REST and MCP, on each engine. */
 import { canRead, provisionWorkspace, scopeAccess } from '@engram/core';
-import type { DbHandle } from '@engram/db';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appSuite, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -46,22 +44,13 @@ describe('scope access rules', () => {
 });
 
 describe.each(testDatabases())('access over the API on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const call = (token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
-    app.inject({ method, url, headers: { host: HOST, authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    suite.app.inject({ method, url, headers: { host: HOST, authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
   const mcp = (token: string, name: string, args: Record<string, unknown>) =>
-    app.inject({
+    suite.app.inject({
       method: 'POST',
       url: '/mcp',
       headers: { host: HOST, authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' },
@@ -71,10 +60,10 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
     (await mcp(token, name, args)).json<{ result: { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text: string }[] } }>().result;
 
   async function team() {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Access', invite: { max_uses: 10 } });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Access', invite: { max_uses: 10 } });
     const joinAs = async (role: 'member' | 'reader', name: string) => {
       const invite = (await call(created.ownerToken, 'POST', '/api/v1/invites', { role })).json<{ invite_key: string }>();
-      const joined = await app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: invite.invite_key, display_name: name } });
+      const joined = await suite.app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: invite.invite_key, display_name: name } });
       return joined.json<{ token: string; member_id: string }>();
     };
     return { ...created, member: await joinAs('member', 'Mia'), reader: await joinAs('reader', 'Rex') };
@@ -84,7 +73,7 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
     const t = await team();
     const listed = (await call(t.member.token, 'GET', '/api/v1/members')).json<{ members: { display_name: string | null; role: string; you: boolean }[] }>().members;
     expect(listed.map((m) => [m.role, m.display_name, m.you])).toEqual([
-      ['owner', null, false],
+      ['owner', 'Owner', false], // provisioned without a name: the default one
       ['member', 'Mia', true],
       ['reader', 'Rex', false],
     ]);
@@ -120,7 +109,7 @@ describe.each(testDatabases())('access over the API on $name', (engine) => {
 
   it('gives readers the read-only tools only', async () => {
     const t = await team();
-    const listed = await app.inject({
+    const listed = await suite.app.inject({
       method: 'POST',
       url: '/mcp',
       headers: { host: HOST, authorization: `Bearer ${t.reader.token}`, accept: 'application/json, text/event-stream' },

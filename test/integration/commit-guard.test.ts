@@ -4,10 +4,10 @@
  * statement says which fact it was (and the identical current fact), so they need not find it again.
  */
 import { cosine, embedLocally, provisionWorkspace } from '@engram/core';
-import { forWorkspace, insertFact, type DbHandle, type NewFact } from '@engram/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forWorkspace, insertFact, type NewFact } from '@engram/db';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { newFact as draftFact } from '../support/new-fact.ts';
 
 const SCOPE = 'auth';
@@ -17,24 +17,18 @@ const newFact = (content: string, options: { agentId: string; embeddingOf?: stri
   draftFact(content, { scope: SCOPE, ...options });
 
 describe.each(testDatabases())('the corroboration guard of a commit on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const suite = databaseSuite(engine);
 
   async function workspaceWith(base: NewFact) {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const tenant = forWorkspace(handle.db, ws.workspaceId);
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(suite.handle.db, ws.workspaceId);
     expect((await insertFact(tenant, base, { closeLineageId: null, detectionReason: null })).inserted).toBe(true);
     return async (fact: NewFact) => (await insertGuarded(ws.workspaceId, fact)).inserted;
   }
 
   /** Inserts a fact as a plain add is inserted: guarded against a fact it may corroborate. */
   const insertGuarded = (workspaceId: string, fact: NewFact) =>
-    insertFact(forWorkspace(handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } });
+    insertFact(forWorkspace(suite.handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } });
 
   it('holds only for another agent\'s durable, near-identical fact stating the same values', async () => {
     const guarded = await workspaceWith(newFact(RATE, { agentId: 'agent-a' }));
@@ -61,8 +55,8 @@ describe.each(testDatabases())('the corroboration guard of a commit on $name', (
   });
 
   it('reports what kept a fact out, so the commit decides without reading it again', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const tenant = forWorkspace(handle.db, ws.workspaceId);
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(suite.handle.db, ws.workspaceId);
     // Two facts another agent's commit may corroborate; the one embedded exactly as it is the nearest.
     const near = 'The auth service rate limit is 1000 req/s per IP address';
     const similarity = cosine(embedLocally(near), embedLocally(RATE));

@@ -20,13 +20,14 @@ import {
   type MemberPrincipal,
   type ProvisionedWorkspace,
 } from '@engram/core';
-import { dashboardSessions, type DbHandle } from '@engram/db';
+import { dashboardSessions } from '@engram/db';
 import { createLogger } from '@engram/server';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import type { LightMyRequestResponse } from 'fastify';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appSuite, testApp, TEST_SECRET } from '../support/app.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
+import { eventually } from '../support/poll.ts';
 
 const HOST = 'localhost:8080';
 const HOUR = 3_600_000;
@@ -77,23 +78,14 @@ function cookieOf(res: LightMyRequestResponse): string {
 }
 
 describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const call = (
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
     options: { token?: string; cookie?: string; csrf?: string; payload?: Record<string, unknown>; host?: string } = {},
   ) =>
-    app.inject({
+    suite.app.inject({
       method,
       url,
       headers: {
@@ -117,7 +109,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
   describe('sessions', () => {
     let ws: ProvisionedWorkspace;
     beforeAll(async () => {
-      ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Sessions', owner_display_name: 'Olive' });
+      ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Sessions', owner_display_name: 'Olive' });
     });
 
     it('exchanges a member token for an HttpOnly, SameSite=Strict cookie and a CSRF token', async () => {
@@ -134,7 +126,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       expect(setCookie).not.toContain('Secure'); // plain http here
       expect(res.body).not.toContain(cookie.split('=')[1]!);
       // Only a hash of the session id is stored.
-      const rows = await handle.db.select().from(dashboardSessions).where(eq(dashboardSessions.workspaceId, ws.workspaceId));
+      const rows = await suite.handle.db.select().from(dashboardSessions).where(eq(dashboardSessions.workspaceId, ws.workspaceId));
       expect(JSON.stringify(rows)).not.toContain(cookie.split('=')[1]!);
 
       // The cookie alone reads the session and the API.
@@ -144,7 +136,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       expect((await call('GET', '/api/v1/workspace', { cookie })).json()).toMatchObject({ workspace_id: ws.workspaceId });
       expect((await call('GET', '/api/v1/facts', { cookie })).statusCode).toBe(200);
       // It never authenticates MCP, which takes bearer tokens only.
-      const mcp = await app.inject({
+      const mcp = await suite.app.inject({
         method: 'POST',
         url: '/mcp',
         headers: { host: HOST, cookie, accept: 'application/json, text/event-stream' },
@@ -155,7 +147,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
     });
 
     it('marks the cookie Secure when the service is reached over https', async () => {
-      const secure = await testApp(handle, { publicUrl: 'https://engram.example.com' });
+      const secure = await testApp(suite.handle, { publicUrl: 'https://engram.example.com' });
       try {
         const res = await secure.inject({ method: 'POST', url: '/api/v1/session', headers: { host: 'engram.example.com' }, payload: { token: ws.ownerToken } });
         expect(res.statusCode).toBe(200);
@@ -166,7 +158,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
     });
 
     it('lasts ENGRAM_SESSION_HOURS', async () => {
-      const short = await testApp(handle, { sessionTtlMs: 2 * 3_600_000 });
+      const short = await testApp(suite.handle, { sessionTtlMs: 2 * 3_600_000 });
       try {
         const res = await short.inject({ method: 'POST', url: '/api/v1/session', payload: { token: ws.ownerToken } });
         expect(String(res.headers['set-cookie'])).toContain('; Max-Age=7200;');
@@ -198,11 +190,15 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       // Reads need no CSRF token; bearer writes need none either, cookie or not.
       expect((await call('GET', '/api/v1/invites', { cookie })).statusCode).toBe(200);
       expect((await call('POST', '/api/v1/invites', { token: ws.ownerToken, payload: { role: 'member' } })).statusCode).toBe(201);
+      const lastWrite = Date.now();
       expect((await call('POST', '/api/v1/invites', { token: ws.ownerToken, cookie: 'engram_session=garbage', payload: { role: 'member' } })).statusCode).toBe(201);
 
       // The audit log knows who did it through the session, and never what the token was.
-      await new Promise((r) => setTimeout(r, 150));
-      const audit = (await call('GET', '/api/v1/audit?limit=50', { cookie })).json<{ entries: { action: string; outcome: string; member_id: string | null }[] }>().entries;
+      // Entries are written once the answer has gone out: ask until the last request's is there.
+      const audit = await eventually(async () => {
+        const { entries } = (await call('GET', '/api/v1/audit?limit=50', { cookie })).json<{ entries: { action: string; outcome: string; member_id: string | null; at: string }[] }>();
+        return entries.some((e) => e.action === 'POST /api/v1/invites' && Date.parse(e.at) >= lastWrite) ? entries : undefined;
+      });
       expect(audit.find((e) => e.action === 'POST /api/v1/invites' && e.outcome === 'ok')?.member_id).toBe(body.member.id);
       expect(audit.find((e) => e.action === 'POST /api/v1/session')).toMatchObject({ outcome: 'ok', member_id: body.member.id });
       expect(JSON.stringify(audit)).not.toContain(ws.ownerToken);
@@ -248,7 +244,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       expect((await call('GET', '/api/v1/session', { cookie: owner.cookie })).statusCode).toBe(401);
       expect((await call('GET', '/api/v1/session', { cookie: cookieOf(replaced) })).statusCode).toBe(200);
 
-      const stale = await openDashboardSession(handle.db, ws.ownerToken, {}, new Date(Date.now() - SESSION_TTL_MS - 1000));
+      const stale = await openDashboardSession(suite.handle.db, ws.ownerToken, {}, new Date(Date.now() - SESSION_TTL_MS - 1000));
       const expired = await call('GET', '/api/v1/members', { cookie: `engram_session=${stale.sessionId}` });
       expect(expired.statusCode).toBe(401);
       expect(String(expired.headers['set-cookie'])).toContain('engram_session=; Max-Age=0');
@@ -304,18 +300,18 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
     const id: Record<string, string> = {};
     const now = Date.now();
     const at = (msAgo: number) => new Date(now - msAgo);
-    const services = () => ({ db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger });
+    const services = () => ({ db: suite.handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger });
     const commit = async (name: string, input: Record<string, unknown>, when: Date) => {
       const out = await commitFact(services(), owner, CommitInput.parse({ confidence: 1, ...input }), when);
       if (!out.fact_id && input.operation !== 'delete') throw new Error(`nothing stored for ${name}: ${JSON.stringify(out)}`);
       id[name] = out.fact_id ?? '';
       return out;
     };
-    const detect = (ids: string[]) => runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: randomUUID(), workspaceId: ws.workspaceId, triggerFactIds: ids });
+    const detect = (ids: string[]) => runDeterministicPass({ db: suite.handle.db, log: silentLogger }, { runId: randomUUID(), workspaceId: ws.workspaceId, triggerFactIds: ids });
 
     beforeAll(async () => {
-      ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Knowledge', invite: { max_uses: 10 } });
-      owner = await authenticateToken(handle.db, ws.ownerToken);
+      ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Knowledge', invite: { max_uses: 10 } });
+      owner = await authenticateToken(suite.handle.db, ws.ownerToken);
       mia = await joinAs(ws.ownerToken, 'member', 'Mia');
       reader = await joinAs(ws.ownerToken, 'reader', 'Rex');
 
@@ -374,6 +370,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
         content: 'The auth service uses JWT access tokens',
         scope: 'auth',
         agent_id: 'alice',
+        member: 'Owner', // the owner's default name: the workspace was provisioned without one
         fact_type: 'observation',
         confidence: 1,
         committed_at: at(10 * DAY).toISOString(),
@@ -545,6 +542,7 @@ describe.each(isolatedTestDatabases())('dashboard API on $name', (engine) => {
       const byAgent = Object.fromEntries(month.agents.map((a) => [a.agent_id, a]));
       expect(byAgent.alice).toEqual({
         agent_id: 'alice',
+        member: 'Owner',
         commits: 2,
         commits_per_day: 0.07,
         conflicts: 0,

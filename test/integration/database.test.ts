@@ -7,34 +7,29 @@ import {
   migrate,
   pendingMigrations,
   queryRows,
-  type DbHandle,
 } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
 
 describe.each(testDatabases())('database on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => handle?.close());
+  const suite = databaseSuite(engine);
 
   const newWorkspace = (name: string) =>
-    insertWorkspace(handle.db, { engramId: `ENG-T${Math.random().toString(36).slice(2, 10).toUpperCase()}`, name, settings: {} });
+    insertWorkspace(suite.handle.db, { engramId: `ENG-T${Math.random().toString(36).slice(2, 10).toUpperCase()}`, name, settings: {} });
 
   it('is fully migrated, and migrating again applies nothing', async () => {
-    expect(await pendingMigrations(handle.db)).toBe(0);
-    expect(await migrate(handle.db)).toEqual({ applied: 0, total: MIGRATION_COUNT });
+    expect(await pendingMigrations(suite.handle.db)).toBe(0);
+    expect(await migrate(suite.handle.db)).toEqual({ applied: 0, total: MIGRATION_COUNT });
   });
 
   it('has pgvector, the HNSW and GIN indexes and the validity-window indexes', async () => {
-    const [ext] = await queryRows<{ extname: string }>(handle.db, sql`select extname from pg_extension where extname = 'vector'`);
+    const [ext] = await queryRows<{ extname: string }>(suite.handle.db, sql`select extname from pg_extension where extname = 'vector'`);
     expect(ext?.extname).toBe('vector');
     const indexes = await queryRows<{ indexname: string; indexdef: string }>(
-      handle.db,
+      suite.handle.db,
       sql`select indexname, indexdef from pg_indexes where tablename = 'facts'`,
     );
     const byName = Object.fromEntries(indexes.map((i) => [i.indexname, i.indexdef]));
@@ -46,7 +41,7 @@ describe.each(testDatabases())('database on $name', (engine) => {
 
   it('stores 512-dimension embeddings, generates the tsvector and enforces constraints', async () => {
     const workspace = await newWorkspace('vectors');
-    const tenant = forWorkspace(handle.db, workspace.id);
+    const tenant = forWorkspace(suite.handle.db, workspace.id);
     const embedding = Array.from({ length: 512 }, (_, i) => (i === 0 ? 1 : 0));
     const base = {
       lineageId: crypto.randomUUID(),
@@ -57,7 +52,7 @@ describe.each(testDatabases())('database on $name', (engine) => {
     };
     await tenant.insert(facts, { ...base, content: 'The auth service rate-limits to 1000 requests per second', embedding });
     const [row] = await queryRows<{ matches: boolean; distance: number }>(
-      handle.db,
+      suite.handle.db,
       sql`select tsv @@ plainto_tsquery('english', 'rate limits') as matches,
                  embedding <=> ${JSON.stringify(embedding)}::halfvec as distance
           from facts where workspace_id = ${workspace.id}`,
@@ -72,8 +67,8 @@ describe.each(testDatabases())('database on $name', (engine) => {
   });
 
   it('confines every TenantDb query to its workspace', async () => {
-    const a = forWorkspace(handle.db, (await newWorkspace('a')).id);
-    const b = forWorkspace(handle.db, (await newWorkspace('b')).id);
+    const a = forWorkspace(suite.handle.db, (await newWorkspace('a')).id);
+    const b = forWorkspace(suite.handle.db, (await newWorkspace('b')).id);
     const [memberA] = await a.insert(members, { role: 'owner', displayName: 'A' }).returning();
     const [memberB] = await b.insert(members, { role: 'owner', displayName: 'B' }).returning();
     expect(memberA?.workspaceId).toBe(a.workspaceId);

@@ -5,11 +5,11 @@
  * ephemeral one.
  */
 import { provisionWorkspace } from '@engram/core';
-import { factsMatching, FACTS_PER_READ, forWorkspace, insertFacts, TenantDb, type DbHandle, type NewFact } from '@engram/db';
+import { factsMatching, FACTS_PER_READ, forWorkspace, insertFacts, TenantDb, type NewFact } from '@engram/db';
 import { sql, type SQL } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { newFact } from '../support/new-fact.ts';
 
 const SCOPE = 'payments/worker';
@@ -26,17 +26,11 @@ class CountingTenant extends TenantDb {
 }
 
 describe.each(testDatabases())('the detector\'s reads on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const suite = databaseSuite(engine);
 
   it('read a key\'s facts a page at a time, each durable one once', async () => {
-    const { workspaceId } = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const tenant = forWorkspace(handle.db, workspaceId);
+    const { workspaceId } = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(suite.handle.db, workspaceId);
     // Without embeddings: the vector index is not what this reads, and filling it is most of the time.
     const fact = (n: number, durability: 'durable' | 'ephemeral'): NewFact => ({
       ...newFact(`The payments worker pool size is ${n} threads`, { scope: SCOPE, durability }),
@@ -51,12 +45,12 @@ describe.each(testDatabases())('the detector\'s reads on $name', (engine) => {
       expect((await insertFacts(tenant, batch)).every((f) => f.inserted)).toBe(true);
     }
     const erased = durable[7]!;
-    await handle.db.execute(sql`update facts set erased_at = now() where id = ${erased.id}`);
+    await suite.handle.db.execute(sql`update facts set erased_at = now() where id = ${erased.id}`);
     // A key every one of these facts has: the slot of the pool's size.
     const key = durable[0]!.matchKeys.find((k) => all.every((f) => f.matchKeys.includes(k)));
     expect(key).toBeDefined();
 
-    const counting = new CountingTenant(handle.db, workspaceId);
+    const counting = new CountingTenant(suite.handle.db, workspaceId);
     const found = await factsMatching(counting, [key!], 10_000);
     const ids = found.map((f) => f.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -34,45 +34,29 @@ import {
   insertConflicts,
   resolveSettledConflicts,
   type ClaimedRun,
-  type DbHandle,
   type RunStats,
   type TenantDb,
 } from '@engram/db';
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { seedOpenConflicts } from '../support/open-conflicts.ts';
 import { readingRows } from '../support/rows-read.ts';
-import { isolatedTestDatabases } from '../support/databases.ts';
+import { databaseSuite, isolatedTestDatabases } from '../support/databases.ts';
+import { eventually } from '../support/poll.ts';
 
 const NO_STATS: RunStats = { factsRead: 0, conflictsRaised: 0, factsRetired: 0 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(25);
-  }
-}
-
 describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
-  let handle: DbHandle & { url: string | null };
+  const suite = databaseSuite(engine);
   const embedder = new LocalEmbedder();
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
 
-  const services = () => ({ db: handle.db, embedder, secret: TEST_SECRET, log: silentLogger });
+  const services = () => ({ db: suite.handle.db, embedder, secret: TEST_SECRET, log: silentLogger });
 
   async function workspace(): Promise<{ id: string; principal: MemberPrincipal; commit: (content: string, agent?: string) => Promise<string> }> {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const principal = await authenticateToken(handle.db, created.ownerToken);
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const principal = await authenticateToken(suite.handle.db, created.ownerToken);
     return {
       id: created.workspaceId,
       principal,
@@ -84,8 +68,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     };
   }
 
-  const jobsOf = (workspaceId: string) => handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId));
-  const runsOf = (workspaceId: string) => handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId));
+  const jobsOf = (workspaceId: string) => suite.handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId));
+  const runsOf = (workspaceId: string) => suite.handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId));
 
   it('returns from a commit while a detection run of the same workspace is still in progress', async () => {
     const ws = await workspace();
@@ -94,7 +78,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const gate = new Promise<void>((r) => (release = r));
     let claimedRun: ClaimedRun | null = null;
     const worker = new DetectionWorker({
-      db: handle.db,
+      db: suite.handle.db,
       log: silentLogger,
       debounceMs: 0,
       pollMs: 20,
@@ -132,14 +116,14 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const jobs = await jobsOf(ws.id);
     const newest = Math.max(...jobs.map((j) => j.createdAt.getTime()));
     const claim = (now: number, debounceMs = 300) =>
-      claimDetectionRun(handle.db, { workerId: 'w1', debounceMs, maxWaitMs: 3_000, leaseMs: 60_000, now: new Date(now) });
+      claimDetectionRun(suite.handle.db, { workerId: 'w1', debounceMs, maxWaitMs: 3_000, leaseMs: 60_000, now: new Date(now) });
 
     expect(await claim(newest + 100)).toBeNull(); // still busy
     const run = await claim(newest + 400);
     expect(run).toMatchObject({ workspaceId: ws.id, attempt: 1 });
     expect(run!.jobIds.sort()).toEqual(jobs.map((j) => j.id).sort());
     expect(run!.triggerFactIds).toHaveLength(5);
-    await completeRun(handle.db, run!.runId, NO_STATS);
+    await completeRun(suite.handle.db, run!.runId, NO_STATS);
     expect((await jobsOf(ws.id)).every((j) => j.status === 'done')).toBe(true);
     const [row] = await runsOf(ws.id);
     expect(row).toMatchObject({ status: 'succeeded', jobsCoalesced: 5 });
@@ -152,7 +136,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await claim(t + 2_000, 10_000)).toBeNull();
     const late = await claim(t + 3_100, 10_000);
     expect(late?.workspaceId).toBe(busy.id);
-    await completeRun(handle.db, late!.runId, NO_STATS);
+    await completeRun(suite.handle.db, late!.runId, NO_STATS);
   });
 
   it('reads each slot of a run once for all its triggers there, however they interleave', async () => {
@@ -166,8 +150,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) for (const [s, text] of slots.entries()) ids.push(await ws.commit(text(i + 2), `agent-${s}-${i}`));
     // The run is called directly: its commits' jobs must not wait for the next test's workers.
-    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
-    const stats = await runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: 'run-interleaved', workspaceId: ws.id, triggerFactIds: ids });
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const stats = await runDeterministicPass({ db: suite.handle.db, log: silentLogger }, { runId: 'run-interleaved', workspaceId: ws.id, triggerFactIds: ids });
     // One read per slot, of that slot's 30 facts: 90 reads. Steps of 25 triggers in arrival order
     // would read every slot in every step (about 270); reads of 25 triggers per slot, 180.
     expect(stats.factsRead).toBe(90);
@@ -176,7 +160,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
 
   it('applies a chain of settlements in one step, and settles the conflicts they and other closings made moot', async () => {
     const ws = await workspace();
-    const tenant = forWorkspace(handle.db, ws.id);
+    const tenant = forWorkspace(suite.handle.db, ws.id);
     // Two facts another agent disagrees with, in conflicts raised earlier.
     const other = await ws.commit('The cache TTL is 15 seconds', 'agent-2');
     const corrected = await ws.commit('The export job runs every 15 minutes', 'agent-3');
@@ -185,7 +169,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const a = await ws.commit('The cache TTL is 30 seconds');
     const b = await ws.commit('The cache TTL is 60 seconds');
     const c = await ws.commit('The cache TTL is 90 seconds');
-    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const [first, second] = await tenant.transaction((tx) =>
       insertConflicts(tx, [
         { kind: 'value_mismatch', detectedBy: 'tier2_numeric', severity: 'high', question: 'TTL 15 or 30?', explanation: null, factIds: [other, a] },
@@ -195,9 +179,9 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     // The second conflict's fact is closed by its author, not by the detector.
     await tenant.execute(sql`update facts set valid_until = now() where id = ${corrected}`);
 
-    const stats = await runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: 'run-chain', workspaceId: ws.id, triggerFactIds: [a, b, c] });
+    const stats = await runDeterministicPass({ db: suite.handle.db, log: silentLogger }, { runId: 'run-chain', workspaceId: ws.id, triggerFactIds: [a, b, c] });
     expect(stats.factsRetired).toBe(2);
-    const rows = await handle.db.select().from(facts).where(eq(facts.workspaceId, ws.id));
+    const rows = await suite.handle.db.select().from(facts).where(eq(facts.workspaceId, ws.id));
     const row = (id: string) => rows.find((r) => r.id === id)!;
     expect(row(a)).toMatchObject({ retiredBy: 'detector', retiredForFactId: b });
     expect(row(a).validUntil).not.toBeNull();
@@ -206,13 +190,13 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(row(b).validUntil).not.toBeNull();
     expect(row(c)).toMatchObject({ validUntil: null, memoryOp: 'update', supersedesFactId: b });
     // The TTL conflict has one current fact left; so has the export one, closed outside the run.
-    const status = async (id: string) => (await handle.db.select().from(conflicts).where(eq(conflicts.id, id)))[0]!.status;
+    const status = async (id: string) => (await suite.handle.db.select().from(conflicts).where(eq(conflicts.id, id)))[0]!.status;
     expect(await status(first!)).toBe('resolved');
     expect(await status(second!)).toBe('resolved');
     // Each settlement is on record as the detector's doing (a resolved probable update, kept by the
     // later fact), listed with the conflicts and undone like a resolution.
-    const records = await handle.db.select().from(conflicts).where(and(eq(conflicts.workspaceId, ws.id), eq(conflicts.resolutionType, 'detector')));
-    const links = await handle.db.select().from(conflictFacts).where(eq(conflictFacts.workspaceId, ws.id));
+    const records = await suite.handle.db.select().from(conflicts).where(and(eq(conflicts.workspaceId, ws.id), eq(conflicts.resolutionType, 'detector')));
+    const links = await suite.handle.db.select().from(conflictFacts).where(eq(conflictFacts.workspaceId, ws.id));
     const factsOf = (id: string) => links.filter((l) => l.conflictId === id).map((l) => l.factId).sort();
     const settlement = (older: string, newer: string) => ({
       kind: 'probable_update',
@@ -230,9 +214,9 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
 
   it('closes settled facts by primary key, without reading the rest of the workspace, with statistics or without', async () => {
     const ws = await workspace();
-    const tenant = forWorkspace(handle.db, ws.id);
+    const tenant = forWorkspace(suite.handle.db, ws.id);
     // A workspace of some size, which nothing has analyzed yet.
-    await handle.db.execute(sql`insert into facts (workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id)
+    await suite.handle.db.execute(sql`insert into facts (workspace_id, lineage_id, content, content_hash, scope, confidence, agent_id)
       select ${ws.id}, gen_random_uuid(), 'Filler fact number ' || g, md5(g::text), 'filler', 1, 'agent-filler'
       from generate_series(1, 3000) g`);
     const retire = (older: string, newer: string) =>
@@ -245,11 +229,11 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(first.read).toBeLessThanOrEqual(8);
     // And with statistics. The update used to join the ids coming out of a full join by scanning the
     // workspace (9,004 rows read for this one retirement), at every step of a busy workspace's runs.
-    await handle.db.execute(sql`analyze facts`);
+    await suite.handle.db.execute(sql`analyze facts`);
     const every15 = await ws.commit('The export job runs every 15 minutes');
     const every20 = await ws.commit('The export job runs every 20 minutes');
     // No detection run is to take these commits up (the tests after claim whichever run is due).
-    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const second = await retire(every15, every20);
     expect(second.result).toEqual([every15]);
     expect(second.read).toBeLessThanOrEqual(8);
@@ -257,14 +241,14 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
 
   it('reads only the conflicts of the facts it is given when it records or settles conflicts', async () => {
     const ws = await workspace();
-    const tenant = forWorkspace(handle.db, ws.id);
+    const tenant = forWorkspace(suite.handle.db, ws.id);
     const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
     // A thousand open conflicts elsewhere in the workspace, then one about the cache TTL.
-    await seedOpenConflicts(handle.db, ws.id, 1_000);
+    await seedOpenConflicts(suite.handle.db, ws.id, 1_000);
     const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
     const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
     const ttl60 = await ws.commit('The cache TTL is 60 seconds', 'agent-c');
-    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const counting = <T,>(work: (tx: TenantDb) => Promise<T>) => readingRows(tenant, 'conflict_facts', work);
     const [first] = (await counting((tx) => insertConflicts(tx, [conflict('TTL 15 or 30?', [ttl15, ttl30])]))).result;
     // The set grown by a third fact joins the open conflict: the lookups, the insert and the reread
@@ -277,22 +261,22 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const settled = await counting((tx) => resolveSettledConflicts(tx, new Date(), [ttl15, ttl30]));
     expect(settled.result).toBe(1);
     expect(settled.read).toBeLessThanOrEqual(12);
-    const [row] = await handle.db.select().from(conflicts).where(eq(conflicts.id, first!));
+    const [row] = await suite.handle.db.select().from(conflicts).where(eq(conflicts.id, first!));
     expect(row?.status).toBe('resolved');
   });
 
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
     const ws = await workspace();
-    const tenant = forWorkspace(handle.db, ws.id);
+    const tenant = forWorkspace(suite.handle.db, ws.id);
     const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
     const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
     const every15 = await ws.commit('The export job runs every 15 minutes', 'agent-a');
     const every20 = await ws.commit('The export job runs every 20 minutes', 'agent-c');
     // The conflicts are given here: no detection run is to take these commits up.
-    await handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
     const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
     const flagged = async () =>
-      Object.fromEntries((await handle.db.select().from(agents).where(eq(agents.workspaceId, ws.id))).map((a) => [a.agentId, a.flaggedCommits]));
+      Object.fromEntries((await suite.handle.db.select().from(agents).where(eq(agents.workspaceId, ws.id))).map((a) => [a.agentId, a.flaggedCommits]));
     const created = await tenant.transaction((tx) => insertConflicts(tx, [conflict('TTL?', [ttl15, ttl30]), conflict('Export?', [every15, every20])]));
     expect(created).toHaveLength(2);
     expect(await flagged()).toEqual({ 'agent-a': 2, 'agent-b': 1, 'agent-c': 1 });
@@ -306,7 +290,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     await ws.commit('The export job runs every 15 minutes');
     let calls = 0;
     const worker = new DetectionWorker({
-      db: handle.db,
+      db: suite.handle.db,
       log: silentLogger,
       debounceMs: 0,
       maxAttempts: 2,
@@ -324,7 +308,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const early = await worker.runOnce();
     if (Date.now() < job!.runAfter.getTime()) expect(early).toBeNull(); // asked and answered before it was due
 
-    if (early === null) await eventually(async () => (await worker.runOnce()) !== null, 5_000);
+    if (early === null) await eventually(async () => (await worker.runOnce()) !== null, { timeoutMs: 5_000 });
     [job] = await jobsOf(ws.id);
     expect(job).toMatchObject({ status: 'failed', attempts: 2 });
     expect(calls).toBe(2);
@@ -337,16 +321,16 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ws = await workspace();
     await ws.commit('The gateway rate limit is 100 req/s');
     const leaseMs = 500;
-    const abandoned = await claimDetectionRun(handle.db, { workerId: 'gone', debounceMs: 0, maxWaitMs: 0, leaseMs });
+    const abandoned = await claimDetectionRun(suite.handle.db, { workerId: 'gone', debounceMs: 0, maxWaitMs: 0, leaseMs });
     expect(abandoned?.workspaceId).toBe(ws.id);
-    const claim = () => claimDetectionRun(handle.db, { workerId: 'w2', debounceMs: 0, maxWaitMs: 0, leaseMs: 60_000 });
+    const claim = () => claimDetectionRun(suite.handle.db, { workerId: 'w2', debounceMs: 0, maxWaitMs: 0, leaseMs: 60_000 });
     // While the lease holds, nobody else may run this workspace (judged by the clock after the
     // answer: on a busy machine the lease may have lapsed before the rival even asked).
     const rival = await claim();
     if (Date.now() < abandoned!.startedAt.getTime() + leaseMs) expect(rival).toBeNull();
     const taken = rival ?? (await eventually(claim));
     expect(taken).toMatchObject({ workspaceId: ws.id, jobIds: abandoned!.jobIds, attempt: 2 });
-    await completeRun(handle.db, taken.runId, NO_STATS);
+    await completeRun(suite.handle.db, taken.runId, NO_STATS);
     const runs = await runsOf(ws.id);
     expect(runs.find((r) => r.id === abandoned!.runId)).toMatchObject({ status: 'failed', error: expect.stringMatching(/lease expired/) });
     expect(runs.find((r) => r.id === taken.runId)?.status).toBe('succeeded');
@@ -357,7 +341,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ws = await workspace();
     const a = await ws.commit('The session store is Redis', 'agent-1');
     const b = await ws.commit('The session store is Memcached', 'agent-2');
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hanging-worker.ts'), handle.url!, '600'], {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hanging-worker.ts'), suite.handle.url!, '600'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -373,11 +357,11 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect((await runsOf(ws.id)).find((r) => r.id === killedRunId)?.status).toBe('running');
 
     const worker = new DetectionWorker({
-      db: handle.db,
+      db: suite.handle.db,
       log: silentLogger,
       debounceMs: 0,
       pollMs: 50,
-      run: (claimed) => runDeterministicPass({ db: handle.db, log: silentLogger }, claimed),
+      run: (claimed) => runDeterministicPass({ db: suite.handle.db, log: silentLogger }, claimed),
     });
     worker.start();
     try {
@@ -395,8 +379,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
   it('never gives one job to two workers', async () => {
     const workspaces = await Promise.all(Array.from({ length: 6 }, () => workspace()));
     // Several pools on Postgres (real contention between connections); PGlite has one connection.
-    const extra = engine.name === 'postgres' ? await Promise.all([1, 2, 3].map(() => createDb({ kind: 'postgres', url: handle.url! }, { maxConnections: 2 }))) : [];
-    const dbs = [handle, ...extra].map((h) => h.db);
+    const extra = engine.name === 'postgres' ? await Promise.all([1, 2, 3].map(() => createDb({ kind: 'postgres', url: suite.handle.url! }, { maxConnections: 2 }))) : [];
+    const dbs = [suite.handle, ...extra].map((h) => h.db);
     const seen: { workerId: string; workspaceId: string; jobIds: number[]; start: number; end: number }[] = [];
     const workers = Array.from({ length: 4 }, (_, i) => {
       const worker: DetectionWorker = new DetectionWorker({

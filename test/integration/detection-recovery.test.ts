@@ -32,57 +32,42 @@ import {
   detectionRuns,
   releaseInterruptedRuns,
   type ClaimedRun,
-  type DbHandle,
 } from '@engram/db';
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
-import { isolatedTestDatabases } from '../support/databases.ts';
+import { databaseSuite, isolatedTestDatabases } from '../support/databases.ts';
+import { eventually } from '../support/poll.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 const LONG_LEASE_MS = 600_000;
 
-async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** An error as postgres.js reports a statement cancelled by statement_timeout: the database's fault, not the run's. */
 const statementTimeout = () => Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
 
 describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) => {
-  let handle: DbHandle & { url: string | null };
+  const suite = databaseSuite(engine);
   const embedder = new LocalEmbedder();
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
 
   async function workspace(): Promise<{ id: string; engramId: string; ownerToken: string; principal: MemberPrincipal; commit: (content: string, agent?: string) => Promise<string> }> {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const principal = await authenticateToken(handle.db, created.ownerToken);
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const principal = await authenticateToken(suite.handle.db, created.ownerToken);
     return {
       id: created.workspaceId,
       engramId: created.engramId,
       ownerToken: created.ownerToken,
       principal,
       commit: async (content, agent = 'agent-1') => {
-        const out = await commitFact({ db: handle.db, embedder, secret: TEST_SECRET, log: silentLogger }, principal, CommitInput.parse({ content, scope: 'svc', confidence: 1, agent_id: agent }));
+        const out = await commitFact({ db: suite.handle.db, embedder, secret: TEST_SECRET, log: silentLogger }, principal, CommitInput.parse({ content, scope: 'svc', confidence: 1, agent_id: agent }));
         if (!out.fact_id) throw new Error(`commit stored nothing: ${JSON.stringify(out)}`);
         return out.fact_id;
       },
     };
   }
 
-  const jobsOf = (workspaceId: string) => handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId)).orderBy(detectionJobs.id);
-  const runsOf = (workspaceId: string) => handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId)).orderBy(detectionRuns.startedAt);
+  const jobsOf = (workspaceId: string) => suite.handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId)).orderBy(detectionJobs.id);
+  const runsOf = (workspaceId: string) => suite.handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId)).orderBy(detectionRuns.startedAt);
   /** Runs `worker` until every job of `workspaceId` is done, then stops it. */
   const drain = async (worker: DetectionWorker, workspaceId: string) => {
     worker.start();
@@ -95,13 +80,13 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
   /** A worker that only serves `workspaceId` (other tests' jobs share the database). */
   const workerFor = (workspaceId: string, options: Partial<ConstructorParameters<typeof DetectionWorker>[0]> = {}) =>
     new DetectionWorker({
-      db: handle.db,
+      db: suite.handle.db,
       log: silentLogger,
       debounceMs: 0,
       pollMs: 20,
       leaseMs: LONG_LEASE_MS,
       workspaceId,
-      run: (claimed) => runDeterministicPass({ db: handle.db, log: silentLogger }, claimed),
+      run: (claimed) => runDeterministicPass({ db: suite.handle.db, log: silentLogger }, claimed),
       ...options,
     });
 
@@ -110,7 +95,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     const a = await ws.commit('The session store is Redis', 'agent-1');
     const b = await ws.commit('The session store is Memcached', 'agent-2');
     // A process claimed the run with a ten-minute lease, then died (nothing of it is left in this process).
-    const cutOff = await claimDetectionRun(handle.db, { workerId: 'crashed-process', debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
+    const cutOff = await claimDetectionRun(suite.handle.db, { workerId: 'crashed-process', debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
     expect(cutOff?.jobIds).toHaveLength(2);
     const [held] = (await runsOf(ws.id)).filter((r) => r.id === cutOff!.runId);
 
@@ -132,18 +117,18 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     const ws = await workspace();
     await ws.commit('The search indexer batch size is 500 documents');
     const gone = () => 'the test says so';
-    const claim = (workerId: string) => claimDetectionRun(handle.db, { workerId, debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
+    const claim = (workerId: string) => claimDetectionRun(suite.handle.db, { workerId, debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
     const first = await claim('crash-1');
     expect(first?.attempt).toBe(1);
-    expect(await releaseInterruptedRuns(handle.db, (holder) => (holder === 'crash-1' ? gone() : undefined))).toEqual({ runs: 1, jobs: 1 });
+    expect(await releaseInterruptedRuns(suite.handle.db, (holder) => (holder === 'crash-1' ? gone() : undefined))).toEqual({ runs: 1, jobs: 1 });
     expect((await jobsOf(ws.id))[0]).toMatchObject({ status: 'pending', attempts: 0, lastError: 'interrupted: the test says so' });
     expect((await claim('crash-2'))?.attempt).toBe(1);
-    await releaseInterruptedRuns(handle.db, (holder) => (holder === 'crash-2' ? gone() : undefined));
+    await releaseInterruptedRuns(suite.handle.db, (holder) => (holder === 'crash-2' ? gone() : undefined));
     expect((await jobsOf(ws.id))[0]).toMatchObject({ status: 'pending', attempts: 1 });
     expect((await claim('crash-3'))?.attempt).toBe(2);
     // A holder that may be alive is left to its lease.
-    expect(await releaseInterruptedRuns(handle.db, () => undefined)).toEqual({ runs: 0, jobs: 0 });
-    await releaseInterruptedRuns(handle.db, (holder) => (holder === 'crash-3' ? gone() : undefined));
+    expect(await releaseInterruptedRuns(suite.handle.db, () => undefined)).toEqual({ runs: 0, jobs: 0 });
+    await releaseInterruptedRuns(suite.handle.db, (holder) => (holder === 'crash-3' ? gone() : undefined));
   });
 
   it('tells which holders are certainly gone', () => {
@@ -178,7 +163,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
           throw statementTimeout();
         }
         outcomes.push('ok');
-        return runDeterministicPass({ db: handle.db, log: silentLogger }, claimed);
+        return runDeterministicPass({ db: suite.handle.db, log: silentLogger }, claimed);
       },
     });
     await drain(worker, ws.id);
@@ -205,9 +190,9 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     await eventually(async () => (await worker.runOnce()) !== null);
     expect((await jobsOf(ws.id))[0]).toMatchObject({ status: 'failed', attempts: 1, lastError: 'the detector fell over' });
 
-    const [backlog] = await detectionBacklog(handle.db, { workspaceId: ws.id });
+    const [backlog] = await detectionBacklog(suite.handle.db, { workspaceId: ws.id });
     expect(backlog).toMatchObject({ engramId: ws.engramId, pending: 0, failed: 1, stuck: 0, lastError: { message: 'the detector fell over' } });
-    const status = await getStatus(handle.db, ws.principal, { llm: { enabled: false, model: 'none' }, tools: ['engram_query'] });
+    const status = await getStatus(suite.handle.db, ws.principal, { llm: { enabled: false, model: 'none' }, tools: ['engram_query'] });
     expect(status.detection).toMatchObject({ failed_jobs: 1, stuck_jobs: 0, note: expect.stringContaining(`engram detection requeue --workspace ${ws.engramId}`) });
     expect(status.next_prompt).toMatch(/1 detection job failed after every retry/);
   });
@@ -215,33 +200,33 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
   it('shows stuck work: a job due for over a minute that no worker took, and a run whose lease lapsed', async () => {
     const ws = await workspace();
     await ws.commit('The billing service timeout is 30 seconds');
-    await handle.db
+    await suite.handle.db
       .update(detectionJobs)
       .set({ runAfter: sql`now() - interval '2 minutes'` })
       .where(eq(detectionJobs.workspaceId, ws.id));
-    let [backlog] = await detectionBacklog(handle.db, { workspaceId: ws.id });
+    let [backlog] = await detectionBacklog(suite.handle.db, { workspaceId: ws.id });
     expect(backlog).toMatchObject({ pending: 1, stuck: 1, stalledRuns: 0 });
     expect(backlog!.stuckSince!.getTime()).toBeLessThan(Date.now() - 60_000);
 
     // Held by a live run, the same job is waiting its turn, not stuck...
-    const run = await claimDetectionRun(handle.db, { workerId: 'slow', debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
+    const run = await claimDetectionRun(suite.handle.db, { workerId: 'slow', debounceMs: 0, maxWaitMs: 0, leaseMs: LONG_LEASE_MS, workspaceId: ws.id });
     await ws.commit('The billing service retries 3 times', 'agent-2');
-    await handle.db
+    await suite.handle.db
       .update(detectionJobs)
       .set({ runAfter: sql`now() - interval '2 minutes'` })
       .where(and(eq(detectionJobs.workspaceId, ws.id), eq(detectionJobs.status, 'pending')));
-    [backlog] = await detectionBacklog(handle.db, { workspaceId: ws.id });
+    [backlog] = await detectionBacklog(suite.handle.db, { workspaceId: ws.id });
     expect(backlog).toMatchObject({ pending: 1, running: 1, stuck: 0 });
 
     // ...until that run's lease lapses: then both are.
-    await handle.db.update(detectionRuns).set({ leaseUntil: sql`now() - interval '1 second'` }).where(eq(detectionRuns.id, run!.runId));
-    await handle.db.update(detectionJobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(detectionJobs.runId, run!.runId));
-    [backlog] = await detectionBacklog(handle.db, { workspaceId: ws.id });
+    await suite.handle.db.update(detectionRuns).set({ leaseUntil: sql`now() - interval '1 second'` }).where(eq(detectionRuns.id, run!.runId));
+    await suite.handle.db.update(detectionJobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(detectionJobs.runId, run!.runId));
+    [backlog] = await detectionBacklog(suite.handle.db, { workspaceId: ws.id });
     expect(backlog).toMatchObject({ pending: 1, running: 1, stuck: 2, stalledRuns: 1 });
-    const status = await getStatus(handle.db, ws.principal, { llm: { enabled: false, model: 'none' }, tools: [] });
+    const status = await getStatus(suite.handle.db, ws.principal, { llm: { enabled: false, model: 'none' }, tools: [] });
     expect(status.detection).toMatchObject({ pending_jobs: 1, stuck_jobs: 2, note: expect.stringMatching(/no worker taking them/) });
 
-    const app = await testApp(handle);
+    const app = await testApp(suite.handle);
     try {
       const res = await app.inject({ method: 'GET', url: '/api/v1/detection/status', headers: { authorization: `Bearer ${ws.ownerToken}` } });
       expect(res.json()).toMatchObject({ pending_jobs: 1, running_jobs: 1, failed_jobs: 0, stuck_jobs: 2, stalled_runs: 1, note: expect.any(String) });
@@ -251,7 +236,7 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     // Whoever polls next takes the lapsed run over; nothing is stuck once it is done.
     const worker = workerFor(ws.id);
     await eventually(async () => (await worker.runOnce()) !== null);
-    expect(await detectionBacklog(handle.db, { workspaceId: ws.id })).toEqual([]);
+    expect(await detectionBacklog(suite.handle.db, { workspaceId: ws.id })).toEqual([]);
   });
 
   it('lets an owner (not a member) requeue the workspace\'s failed jobs, and an operator any workspace\'s, audited', async () => {
@@ -259,9 +244,9 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     const other = await workspace();
     for (const w of [ws, other]) {
       await w.commit('The cache TTL is 60 seconds');
-      await handle.db.update(detectionJobs).set({ status: 'failed', attempts: 5, lastError: 'gave up' }).where(eq(detectionJobs.workspaceId, w.id));
+      await suite.handle.db.update(detectionJobs).set({ status: 'failed', attempts: 5, lastError: 'gave up' }).where(eq(detectionJobs.workspaceId, w.id));
     }
-    const app = await testApp(handle);
+    const app = await testApp(suite.handle);
     try {
       const invite = await app.inject({ method: 'POST', url: '/api/v1/invites', headers: { authorization: `Bearer ${ws.ownerToken}` }, payload: { role: 'member' } });
       const joined = await app.inject({ method: 'POST', url: '/api/v1/join', payload: { invite_key: invite.json().invite_key } });
@@ -294,9 +279,9 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     } finally {
       await app.close(); // flushes the audit log
     }
-    const audited = await handle.db.select().from(auditLog).where(eq(auditLog.workspaceId, other.id));
+    const audited = await suite.handle.db.select().from(auditLog).where(eq(auditLog.workspaceId, other.id));
     expect(audited.find((e) => e.action === 'POST /api/v1/admin/detection/requeue')).toMatchObject({ actor: 'operator', outcome: 'ok' });
-    const ownerAudit = await handle.db.select().from(auditLog).where(eq(auditLog.workspaceId, ws.id));
+    const ownerAudit = await suite.handle.db.select().from(auditLog).where(eq(auditLog.workspaceId, ws.id));
     expect(ownerAudit.find((e) => e.action === 'POST /api/v1/detection/requeue' && e.outcome === 'ok')).toBeDefined();
   });
 
@@ -305,9 +290,9 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
     await ws.commit('The session store is Redis', 'agent-1');
     await ws.commit('The session store is Memcached', 'agent-2');
     // The hanging worker claims whatever is due: earlier tests' leftovers must not be.
-    await handle.db.update(detectionJobs).set({ status: 'done' }).where(sql`${detectionJobs.workspaceId} <> ${ws.id} and ${detectionJobs.status} <> 'done'`);
+    await suite.handle.db.update(detectionJobs).set({ status: 'done' }).where(sql`${detectionJobs.workspaceId} <> ${ws.id} and ${detectionJobs.status} <> 'done'`);
     // It names itself as every worker does (host, pid, PID namespace, instance).
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hanging-worker.ts'), handle.url!, String(LONG_LEASE_MS), 'own-id'], {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '../support/hanging-worker.ts'), suite.handle.url!, String(LONG_LEASE_MS), 'own-id'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -332,10 +317,10 @@ describe.each(isolatedTestDatabases())('detection recovery on $name', (engine) =
   });
 
   it.skipIf(engine.name !== 'postgres')('retries a run cut off by a database outage once the database is back, without using an attempt', async () => {
-    const target = new URL(handle.url!);
+    const target = new URL(suite.handle.url!);
     const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     await proxy.start();
-    const viaProxy = await createDb({ kind: 'postgres', url: proxy.via(handle.url!) }, { maxConnections: 2 });
+    const viaProxy = await createDb({ kind: 'postgres', url: proxy.via(suite.handle.url!) }, { maxConnections: 2 });
     try {
       const ws = await workspace();
       await ws.commit('The payments service retries webhooks 5 times');

@@ -14,7 +14,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { bigint, boolean, date, doublePrecision, integer, interval, jsonb, numeric, pgTable, text, timestamp, uuid, vector } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EmbeddedClient } from '../../packages/db/src/embedded/client.ts';
+import { EmbeddedClient } from '../../packages/db/src/embedded/thread-client.ts';
 
 const samples = pgTable('samples', {
   id: integer('id').primaryKey(),
@@ -430,4 +430,30 @@ describe('embedded database: bounded waits and disk headroom', () => {
     expect(await never).toMatchObject({ kind: 'unavailable' });
     await expect(stuck.query('select 1')).rejects.toMatchObject({ kind: 'unavailable' });
   });
+});
+
+describe('an embedded database that cannot start', () => {
+  it('says how much space its disk has and what to do, beside what PGlite said', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-unopenable-'));
+    try {
+      // A data directory PGlite cannot start from (a control file of garbage), on a disk with room.
+      const dataDir = path.join(dir, 'pgdata');
+      fs.mkdirSync(path.join(dataDir, 'global'), { recursive: true });
+      fs.writeFileSync(path.join(dataDir, 'PG_VERSION'), '17\n');
+      fs.writeFileSync(path.join(dataDir, 'global', 'pg_control'), Buffer.alloc(8192, 7));
+      const failure = await createDb({ kind: 'pglite', dataDir }).then(
+        async (handle) => {
+          await handle.close();
+          return 'it opened';
+        },
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain(`The embedded database in ${dataDir} could not be opened: `);
+      expect(failure).toMatch(new RegExp(`The disk under ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has \\d+ MB free \\(ENGRAM_MIN_FREE_DISK_MB asks for \\d+ MB`));
+      expect(failure).toMatch(/free space on it \(or move ENGRAM_DATA_DIR to a larger disk\) and start again/);
+      expect(fs.existsSync(`${dataDir}.lock`)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -4,31 +4,25 @@
  * committed; a batch that fails is retried fact by fact, so one bad fact costs no other its commit.
  */
 import { provisionWorkspace } from '@engram/core';
-import { FactWriter, queryRows, type DbHandle, type NewFact } from '@engram/db';
+import { FactWriter, queryRows, type NewFact } from '@engram/db';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { newFact } from '../support/new-fact.ts';
 
 const SCOPE = 'billing/worker';
 const PLAIN = { closeLineageId: null, detectionReason: 'commit' } as const;
 
 describe.each(testDatabases())('group commit of facts on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const suite = databaseSuite(engine);
 
-  const workspace = async () => (await provisionWorkspace(handle.db, TEST_SECRET, {})).workspaceId;
-  const count = async (query: ReturnType<typeof sql>) => Number((await queryRows<{ n: number }>(handle.db, query))[0]!.n);
+  const workspace = async () => (await provisionWorkspace(suite.handle.db, TEST_SECRET, {})).workspaceId;
+  const count = async (query: ReturnType<typeof sql>) => Number((await queryRows<{ n: number }>(suite.handle.db, query))[0]!.n);
 
   it('writes the facts that arrive meanwhile in one batch, with their keys, jobs and agent counts', async () => {
     const workspaceId = await workspace();
-    const writer = new FactWriter(handle.db);
+    const writer = new FactWriter(suite.handle.db);
     const facts = Array.from({ length: 20 }, (_, k) =>
       newFact(`The billing worker pool ${k} has ${10 + k} threads`, { scope: SCOPE, agentId: `agent-${k % 3}` }),
     );
@@ -44,7 +38,7 @@ describe.each(testDatabases())('group commit of facts on $name', (engine) => {
     const keys = facts.reduce((n, f) => n + f.matchKeys.length, 0);
     expect(await count(sql`select count(*)::int as n from fact_keys where workspace_id = ${workspaceId}`)).toBe(keys);
     const agents = await queryRows<{ agent_id: string; total_commits: number }>(
-      handle.db,
+      suite.handle.db,
       sql`select agent_id, total_commits from agents where workspace_id = ${workspaceId} order by agent_id`,
     );
     expect(agents.map((a) => [a.agent_id, Number(a.total_commits)])).toEqual([
@@ -56,7 +50,7 @@ describe.each(testDatabases())('group commit of facts on $name', (engine) => {
 
   it('stores one of two identical facts in a batch and says the other was not stored', async () => {
     const workspaceId = await workspace();
-    const writer = new FactWriter(handle.db);
+    const writer = new FactWriter(suite.handle.db);
     const first = newFact('Billing retries failed invoices 3 times', { scope: SCOPE });
     const same = newFact('Billing retries failed invoices 3 times', { scope: SCOPE, agentId: 'agent-b' });
     const other = newFact('Billing sends receipts by email', { scope: SCOPE });
@@ -75,7 +69,7 @@ describe.each(testDatabases())('group commit of facts on $name', (engine) => {
 
   it('commits the other facts of a batch that one fact makes fail, and rejects only that one', async () => {
     const workspaceId = await workspace();
-    const writer = new FactWriter(handle.db);
+    const writer = new FactWriter(suite.handle.db);
     const good = (k: number) => newFact(`Billing shard ${k} holds ${k * 100} accounts`, { scope: SCOPE });
     // A confidence outside 0..1 breaks the table's check: the whole statement fails.
     const bad: NewFact = { ...good(99), confidence: 2 };
@@ -89,12 +83,12 @@ describe.each(testDatabases())('group commit of facts on $name', (engine) => {
 
   it('keeps workspaces apart: each batch is one workspace, confined to it', async () => {
     const [w1, w2] = [await workspace(), await workspace()];
-    const writer = new FactWriter(handle.db);
+    const writer = new FactWriter(suite.handle.db);
     const facts = Array.from({ length: 8 }, (_, k) => ({ workspaceId: k % 2 ? w2 : w1, fact: newFact(`Billing region ${k} bills in EUR ${k}`, { scope: SCOPE }) }));
     const results = await Promise.all(facts.map((f) => writer.insert(f.workspaceId, f.fact, PLAIN)));
     expect(results.every((r) => r.inserted)).toBe(true);
     for (const w of [w1, w2]) {
-      const stored = await queryRows<{ id: string }>(handle.db, sql`select id from facts where workspace_id = ${w} order by id`);
+      const stored = await queryRows<{ id: string }>(suite.handle.db, sql`select id from facts where workspace_id = ${w} order by id`);
       expect(stored.map((r) => r.id)).toEqual(facts.filter((f) => f.workspaceId === w).map((f) => f.fact.id).sort());
     }
   });

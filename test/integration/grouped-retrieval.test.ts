@@ -12,12 +12,11 @@ import {
   insertConflicts,
   insertFacts,
   type Candidate,
-  type DbHandle,
   type RetrievalFilters,
 } from '@engram/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { newFact } from '../support/new-fact.ts';
 import { seedOpenConflicts } from '../support/open-conflicts.ts';
 import { readingRows } from '../support/rows-read.ts';
@@ -36,23 +35,17 @@ const FILTERS: RetrievalFilters = { model: LOCAL_EMBEDDING_MODEL, includeEphemer
 const ranked = (candidates: Candidate[]) => candidates.map((c) => [c.id, c.rrf.toFixed(9), c.vector_rank, c.text_rank]);
 
 describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const suite = databaseSuite(engine);
 
   async function workspaceWith(count: number): Promise<string> {
-    const { workspaceId } = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const { workspaceId } = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const facts = Array.from({ length: count }, (_, n) => {
       const subject = SUBJECTS[n % SUBJECTS.length]!;
       return newFact(`${SENTENCES[Math.floor(n / SUBJECTS.length) % SENTENCES.length]!(subject, n)} (${n})`, { scope: `${subject}/api` });
     });
     for (let from = 0; from < facts.length; from += 250) {
       const batch = facts.slice(from, from + 250).map((fact) => ({ fact, options: { closeLineageId: null, detectionReason: null } }));
-      await insertFacts(forWorkspace(handle.db, workspaceId), batch);
+      await insertFacts(forWorkspace(suite.handle.db, workspaceId), batch);
     }
     return workspaceId;
   }
@@ -63,7 +56,7 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
     ['a large workspace (HNSW)', 1_600],
   ])('answers several topics in one statement exactly as one statement each, in %s', { timeout: 120_000 }, async (_, size) => {
     const workspaceId = await workspaceWith(size);
-    const tenant = forWorkspace(handle.db, workspaceId);
+    const tenant = forWorkspace(suite.handle.db, workspaceId);
     const topics = TOPICS.map((topic) => ({ topic, embedding: embedLocally(topic) }));
     // A topic whose embedding failed is still searched by its words.
     topics.push({ topic: 'billing rate limit', embedding: null as unknown as number[] });
@@ -80,7 +73,7 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
 
   it('groups the queries of a workspace that arrive while one is answered, and keeps other filters apart', async () => {
     const workspaceId = await workspaceWith(40);
-    const reader = new CandidateReader(handle.db);
+    const reader = new CandidateReader(suite.handle.db);
     const asked = TOPICS.map((topic) => ({ topic, embedding: embedLocally(topic) }));
     const scoped: RetrievalFilters = { ...FILTERS, scope: 'auth' };
     const [first, ...rest] = await Promise.all([
@@ -90,7 +83,7 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
     // Two statements of a group may be in flight: the first two topics go alone, the other two
     // together once one of those is answered; the scoped query is a statement of its own.
     expect(reader.batches).toBe(4);
-    const tenant = forWorkspace(handle.db, workspaceId);
+    const tenant = forWorkspace(suite.handle.db, workspaceId);
     const answers = [first, ...rest];
     for (const [k, t] of asked.entries()) {
       expect(ranked(answers[k]!)).toEqual(ranked(await hybridCandidates(tenant, { ...FILTERS, ...t })));
@@ -102,13 +95,13 @@ describe.each(testDatabases())('grouped retrieval on $name', (engine) => {
 
   it('finds which candidates are in open conflicts by looking the candidates up, whatever else is in conflict', async () => {
     const workspaceId = await workspaceWith(60);
-    const tenant = forWorkspace(handle.db, workspaceId);
+    const tenant = forWorkspace(suite.handle.db, workspaceId);
     const topics = TOPICS.map((topic) => ({ topic, embedding: embedLocally(topic) }));
     const [found] = await hybridCandidatesOf(tenant, FILTERS, topics.slice(0, 1));
     const [first, second] = found!;
     // A thousand open conflicts elsewhere in the workspace (facts no topic here finds), and one
     // between two facts the first topic finds.
-    await seedOpenConflicts(handle.db, workspaceId, 1_000);
+    await seedOpenConflicts(suite.handle.db, workspaceId, 1_000);
     const conflict = (factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question: 'Which?', explanation: null, factIds });
     await tenant.transaction((tx) => insertConflicts(tx, [conflict([first!.id, second!.id])]));
     const retrieve = (grouped: boolean) =>

@@ -1,41 +1,31 @@
 /** Invite keys and joining over REST, on each engine: lifecycle, races, forgeries. */
 import { hkdfSync } from 'node:crypto';
 import { provisionWorkspace, sealInviteKey } from '@engram/core';
-import { forWorkspace, invites, members, type DbHandle } from '@engram/db';
+import { forWorkspace, invites, members } from '@engram/db';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { EncryptJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appSuite, TEST_ADMIN_TOKEN, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
 
 describe.each(testDatabases())('invites on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   async function workspace() {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Invites' });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Invites' });
     const owner = { host: HOST, authorization: `Bearer ${created.ownerToken}` };
     const createInvite = async (body: Record<string, unknown> = {}, rotate = false) => {
-      const res = await app.inject({ method: 'POST', url: `/api/v1/invites${rotate ? '/rotate' : ''}`, headers: owner, payload: body });
+      const res = await suite.app.inject({ method: 'POST', url: `/api/v1/invites${rotate ? '/rotate' : ''}`, headers: owner, payload: body });
       expect(res.statusCode).toBe(201);
       return res.json<{ invite_id: string; invite_key: string; role: string; uses_remaining: number; revoked_invites: number; join_instructions: string }>();
     };
-    return { ...created, owner, createInvite, tenant: forWorkspace(handle.db, created.workspaceId) };
+    return { ...created, owner, createInvite, tenant: forWorkspace(suite.handle.db, created.workspaceId) };
   }
 
   const join = (inviteKey: string, displayName?: string) =>
-    app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: inviteKey, display_name: displayName } });
+    suite.app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: inviteKey, display_name: displayName } });
 
   it('creates, lists, redeems and revokes invites', async () => {
     const ws = await workspace();
@@ -53,17 +43,17 @@ describe.each(testDatabases())('invites on $name', (engine) => {
     expect(member).toMatchObject({ role: 'reader', displayName: 'Linus' });
 
     // The new token works; readers cannot import.
-    const asReader = await app.inject({ method: 'POST', url: '/api/v1/facts/import', headers: { host: HOST, authorization: `Bearer ${body.token}` }, payload: { facts: [{ content: 'x', scope: 'a', agent_id: 'a', committed_at: new Date().toISOString() }] } });
+    const asReader = await suite.app.inject({ method: 'POST', url: '/api/v1/facts/import', headers: { host: HOST, authorization: `Bearer ${body.token}` }, payload: { facts: [{ content: 'x', scope: 'a', agent_id: 'a', committed_at: new Date().toISOString() }] } });
     expect(asReader.statusCode).toBe(403);
 
-    const listed = await app.inject({ url: '/api/v1/invites', headers: ws.owner });
+    const listed = await suite.app.inject({ url: '/api/v1/invites', headers: ws.owner });
     const rows = listed.json<{ invites: { invite_id: string; uses_remaining: number; status: string }[] }>().invites;
     expect(rows.find((r) => r.invite_id === invite.invite_id)).toMatchObject({ uses_remaining: 1, status: 'active' });
     expect(JSON.stringify(rows)).not.toContain(invite.invite_key);
 
-    const revoked = await app.inject({ method: 'DELETE', url: `/api/v1/invites/${invite.invite_id}`, headers: ws.owner });
+    const revoked = await suite.app.inject({ method: 'DELETE', url: `/api/v1/invites/${invite.invite_id}`, headers: ws.owner });
     expect(revoked.json()).toMatchObject({ status: 'revoked' });
-    const again = await app.inject({ method: 'DELETE', url: `/api/v1/invites/${invite.invite_id}`, headers: ws.owner });
+    const again = await suite.app.inject({ method: 'DELETE', url: `/api/v1/invites/${invite.invite_id}`, headers: ws.owner });
     expect(again.json<{ revoked_at: string }>().revoked_at).toBe(revoked.json<{ revoked_at: string }>().revoked_at);
     const afterRevoke = await join(invite.invite_key);
     expect(afterRevoke.statusCode).toBe(410);
@@ -136,7 +126,7 @@ describe.each(testDatabases())('invites on $name', (engine) => {
     expect((await join('not-a-key')).json().error).toMatchObject({ code: 'invite_invalid', message: expect.stringMatching(/start with `ek_`/) });
 
     // The workspace is deleted: its keys stop working.
-    const deleted = await app.inject({
+    const deleted = await suite.app.inject({
       method: 'DELETE',
       url: `/api/v1/admin/workspaces/${ws.workspaceId}`,
       headers: { host: HOST, authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
@@ -145,7 +135,7 @@ describe.each(testDatabases())('invites on $name', (engine) => {
     const orphan = await join(valid.invite_key);
     expect(orphan.statusCode).toBe(410);
     expect(orphan.json().error).toMatchObject({ code: 'invite_workspace_deleted', message: expect.stringMatching(/deleted/) });
-    expect((await app.inject({ url: '/api/v1/workspace', headers: ws.owner })).statusCode).toBe(401);
+    expect((await suite.app.inject({ url: '/api/v1/workspace', headers: ws.owner })).statusCode).toBe(401);
   });
 
   it('only lets owners manage invites', async () => {
@@ -153,9 +143,9 @@ describe.each(testDatabases())('invites on $name', (engine) => {
     const joined = (await join(ws.inviteKey, 'M')).json<{ token: string }>();
     const asMember = { host: HOST, authorization: `Bearer ${joined.token}` };
     for (const res of [
-      await app.inject({ method: 'POST', url: '/api/v1/invites', headers: asMember, payload: {} }),
-      await app.inject({ url: '/api/v1/invites', headers: asMember }),
-      await app.inject({ method: 'POST', url: '/api/v1/invites/rotate', headers: asMember, payload: {} }),
+      await suite.app.inject({ method: 'POST', url: '/api/v1/invites', headers: asMember, payload: {} }),
+      await suite.app.inject({ url: '/api/v1/invites', headers: asMember }),
+      await suite.app.inject({ method: 'POST', url: '/api/v1/invites/rotate', headers: asMember, payload: {} }),
     ]) {
       expect(res.statusCode).toBe(403);
       expect(res.json().error.message).toMatch(/Only workspace owners/);
@@ -164,7 +154,7 @@ describe.each(testDatabases())('invites on $name', (engine) => {
 
   it('validates invite options', async () => {
     const ws = await workspace();
-    const res = await app.inject({ method: 'POST', url: '/api/v1/invites', headers: ws.owner, payload: { role: 'owner', max_uses: 0 } });
+    const res = await suite.app.inject({ method: 'POST', url: '/api/v1/invites', headers: ws.owner, payload: { role: 'owner', max_uses: 0 } });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toMatch(/role: must be "member" or "reader"/);
     expect(res.json().error.message).toMatch(/max_uses: must be at least 1/);

@@ -14,11 +14,10 @@ import {
   reembedFacts,
   silentLogger,
 } from '@engram/core';
-import { detectionJobs, facts, forWorkspace, members, type DbHandle } from '@engram/db';
-import type { FastifyInstance } from 'fastify';
+import { detectionJobs, facts, forWorkspace, members } from '@engram/db';
 import { eq, isNull } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appSuite, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -27,24 +26,15 @@ const SECRET_VALUE = `${'k3v9Qz7LmP2x'}${'R8tW4yB6nD1fH5jS0aZc'}`;
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
 
 describe.each(testDatabases())('facts journal on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   async function workspace() {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const headers = { host: HOST, authorization: `Bearer ${created.ownerToken}` };
     const post = (payload: unknown) =>
-      app.inject({ method: 'POST', url: '/api/v1/facts/import', headers, payload: payload as Record<string, unknown> });
-    const since = (query = '') => app.inject({ method: 'GET', url: `/api/v1/facts/since${query}`, headers });
-    return { ...created, headers, importFacts: post, since, tenant: forWorkspace(handle.db, created.workspaceId) };
+      suite.app.inject({ method: 'POST', url: '/api/v1/facts/import', headers, payload: payload as Record<string, unknown> });
+    const since = (query = '') => suite.app.inject({ method: 'GET', url: `/api/v1/facts/since${query}`, headers });
+    return { ...created, headers, importFacts: post, since, tenant: forWorkspace(suite.handle.db, created.workspaceId) };
   }
 
   const story = () => [
@@ -160,11 +150,11 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
 
   it('keeps the secret out of the log too', async () => {
     const ws = await workspace();
-    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const principal = await authenticateToken(suite.handle.db, ws.ownerToken);
     const lines: string[] = [];
     const log = { info: (obj: object, msg?: string) => lines.push(JSON.stringify([obj, msg])), warn: () => {}, error: () => {} };
     const out = await importFacts(
-      { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log },
+      { db: suite.handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log },
       principal,
       ImportInput.parse({ facts: hundredWithSecret(5).slice(0, 10) }),
     );
@@ -175,7 +165,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
 
   it('embeds a large import in calls of a bounded size, and after a failed call stores the rest without vectors', async () => {
     const ws = await workspace();
-    const principal = await authenticateToken(handle.db, ws.ownerToken);
+    const principal = await authenticateToken(suite.handle.db, ws.ownerToken);
     const local = new LocalEmbedder();
     const calls: number[] = [];
     let failing = false;
@@ -187,7 +177,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
         return local.embed(texts);
       },
     };
-    const services = { db: handle.db, embedder, secret: TEST_SECRET, log: silentLogger };
+    const services = { db: suite.handle.db, embedder, secret: TEST_SECRET, log: silentLogger };
     const batch = (offset: number) =>
       ImportInput.parse({
         facts: Array.from({ length: 150 }, (_, i) => ({
@@ -268,22 +258,22 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
     const ws = await workspace();
     const [reader] = await ws.tenant.insert(members, { role: 'reader' }).returning();
     const { token } = await issueToken(ws.tenant, reader!.id);
-    const asReader = await app.inject({
+    const asReader = await suite.app.inject({
       method: 'POST',
       url: '/api/v1/facts/import',
       headers: { host: HOST, authorization: `Bearer ${token}` },
       payload: { facts: story() },
     });
     expect(asReader.statusCode).toBe(403);
-    const anonymous = await app.inject({ method: 'GET', url: '/api/v1/facts/since', headers: { host: HOST } });
+    const anonymous = await suite.app.inject({ method: 'GET', url: '/api/v1/facts/since', headers: { host: HOST } });
     expect(anonymous.statusCode).toBe(401);
   });
 
   it('streams every version after a watermark as NDJSON, oldest first', async () => {
     const ws = await workspace();
     const ids = ((await ws.importFacts({ facts: story() })).json().facts as { id: string }[]).map((f) => f.id);
-    const principal = await authenticateToken(handle.db, ws.ownerToken);
-    const services = { db: handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
+    const principal = await authenticateToken(suite.handle.db, ws.ownerToken);
+    const services = { db: suite.handle.db, embedder: new LocalEmbedder(), secret: TEST_SECRET, log: silentLogger };
     const correction = await commitFact(
       services,
       principal,
@@ -311,7 +301,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
 
     // Paging keeps every row exactly once, even with a page smaller than the journal.
     const paged: string[] = [];
-    for await (const entry of readJournal(handle.db, principal, { pageSize: 2 })) paged.push(entry.id);
+    for await (const entry of readJournal(suite.handle.db, principal, { pageSize: 2 })) paged.push(entry.id);
     expect(paged).toEqual(lines.map((l) => l.id));
   });
 
@@ -328,7 +318,7 @@ describe.each(testDatabases())('facts journal on $name', (engine) => {
     await ws.importFacts({ facts: story() });
     await ws.tenant.update(facts, { embedding: null, embeddingModel: null });
     expect(await ws.tenant.select(facts, isNull(facts.embedding))).toHaveLength(3);
-    const done = await reembedFacts(handle.db, new LocalEmbedder(), { batchSize: 2 });
+    const done = await reembedFacts(suite.handle.db, new LocalEmbedder(), { batchSize: 2 });
     expect(done).toBeGreaterThanOrEqual(3);
     expect(await ws.tenant.select(facts, isNull(facts.embedding))).toHaveLength(0);
   });

@@ -4,7 +4,7 @@ import { countHits, queryRows, type DbHandle } from '@engram/db';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { limiterOf, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -78,6 +78,30 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     expect(text(await commit(first, 5, 'calm-agent')).isError).toBeFalsy();
   });
 
+  it('never admits more commits than the limit, however many instances commit at once', async () => {
+    pinClockToWindowStart();
+    const ws = await workspace({ commits_per_agent_per_hour: 20 });
+    const principal = await authenticateToken(handles[0]!.db, ws.ownerToken);
+    // Four instances with their own counters (and, on Postgres, two pools), all committing at once.
+    const limiters = [0, 1, 2, 3].map((i) => new RateLimiter(handles[i % handles.length]!.db, { syncMs: 50 }));
+    try {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) => limiters[i % limiters.length]!.commit({ workspaceId: ws.workspaceId, agentId: 'racing-agent', settings: principal.settings })),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(20);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused).toHaveLength(40);
+      expect(refused.every((o) => (o.reason as { code?: string }).code === 'rate_limited')).toBe(true);
+      const [counted] = await queryRows<{ count: number }>(
+        handles[0]!.db,
+        sql`select coalesce(sum(count), 0)::int as count from rate_limit_counters where key = ${`agent:${ws.workspaceId}:racing-agent:commits`}`,
+      );
+      expect(Number(counted?.count)).toBe(20);
+    } finally {
+      for (const limiter of limiters) await limiter.close();
+    }
+  });
+
   it('limits requests per token per minute with HTTP 429 and Retry-After, across instances', async () => {
     pinClockToWindowStart();
     const ws = await workspace({ requests_per_token_per_minute: 4 });
@@ -128,9 +152,10 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
         )
       )[0]?.total;
     // The instances add their locally admitted hits at their next sync (every 50 ms in tests, later
-    // on a busy machine): wait for the counter to reach the total, then check it goes no further.
+    // on a busy machine): wait for the counter to reach the total; then, once each instance has
+    // synced again (a flush runs after any under way), check it went no further.
     await expect.poll(total, { timeout: 30_000, interval: 50 }).toBe(41); // the PATCH and the 40 reads
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await Promise.all([limiterOf(first).flush(), limiterOf(second).flush()]);
     expect(await total()).toBe(41);
   });
 

@@ -3,14 +3,12 @@
  * query string. Every credential kind: member token, invite key, operator token, dashboard
  * session and its CSRF token.
  */
-import { Writable } from 'node:stream';
-import { AuditLog, LocalEmbedder, provisionWorkspace, RateLimiter, silentLogger, TokenCache } from '@engram/core';
+import { provisionWorkspace } from '@engram/core';
 import type { DbHandle } from '@engram/db';
-import { buildApp, createLogger } from '@engram/server';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../apps/server/src/logger.ts';
-import { TEST_ADMIN_TOKEN, TEST_SECRET, testConfig } from '../support/app.ts';
+import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -32,23 +30,7 @@ describe.each(testDatabases())('request log on $name', (engine) => {
   const lines: string[] = [];
   beforeAll(async () => {
     db = await engine.open();
-    const config = testConfig({ logLevel: 'info' });
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const audit = new AuditLog(db.db, silentLogger, { flushMs: 50 });
-    const limits = new RateLimiter(db.db, { syncMs: 50 });
-    app = await buildApp(
-      { config, db, secret: TEST_SECRET, embedder: new LocalEmbedder(), tokens: new TokenCache(), audit, limits },
-      { logger: createLogger(config, stream) },
-    );
-    app.addHook('onClose', async () => {
-      await audit.close();
-      await limits.close();
-    });
+    app = await testApp(db, { logLevel: 'info' }, lines);
   });
   afterAll(async () => {
     await app?.close();

@@ -5,11 +5,11 @@
  * instances honour the removal within the token cache's TTL.
  */
 import { endMembership, issueToken, provisionWorkspace, TOKEN_CACHE_TTL_MS } from '@engram/core';
-import { facts, forWorkspace, members, type DbHandle } from '@engram/db';
+import { facts, forWorkspace, members } from '@engram/db';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { appSuite, testApp, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -45,16 +45,7 @@ function expectMembershipEnded(res: LightMyRequestResponse, code: 'invalid_token
 }
 
 describe.each(testDatabases())('removing members on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -64,7 +55,7 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
     url: string,
     options: { token?: string; cookie?: string; csrf?: string; payload?: Record<string, unknown>; on?: FastifyInstance } = {},
   ) =>
-    (options.on ?? app).inject({
+    (options.on ?? suite.app).inject({
       method,
       url,
       headers: {
@@ -76,7 +67,7 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
       ...(options.payload ? { payload: options.payload } : {}),
     });
   const mcp = (token: string, name: string, args: Record<string, unknown>, on?: FastifyInstance) =>
-    (on ?? app).inject({
+    (on ?? suite.app).inject({
       method: 'POST',
       url: '/mcp',
       headers: { host: HOST, authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' },
@@ -86,12 +77,12 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
     call('DELETE', `/api/v1/members/${memberId}`, { token, ...options });
 
   async function team() {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Team', owner_display_name: 'Olive', invite: { max_uses: 10 } });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Team', owner_display_name: 'Olive', invite: { max_uses: 10 } });
     const joinAs = async (role: 'member' | 'reader', display_name: string) => {
       const invite = (await call('POST', '/api/v1/invites', { token: created.ownerToken, payload: { role } })).json<{ invite_key: string }>();
       return (await call('POST', '/api/v1/join', { payload: { invite_key: invite.invite_key, display_name } })).json<{ token: string; member_id: string }>();
     };
-    const [owner] = await forWorkspace(handle.db, created.workspaceId).select(members, eq(members.role, 'owner'));
+    const [owner] = await forWorkspace(suite.handle.db, created.workspaceId).select(members, eq(members.role, 'owner'));
     return { ...created, ownerId: owner!.id, member: await joinAs('member', 'Mia'), reader: await joinAs('reader', 'Rex') };
   }
 
@@ -134,7 +125,7 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
     expectMembershipEnded(await call('POST', '/api/v1/session', { payload: { token: mia.token } }));
 
     // Her facts stay, attributed as before; the owner still finds them.
-    const stored = await forWorkspace(handle.db, t.workspaceId).select(facts, eq(facts.memberId, mia.member_id));
+    const stored = await forWorkspace(suite.handle.db, t.workspaceId).select(facts, eq(facts.memberId, mia.member_id));
     expect(stored.map((f) => [f.content, f.agentId])).toEqual([['The billing service retries webhooks 5 times', 'mia-laptop']]);
     const found = await mcp(t.ownerToken, 'engram_query', { topic: 'billing webhooks retries' });
     expect(JSON.stringify(found.json())).toContain('retries webhooks 5 times');
@@ -177,8 +168,8 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
 
     // Unknown, foreign and malformed ids.
     expect((await remove(t.ownerToken, '00000000-0000-4000-8000-000000000000')).json<ErrorBody>().error.code).toBe('not_found');
-    const other = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Other' });
-    const [otherOwner] = await forWorkspace(handle.db, other.workspaceId).select(members);
+    const other = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Other' });
+    const [otherOwner] = await forWorkspace(suite.handle.db, other.workspaceId).select(members);
     expect((await remove(t.ownerToken, otherOwner!.id)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/workspace', { token: other.ownerToken })).statusCode).toBe(200);
     const malformed = await remove(t.ownerToken, 'not-a-uuid');
@@ -200,7 +191,7 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
 
   it('keeps an owner when two owners remove each other at the same moment', async () => {
     const t = await team();
-    const tenant = forWorkspace(handle.db, t.workspaceId);
+    const tenant = forWorkspace(suite.handle.db, t.workspaceId);
     const [second] = await tenant.insert(members, { role: 'owner', displayName: 'Otto' }).returning();
     const otto = await issueToken(tenant, second!.id);
     // Over the API (authentication first) and straight at the transaction, so the two overlap.
@@ -211,14 +202,14 @@ describe.each(testDatabases())('removing members on $name', (engine) => {
 
     const [third] = await tenant.insert(members, { role: 'owner', displayName: 'Ines' }).returning();
     const survivor = (await live()).find((m) => m.id !== third!.id)!;
-    const raced = await Promise.allSettled([endMembership(handle.db, t.workspaceId, third!.id), endMembership(handle.db, t.workspaceId, survivor.id)]);
+    const raced = await Promise.allSettled([endMembership(suite.handle.db, t.workspaceId, third!.id), endMembership(suite.handle.db, t.workspaceId, survivor.id)]);
     expect(raced.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(await live()).toHaveLength(1);
   });
 
   it('is honoured by other instances within the token cache TTL', async () => {
     const t = await team();
-    const other = await testApp(handle);
+    const other = await testApp(suite.handle);
     try {
       // The other instance has resolved (and cached) her token before the removal.
       expect((await mcp(t.member.token, 'engram_status', {}, other)).statusCode).toBe(200);

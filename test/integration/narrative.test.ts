@@ -76,8 +76,6 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     ...createDetective(testConfig({ openai: { ...testConfig().openai, apiKey: 'sk-test', baseUrl: fake.baseUrl } }), {
       timeoutMs: 1_000,
       attempts: 3,
-      backoffMs: 20,
-      maxRetryAfterMs: 5_000,
     })!,
     ...overrides,
   });
@@ -364,12 +362,13 @@ describe.each(isolatedTestDatabases())('narrative detective on $name', (engine) 
     expect(await narrativeConflicts(ws.id)).toEqual([]);
   });
 
-  it('retries a 429 after its retry-after, a 5xx, a garbage reply and a timeout, then stores the result once', async () => {
+  it('retries a 429 after its retry-after, a 5xx, a dropped connection, a garbage reply and a timeout, then stores the result once', async () => {
     const { ws, ids } = await storyWorkspace();
     const ok = (body: Body) => confusions(body, [{ facts: ['quill-renderer service', 'inkwell worker'], kind: 'stale' }]);
     const scripts: { name: string; first: ScriptedReply | ((body: Body) => ScriptedReply) }[] = [
       { name: '429', first: { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'Rate limit reached', type: 'requests' } } } },
       { name: '503', first: { status: 503, body: { error: { message: 'overloaded' } } } },
+      { name: 'dropped connection', first: { status: 200, body: null, drop: true } },
       { name: 'garbage', first: (body) => chatReply(body, 'Sure! I looked at the story and it seems mostly fine.') },
       { name: 'timeout', first: (body) => ({ ...ok(body), delayMs: 1_500 }) },
     ];

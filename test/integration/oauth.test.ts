@@ -5,11 +5,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { provisionWorkspace } from '@engram/core';
-import { forWorkspace, members, tokens, type DbHandle } from '@engram/db';
+import { forWorkspace, members, tokens } from '@engram/db';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appSuite, testApp, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 
 const HOST = 'localhost:8080';
@@ -22,19 +21,10 @@ function pkce() {
 }
 
 describe.each(testDatabases())('OAuth authorization server on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const form = (url: string, params: Record<string, string>, headers: Record<string, string> = {}) =>
-    app.inject({
+    suite.app.inject({
       method: 'POST',
       url,
       headers: { host: HOST, 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -42,13 +32,13 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
     });
 
   async function register(body: Record<string, unknown> = {}) {
-    const res = await app.inject({ method: 'POST', url: '/oauth/register', headers: { host: HOST }, payload: { redirect_uris: [REDIRECT], client_name: 'Test Agent', token_endpoint_auth_method: 'none', ...body } });
+    const res = await suite.app.inject({ method: 'POST', url: '/oauth/register', headers: { host: HOST }, payload: { redirect_uris: [REDIRECT], client_name: 'Test Agent', token_endpoint_auth_method: 'none', ...body } });
     expect(res.statusCode, res.body).toBe(201);
     return res.json<{ client_id: string; client_secret?: string }>();
   }
 
   const authorize = (params: Record<string, string>) =>
-    app.inject({ url: `/oauth/authorize?${new URLSearchParams(params).toString()}`, headers: { host: HOST } });
+    suite.app.inject({ url: `/oauth/authorize?${new URLSearchParams(params).toString()}`, headers: { host: HOST } });
 
   /** Starts an authorization; the sealed request the consent page gets. */
   async function begin(clientId: string, challenge: string, extra: Record<string, string> = {}) {
@@ -60,7 +50,7 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   }
 
   const decide = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    app.inject({ method: 'POST', url: '/api/v1/oauth/authorization', headers: { host: HOST, ...headers }, payload: body });
+    suite.app.inject({ method: 'POST', url: '/api/v1/oauth/authorization', headers: { host: HOST, ...headers }, payload: body });
 
   /** A code the owner consented to, and its verifier. */
   async function codeFor(clientId: string, ownerToken: string) {
@@ -78,10 +68,10 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   const exchange = (clientId: string, code: string, verifier: string | undefined, extra: Record<string, string> = {}) =>
     form('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, ...(verifier ? { code_verifier: verifier } : {}), ...extra });
 
-  const whoAmI = (accessToken: string) => app.inject({ url: '/api/v1/tokens', headers: { host: HOST, authorization: `Bearer ${accessToken}` } });
+  const whoAmI = (accessToken: string) => suite.app.inject({ url: '/api/v1/tokens', headers: { host: HOST, authorization: `Bearer ${accessToken}` } });
 
   it('publishes RFC 8414 metadata and names itself in the protected-resource metadata', async () => {
-    const metadata = await app.inject({ url: '/.well-known/oauth-authorization-server', headers: { host: HOST } });
+    const metadata = await suite.app.inject({ url: '/.well-known/oauth-authorization-server', headers: { host: HOST } });
     expect(metadata.statusCode).toBe(200);
     expect(metadata.json()).toMatchObject({
       issuer: ISSUER,
@@ -93,13 +83,13 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
       client_id_metadata_document_supported: true,
       grant_types_supported: ['authorization_code', 'refresh_token'],
     });
-    const resource = await app.inject({ url: '/.well-known/oauth-protected-resource/mcp', headers: { host: HOST } });
+    const resource = await suite.app.inject({ url: '/.well-known/oauth-protected-resource/mcp', headers: { host: HOST } });
     expect(resource.json()).toMatchObject({ resource: `${ISSUER}/mcp`, authorization_servers: [ISSUER] });
   });
 
   it('registers clients and refuses unsafe redirect URIs with a reason', async () => {
     const refused = async (body: Record<string, unknown>, error: string, mentions: string) => {
-      const res = await app.inject({ method: 'POST', url: '/oauth/register', headers: { host: HOST }, payload: body });
+      const res = await suite.app.inject({ method: 'POST', url: '/oauth/register', headers: { host: HOST }, payload: body });
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json()).toMatchObject({ error });
       expect(res.json<{ error_description: string }>().error_description).toContain(mentions);
@@ -146,9 +136,9 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('runs the whole flow with a member token: code, PKCE exchange, a token that acts for the member, refresh rotation, revocation', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth flow' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth flow' });
     const client = await register();
-    const consentView = await app.inject({ url: `/api/v1/oauth/authorization?request=${await begin(client.client_id, pkce().challenge)}`, headers: { host: HOST } });
+    const consentView = await suite.app.inject({ url: `/api/v1/oauth/authorization?request=${await begin(client.client_id, pkce().challenge)}`, headers: { host: HOST } });
     expect(consentView.statusCode, consentView.body).toBe(200);
     expect(consentView.json()).toMatchObject({
       client: { client_id: client.client_id, name: 'Test Agent', redirect_host: '127.0.0.1:9999', registration: 'dynamic' },
@@ -197,7 +187,7 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('refuses a mismatched redirect URI, a missing or wrong verifier, a wrong resource, another client', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth refusals' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth refusals' });
     const client = await register();
     const other = await register();
     const refusal = async (extra: { verifier?: string | null; params?: Record<string, string>; clientId?: string }, error: string, mentions: string) => {
@@ -214,13 +204,13 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
     await refusal({ clientId: other.client_id }, 'invalid_grant', 'another client');
     const unsupported = await form('/oauth/token', { grant_type: 'password', client_id: client.client_id });
     expect(unsupported.json()).toMatchObject({ error: 'unsupported_grant_type' });
-    const json = await app.inject({ method: 'POST', url: '/oauth/token', headers: { host: HOST }, payload: { grant_type: 'authorization_code' } });
+    const json = await suite.app.inject({ method: 'POST', url: '/oauth/token', headers: { host: HOST }, payload: { grant_type: 'authorization_code' } });
     expect(json.statusCode).toBe(400);
     expect(json.json()).toMatchObject({ error: 'invalid_request' });
   });
 
   it('holds a confidential client to its secret', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth confidential' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth confidential' });
     const client = await register({ token_endpoint_auth_method: 'client_secret_basic' });
     const { code, verifier } = await codeFor(client.client_id, ws.ownerToken);
     const anonymous = await exchange(client.client_id, code, verifier);
@@ -237,7 +227,7 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('lets a person join with an invite key in the consent step, or decline', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth join' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth join' });
     const client = await register();
     const { verifier, challenge } = pkce();
     const request = await begin(client.client_id, challenge);
@@ -248,7 +238,7 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
     const code = new URL(joined.json<{ redirect_to: string }>().redirect_to).searchParams.get('code') as string;
     const pair = (await exchange(client.client_id, code, verifier)).json<{ access_token: string }>();
     const listed = (await whoAmI(pair.access_token)).json<{ tokens: { member_id: string; current: boolean }[] }>().tokens;
-    const [member] = await forWorkspace(handle.db, ws.workspaceId).select(members, eq(members.id, listed[0]!.member_id));
+    const [member] = await forWorkspace(suite.handle.db, ws.workspaceId).select(members, eq(members.id, listed[0]!.member_id));
     expect(member).toMatchObject({ displayName: 'Rosa', role: 'member' });
 
     const denied = await decide({ request: await begin(client.client_id, challenge), decision: 'deny' });
@@ -262,12 +252,12 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('lets a signed-in dashboard session allow, with its CSRF token', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth session' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth session' });
     const client = await register();
-    const signIn = await app.inject({ method: 'POST', url: '/api/v1/session', headers: { host: HOST }, payload: { token: ws.ownerToken } });
+    const signIn = await suite.app.inject({ method: 'POST', url: '/api/v1/session', headers: { host: HOST }, payload: { token: ws.ownerToken } });
     const cookie = `engram_session=${signIn.cookies.find((c) => c.name === 'engram_session')?.value}`;
     const request = await begin(client.client_id, pkce().challenge);
-    const view = await app.inject({ url: `/api/v1/oauth/authorization?request=${request}`, headers: { host: HOST, cookie } });
+    const view = await suite.app.inject({ url: `/api/v1/oauth/authorization?request=${request}`, headers: { host: HOST, cookie } });
     expect(view.json()).toMatchObject({ session: { workspace: { name: 'OAuth session' } } });
     const csrf = view.json<{ session: { csrf_token: string } }>().session.csrf_token;
     expect((await decide({ request, decision: 'allow' }, { cookie })).statusCode).toBe(403);
@@ -277,12 +267,12 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('stops honouring an access token when it expires; its refresh token brings a new one', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'OAuth expiry' });
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'OAuth expiry' });
     const client = await register();
     const { code, verifier } = await codeFor(client.client_id, ws.ownerToken);
     const pair = (await exchange(client.client_id, code, verifier)).json<{ access_token: string; refresh_token: string }>();
     // (Not used before: a resolved token is cached for a few seconds.)
-    const tenant = forWorkspace(handle.db, ws.workspaceId);
+    const tenant = forWorkspace(suite.handle.db, ws.workspaceId);
     await tenant.update(tokens, { expiresAt: new Date(Date.now() - 1000) }, eq(tokens.clientId, client.client_id));
     expect((await whoAmI(pair.access_token)).statusCode).toBe(401);
     // The refresh token still works: it brings a new access token.
@@ -292,7 +282,7 @@ describe.each(testDatabases())('OAuth authorization server on $name', (engine) =
   });
 
   it('is off with ENGRAM_OAUTH=false: no metadata, no endpoints, nothing named in the resource metadata', async () => {
-    const off = await testApp(handle, { oauth: false });
+    const off = await testApp(suite.handle, { oauth: false });
     try {
       expect((await off.inject({ url: '/.well-known/oauth-authorization-server', headers: { host: HOST } })).statusCode).toBe(404);
       expect((await off.inject({ method: 'POST', url: '/oauth/register', headers: { host: HOST }, payload: { redirect_uris: [REDIRECT] } })).statusCode).toBe(404);

@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { provisionWorkspace, runDeterministicPass, silentLogger, type ConflictItem, type ProvisionedWorkspace } from '@engram/core';
-import { agents, conflicts, detectionFeedback, facts, type DbHandle } from '@engram/db';
+import { agents, conflicts, detectionFeedback, facts } from '@engram/db';
 import { and, eq, inArray } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { appSuite, TEST_SECRET } from '../support/app.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
+import { eventually } from '../support/poll.ts';
 import { callTool, connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
 
 const HOST = 'localhost:8080';
@@ -36,22 +36,13 @@ interface Resolved {
 }
 
 describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const call = (token: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
-    app.inject({ method, url, headers: { host: HOST, authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    suite.app.inject({ method, url, headers: { host: HOST, authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 
   const tool = async (token: string, name: string, args: Record<string, unknown>): Promise<ToolResult> => {
-    const res = await app.inject({
+    const res = await suite.app.inject({
       method: 'POST',
       url: '/mcp',
       headers: { host: HOST, authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' },
@@ -77,10 +68,10 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
   }
 
   async function team(): Promise<Team> {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Resolve', invite: { max_uses: 10 } });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Resolve', invite: { max_uses: 10 } });
     const joinAs = async (role: 'member' | 'reader') => {
       const invite = (await call(created.ownerToken, 'POST', '/api/v1/invites', { role })).json<{ invite_key: string }>();
-      const joined = await app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: invite.invite_key } });
+      const joined = await suite.app.inject({ method: 'POST', url: '/api/v1/join', headers: { host: HOST }, payload: { invite_key: invite.invite_key } });
       return joined.json<{ token: string; member_id: string }>();
     };
     return { ...created, member: await joinAs('member'), reader: await joinAs('reader') };
@@ -97,7 +88,7 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     return ids;
   }
   const detect = (t: Team, ids: string[]) =>
-    runDeterministicPass({ db: handle.db, log: silentLogger }, { runId: randomUUID(), workspaceId: t.workspaceId, triggerFactIds: ids });
+    runDeterministicPass({ db: suite.handle.db, log: silentLogger }, { runId: randomUUID(), workspaceId: t.workspaceId, triggerFactIds: ids });
 
   async function conflictsOf(t: Team, status = 'all'): Promise<ConflictItem[]> {
     const res = await call(t.ownerToken, 'GET', `/api/v1/conflicts?status=${status}`);
@@ -109,11 +100,11 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     expect(found, `a conflict of ${ids.join(', ')}`).toHaveLength(1);
     return found[0]!;
   }
-  const factRows = (ids: string[]) => handle.db.select().from(facts).where(inArray(facts.id, ids));
+  const factRows = (ids: string[]) => suite.handle.db.select().from(facts).where(inArray(facts.id, ids));
   const windows = async (ids: string[]) =>
     Object.fromEntries((await factRows(ids)).map((f) => [f.id, { open: f.validUntil === null, retiredBy: f.retiredBy, retiredFor: f.retiredForFactId }]));
-  const feedbackOf = (conflictId: string) => handle.db.select().from(detectionFeedback).where(eq(detectionFeedback.conflictId, conflictId));
-  const conflictRow = async (id: string) => (await handle.db.select().from(conflicts).where(eq(conflicts.id, id)))[0]!;
+  const feedbackOf = (conflictId: string) => suite.handle.db.select().from(detectionFeedback).where(eq(detectionFeedback.conflictId, conflictId));
+  const conflictRow = async (id: string) => (await suite.handle.db.select().from(conflicts).where(eq(conflicts.id, id)))[0]!;
 
   const TIMEOUTS = [
     { content: 'The billing service timeout is 30 seconds', scope: 'billing' },
@@ -160,9 +151,12 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     expect(query.results.map((r) => [r.fact_id, r.has_open_conflict])).toEqual([[b, false]]);
 
     // Audited like any tool call: identifiers kept, the free text only by its length.
-    await new Promise((r) => setTimeout(r, 150));
-    const audit = (await call(t.ownerToken, 'GET', '/api/v1/audit')).json<{ entries: { action: string; outcome: string; member_id: string; summary: Record<string, unknown> }[] }>().entries;
-    const entry = audit.find((e) => e.action === 'engram_resolve');
+    // The entry is written once the answer has gone out: ask until it is there.
+    const entry = await eventually(async () =>
+      (await call(t.ownerToken, 'GET', '/api/v1/audit'))
+        .json<{ entries: { action: string; outcome: string; member_id: string; summary: Record<string, unknown> }[] }>()
+        .entries.find((e) => e.action === 'engram_resolve'),
+    );
     expect(entry).toMatchObject({
       outcome: 'ok',
       member_id: t.member.member_id,
@@ -306,7 +300,7 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
     const { conflict_id } = await conflictWith(t, ids);
     const row = await conflictRow(conflict_id);
     const flagged = () =>
-      handle.db
+      suite.handle.db
         .select({ agent: agents.agentId, flagged: agents.flaggedCommits })
         .from(agents)
         .where(and(eq(agents.workspaceId, t.workspaceId), inArray(agents.agentId, ['agent-0', 'agent-1', 'agent-2'])))
@@ -515,16 +509,10 @@ describe.each(isolatedServerEngines())('engram_resolve over a real MCP connectio
 
       const first = await mustCall<{ fact_id: string }>(client, 'engram_commit', { content: 'The search service replica count is 3', scope: 'search', confidence: 1, agent_id: 'a' });
       const second = await mustCall<{ fact_id: string }>(client, 'engram_commit', { content: 'The search service replica count is 5', scope: 'search', confidence: 1, agent_id: 'b' });
-      let conflictId: string | undefined;
-      const deadline = Date.now() + 20_000;
-      while (!conflictId) {
-        const found = await mustCall<{ groups: { conflicts: { conflict_id: string }[] }[] }>(client, 'engram_conflicts', {});
-        conflictId = found.groups[0]?.conflicts[0]?.conflict_id;
-        if (!conflictId) {
-          if (Date.now() > deadline) throw new Error('the detector raised no conflict');
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
+      const conflictId = await eventually(
+        async () => (await mustCall<{ groups: { conflicts: { conflict_id: string }[] }[] }>(client, 'engram_conflicts', {})).groups[0]?.conflicts[0]?.conflict_id,
+        { intervalMs: 100, what: 'the detector raised a conflict' },
+      );
       const out = await mustCall<Resolved>(client, 'engram_resolve', { conflict_id: conflictId, resolution_type: 'winner', winning_claim_id: second.fact_id, resolution: 'Scaled to 5 last week.' });
       expect(out).toMatchObject({ status: 'resolved', winning_fact_id: second.fact_id, closed_fact_ids: [first.fact_id], already_resolved: false });
       const retry = await mustCall<Resolved>(client, 'engram_resolve', { conflict_id: conflictId, resolution_type: 'winner', winning_claim_id: second.fact_id, resolution: 'retry' });

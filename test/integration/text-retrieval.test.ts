@@ -5,26 +5,20 @@
  * words decide.
  */
 import { LOCAL_EMBEDDING_MODEL, provisionWorkspace } from '@engram/core';
-import { forWorkspace, hybridCandidates, insertFacts, type DbHandle, type RetrievalFilters } from '@engram/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forWorkspace, hybridCandidates, insertFacts, type RetrievalFilters } from '@engram/db';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 import { newFact } from '../support/new-fact.ts';
 
 const FILTERS: RetrievalFilters = { model: LOCAL_EMBEDDING_MODEL, includeEphemeral: false, window: { kind: 'current' }, depth: 5 };
 
 describe.each(testDatabases())('full-text retrieval on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => {
-    await handle?.close();
-  });
+  const suite = databaseSuite(engine);
 
   async function workspaceOf(contents: string[]) {
-    const { workspaceId } = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const tenant = forWorkspace(handle.db, workspaceId);
+    const { workspaceId } = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const tenant = forWorkspace(suite.handle.db, workspaceId);
     const facts = contents.map((content) => newFact(content, { scope: 'billing' }));
     for (let from = 0; from < facts.length; from += 250) {
       await insertFacts(tenant, facts.slice(from, from + 250).map((fact) => ({ fact, options: { closeLineageId: null, detectionReason: null } })));

@@ -6,28 +6,24 @@ import {
   openInviteKey,
   provisionWorkspace,
 } from '@engram/core';
-import { facts, forWorkspace, invites, members, tokens, type DbHandle } from '@engram/db';
+import { facts, forWorkspace, invites, members, tokens } from '@engram/db';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
-import { testDatabases } from '../support/databases.ts';
+import { databaseSuite, testDatabases } from '../support/databases.ts';
 
 describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
-  let handle: DbHandle;
-  beforeAll(async () => {
-    handle = await engine.open();
-  });
-  afterAll(async () => handle?.close());
+  const suite = databaseSuite(engine);
 
   it('provisions a workspace with an owner, a hashed token and a sealed invite', async () => {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, {
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, {
       name: 'Payments team',
       owner_display_name: 'Ada',
       anonymous_mode: true,
       invite: { role: 'reader', max_uses: 3, expires_in_days: 2 },
     });
     expect(created.engramId).toMatch(/^ENG-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
-    const tenant = forWorkspace(handle.db, created.workspaceId);
+    const tenant = forWorkspace(suite.handle.db, created.workspaceId);
 
     const [owner] = await tenant.select(members);
     expect(owner).toMatchObject({ id: created.ownerMemberId, role: 'owner', displayName: 'Ada' });
@@ -46,8 +42,8 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
   });
 
   it('authenticates the owner token and records its use', async () => {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Auth' });
-    const principal = await authenticateToken(handle.db, created.ownerToken);
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Auth' });
+    const principal = await authenticateToken(suite.handle.db, created.ownerToken);
     expect(principal).toMatchObject({
       kind: 'member',
       workspaceId: created.workspaceId,
@@ -56,34 +52,34 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
       role: 'owner',
       settings: { anonymous_mode: false, anon_agents: false },
     });
-    const [token] = await forWorkspace(handle.db, created.workspaceId).select(tokens);
+    const [token] = await forWorkspace(suite.handle.db, created.workspaceId).select(tokens);
     expect(token?.lastUsedAt).toBeInstanceOf(Date);
   });
 
   it('rejects unknown, malformed and revoked tokens alike', async () => {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const codeOf = (token: string) =>
-      authenticateToken(handle.db, token).then(
+      authenticateToken(suite.handle.db, token).then(
         () => 'accepted',
         (e: unknown) => (e instanceof EngramError ? e.code : 'crashed'),
       );
     expect(await codeOf('egm_' + 'A'.repeat(43))).toBe('invalid_token');
     expect(await codeOf('not-a-token')).toBe('invalid_token');
-    await forWorkspace(handle.db, created.workspaceId).update(tokens, { revokedAt: new Date() });
+    await forWorkspace(suite.handle.db, created.workspaceId).update(tokens, { revokedAt: new Date() });
     expect(await codeOf(created.ownerToken)).toBe('invalid_token');
   });
 
   it('reports status from the workspace as it is', async () => {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Status' });
-    const principal = await authenticateToken(handle.db, created.ownerToken);
-    const tenant = forWorkspace(handle.db, created.workspaceId);
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Status' });
+    const principal = await authenticateToken(suite.handle.db, created.ownerToken);
+    const tenant = forWorkspace(suite.handle.db, created.workspaceId);
     const base = { lineageId: crypto.randomUUID(), scope: 'auth', confidence: 1, agentId: 'a' };
     await tenant.insert(facts, [
       { ...base, content: 'current one', contentHash: 'h1' },
       { ...base, content: 'current two', contentHash: 'h2' },
       { ...base, content: 'superseded', contentHash: 'h3', validFrom: new Date(Date.now() - 60_000), validUntil: new Date() },
     ]);
-    const off = await getStatus(handle.db, principal, { llm: { enabled: false, model: 'gpt-4o-mini' }, tools: ['engram_status'] });
+    const off = await getStatus(suite.handle.db, principal, { llm: { enabled: false, model: 'gpt-4o-mini' }, tools: ['engram_status'] });
     expect(off).toMatchObject({
       status: 'ready',
       engram_id: created.engramId,
@@ -96,7 +92,7 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
     expect(off.next_prompt).toContain(created.engramId);
     expect(off.next_prompt).not.toMatch(/engram_query/);
 
-    const on = await getStatus(handle.db, principal, {
+    const on = await getStatus(suite.handle.db, principal, {
       llm: { enabled: true, model: 'gpt-4o-mini' },
       tools: ['engram_status', 'engram_query', 'engram_commit'],
     });
@@ -104,9 +100,9 @@ describe.each(testDatabases())('workspaces and tokens on $name', (engine) => {
     expect(on.next_prompt).toMatch(/engram_query/);
 
     // Another workspace's facts are not counted.
-    const other = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const otherPrincipal = await authenticateToken(handle.db, other.ownerToken);
-    const otherStatus = await getStatus(handle.db, otherPrincipal, { llm: { enabled: false, model: 'x' }, tools: [] });
+    const other = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const otherPrincipal = await authenticateToken(suite.handle.db, other.ownerToken);
+    const otherStatus = await getStatus(suite.handle.db, otherPrincipal, { llm: { enabled: false, model: 'x' }, tools: [] });
     expect(otherStatus.memory?.current_facts).toBe(0);
     await tenant.delete(facts, eq(facts.scope, 'auth'));
   });

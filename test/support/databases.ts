@@ -1,6 +1,6 @@
 import { defaultDatabaseLimits } from '@engram/config';
 import { createDb, migrate, type DbHandle } from '@engram/db';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createScratchDatabase, dropScratchDatabase } from './postgres-admin.ts';
 
 /**
@@ -73,4 +73,29 @@ export function isolatedTestDatabases(): (Omit<TestDatabase, 'open'> & { open():
     });
   }
   return engines;
+}
+
+/** What the tests of a describe block share: one database. */
+export interface DatabaseSuite<H extends DbHandle = DbHandle> {
+  readonly handle: H;
+}
+
+/**
+ * For a describe block: opens `engine`'s database before the block's tests and closes it after
+ * them. `handle` is there from the first test (or `beforeAll` registered after this call) on.
+ */
+export function databaseSuite<H extends DbHandle>(engine: { open(): Promise<H> }): DatabaseSuite<H> {
+  let handle: H | undefined;
+  beforeAll(async () => {
+    handle = await engine.open();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  return {
+    get handle() {
+      if (handle === undefined) throw new Error('the suite opens its database in beforeAll: read it inside a test or a later hook');
+      return handle;
+    },
+  };
 }

@@ -59,6 +59,8 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
   /** Wait this long before answering (timeouts). */
   delayMs?: number;
+  /** Close the connection instead of answering (a transport failure). */
+  drop?: boolean;
 }
 
 export interface FakeOpenAI {
@@ -119,6 +121,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       }
       const send = () => {
         if (res.destroyed) return;
+        if (reply.drop) {
+          req.socket.destroy();
+          return;
+        }
         res.writeHead(reply.status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
         res.end(JSON.stringify(reply.body));
       };

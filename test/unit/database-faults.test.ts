@@ -1,5 +1,7 @@
-import { callerErrorOf } from '@engram/core';
-import { DatabaseHealth, DatabaseUnavailableError, databaseFault, droppedConnection, withinDeadline } from '@engram/db';
+import { callerErrorOf, CommitInput } from '@engram/core';
+import { DatabaseHealth, DatabaseUnavailableError, databaseFault, droppedConnection, neverApplied, withinDeadline } from '@engram/db';
+import { writeOutcome } from '@engram/mcp';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 
 /** An error shaped like the drivers' (postgres.js and PGlite carry `code`; drizzle wraps them in `cause`). */
@@ -35,6 +37,40 @@ describe('databaseFault', () => {
     expect(droppedConnection(driverError('ECONNRESET'))).toBe(true);
     expect(droppedConnection(driverError('ECONNREFUSED'))).toBe(false);
     expect(droppedConnection(driverError('57014'))).toBe(false);
+  });
+
+  it.each([
+    ['ECONNREFUSED', true],
+    ['CONNECT_TIMEOUT', true],
+    ['ENOTFOUND', true],
+    ['53300', true],
+    ['57014', true],
+    ['55P03', true],
+    ['57P01', true],
+    ['ECONNRESET', false],
+    ['CONNECTION_CLOSED', false],
+    ['EPIPE', false],
+    ['08006', false],
+    ['ENOSPC', false],
+  ])('knows whether work failed with %s certainly took no effect (%s)', (code, expected) => {
+    expect(neverApplied(wrapped(driverError(code)))).toBe(expected);
+  });
+
+  it('tells a write tool\'s caller whether it was done, and how to retry', () => {
+    const commit = { name: 'engram_commit', input: CommitInput };
+    const refused = writeOutcome(wrapped(driverError('ECONNREFUSED', 'connect ECONNREFUSED')), commit, 'failed');
+    expect(refused).toMatchObject({ code: 'unavailable', details: { done: 'no' } });
+    expect((refused as Error).message).toMatch(/Nothing was done: call engram_commit again\.$/);
+    const late = writeOutcome(new DatabaseUnavailableError('timeout', 'engram_commit got no answer within 900 ms'), commit, 'still_running');
+    expect(late).toMatchObject({ code: 'unavailable', details: { done: 'unknown', retry_after_seconds: 2 } });
+    expect((late as Error).message).toMatch(/may or may not have been done \(outcome: unknown\)\. Retrying is safe: .* same idempotency_key/);
+    const cut = writeOutcome(wrapped(driverError('ECONNRESET')), commit, 'failed');
+    expect(cut).toMatchObject({ details: { done: 'unknown' } });
+    expect(writeOutcome(new DatabaseUnavailableError('timeout', 'x'), commit, 'never_began')).toMatchObject({ details: { done: 'no' } });
+    // A tool without a key is told to check first; a caller's own error is left as it is.
+    expect((writeOutcome(wrapped(driverError('ECONNRESET')), { name: 'engram_resolve', input: z.object({}) }, 'failed') as Error).message).toMatch(/Check whether it took effect/);
+    const bug = new TypeError('x is undefined');
+    expect(writeOutcome(bug, commit, 'still_running')).toBe(bug);
   });
 
   it('leaves the caller\'s own errors alone: constraints, syntax, bugs', () => {

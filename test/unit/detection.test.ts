@@ -440,3 +440,22 @@ describe('statements, deletion requests and dependencies', () => {
     expect(analyzeAll([paused, unrelated]).conflicts).toEqual([]);
   });
 });
+
+describe('explaining a disagreement', () => {
+  it('names each value once, with every fact that states it, however many facts repeat it', () => {
+    const facts = [
+      fact('The billing service timeout is 30 seconds', { scope: 'billing', hoursAgo: 50 }),
+      fact('Billing service timeout: 30 s', { scope: 'billing', hoursAgo: 40 }),
+      fact('The billing service timeout is 60 seconds', { scope: 'billing', hoursAgo: 30 }),
+      fact('Billing service timeout: 60 seconds', { scope: 'billing', hoursAgo: 20 }),
+    ];
+    const [conflict] = analyze(facts).conflicts;
+    expect(conflict?.factIds).toHaveLength(4);
+    const quoted = [...(conflict!.explanation ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+    // One side per value (30 s is 30 seconds), never the same value listed again for another fact.
+    expect(quoted).toEqual(['30 seconds', '60 seconds']);
+    expect(conflict!.explanation).toMatch(/^Current facts state different values: "30 seconds" \(2 facts: billing, [A-Z][a-z]{2} \d{1,2}, \d{4}(; billing, [A-Z][a-z]{2} \d{1,2}, \d{4})?\) vs "60 seconds" \(2 facts: billing, /);
+    // The question names each value once too.
+    expect(conflict!.question).toBe('Which is the timeout of billing now: 30 seconds or 60 seconds?');
+  });
+});

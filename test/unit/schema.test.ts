@@ -11,7 +11,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const tables: PgTable[] = (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
 
 describe('schema', () => {
-  it('has every table of SPEC §4, the rate-limit counters, the detector key index and the OAuth tables', () => {
+  it('has every table of SPEC §4, the rate-limit counters, the detector key index, the OAuth tables and the idempotency keys', () => {
     expect(tables.map((t) => getTableName(t)).sort()).toEqual(
       [
         'agents',
@@ -23,6 +23,8 @@ describe('schema', () => {
         'detection_jobs',
         'detection_runs',
         'fact_keys',
+        'fact_verifications',
+        'idempotency_keys',
         'facts',
         'invites',
         'members',

@@ -39,6 +39,7 @@ const SAMPLES: Record<string, string> = {
   google_oauth_client_secret: `client secret ${'GOCSPX'}-${rand(ALNUM, 28)}`,
   aws_secret_access_key_unlabelled: `the AWS backup user signs with ${rand(B64, 40, 11)}`,
   azure_storage_key: `AccountName=engram;AccountKey=${rand(B64, 86, 4)}==;EndpointSuffix=core.windows.net`,
+  auth_token_hex: `Twilio auth token ${rand('0123456789abcdef', 32)}`,
   mailgun_api_key: `mail goes through ${'key'}-${rand('0123456789abcdef', 32)}`,
   doppler_token: `${'dp'}.st.prd.${rand(ALNUM, 43)}`,
   vault_token: `VAULT_TOKEN is ${'hvs'}.${rand(ALNUM, 24)}`,
@@ -97,6 +98,26 @@ describe('secret scanner', () => {
     expect(findSecret(`join with ${key} please`)?.name).toBe('engram_invite_key');
     expect(findSecret(`the key is ${key}.`)?.name).toBe('engram_invite_key');
   });
+
+  // A 32-hex value after the name `auth token`, however the name is spelled and joined to it.
+  const HEX32 = rand('0123456789abcdef', 32, 5);
+  it.each([
+    `the Twilio auth token ${HEX32} is for staging`,
+    `auth_token ${HEX32}`,
+    `TWILIO_AUTH_TOKEN (prod) - ${HEX32}`,
+    `authToken "${HEX32}"`,
+    `auth-token for staging: ${HEX32}`,
+    `Auth Token ${HEX32.toUpperCase()}`,
+  ])('recognises a hex auth token: %s', (text) => {
+    expect(findSecret(text)).not.toBeNull();
+  });
+
+  it.each([`the auth token hash is ${HEX32}`, `auth token ${HEX32}ff (a 34-digit id)`, 'auth token 00000000000000000000000000000000'])(
+    'lets a hex value that is not an auth token through: %s',
+    (text) => {
+      expect(findSecret(text)).toBeNull();
+    },
+  );
 
   it.each(BENIGN)('lets ordinary facts through: %s', (text) => {
     expect(findSecret(text)).toBeNull();

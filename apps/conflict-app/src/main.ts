@@ -13,8 +13,12 @@ interface ConflictFact {
   content: string;
   scope: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   committed_at: string;
   valid_until: string | null;
+  /** The code the fact cites; `url` on a known forge. */
+  citations?: { path: string; start_line?: number; end_line?: number; commit?: string; url?: string }[];
 }
 interface ConflictItem {
   conflict_id: string;
@@ -67,6 +71,9 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return node;
 }
 
+/** Who committed a fact: the member's name beside the agent id, or the agent id alone. */
+const committer = (fact: ConflictFact) => (fact.member ? `${fact.member}, ${fact.agent_id}` : fact.agent_id);
+
 const time = (iso: string) => el('time', { datetime: iso }, formatTime(iso));
 
 function applyContext(context: McpUiHostContext | undefined): void {
@@ -94,7 +101,7 @@ function timeline(conflict: ConflictItem, names: Map<string, string>): HTMLEleme
   const list = el('ol', { class: 'timeline', 'aria-labelledby': `timeline-${conflict.conflict_id}` });
   for (const fact of ordered) {
     const until = fact.valid_until ? ['until ', time(fact.valid_until)] : [', still current'];
-    list.append(el('li', {}, `${names.get(fact.fact_id)} (${fact.agent_id}): from `, time(fact.committed_at), ...until));
+    list.append(el('li', {}, `${names.get(fact.fact_id)} (${committer(fact)}): from `, time(fact.committed_at), ...until));
   }
   const omitted = conflict.facts_omitted > 0 ? [el('p', { class: 'note' }, `${conflict.facts_omitted} older facts are not listed.`)] : [];
   return el('div', {}, el('h3', { id: `timeline-${conflict.conflict_id}` }, 'Belief timeline'), list, ...omitted);
@@ -112,6 +119,7 @@ function renderCard(conflict: ConflictItem, scope: string): HTMLElement {
     const details = el(
       'dl',
       {},
+      ...(fact.member ? [el('dt', {}, 'Member'), el('dd', {}, fact.member)] : []),
       el('dt', {}, 'Agent'),
       el('dd', {}, fact.agent_id),
       el('dt', {}, 'Committed'),
@@ -120,6 +128,10 @@ function renderCard(conflict: ConflictItem, scope: string): HTMLElement {
       el('dd', {}, fact.scope),
     );
     if (fact.valid_until) details.append(el('dt', {}, 'Closed'), el('dd', {}, time(fact.valid_until)));
+    for (const c of fact.citations ?? []) {
+      const label = `${c.path}${c.start_line ? `:${c.start_line}${c.end_line && c.end_line !== c.start_line ? `-${c.end_line}` : ''}` : ''}${c.commit ? ` @ ${c.commit.slice(0, 7)}` : ''}`;
+      details.append(el('dt', {}, 'Cites'), el('dd', {}, c.url ? el('a', { href: c.url, target: '_blank', rel: 'noreferrer noopener' }, label) : label));
+    }
     facts.append(el('section', { class: 'fact', 'aria-labelledby': heading.id }, heading, el('blockquote', {}, fact.content), details));
   });
 
@@ -165,7 +177,7 @@ function renderCard(conflict: ConflictItem, scope: string): HTMLElement {
     const keep = el('button', { type: 'button', 'aria-describedby': `fact-${id}-${i}` }, `Keep ${letter(i)}`);
     keep.addEventListener('click', () => {
       void settle(
-        { resolution_type: 'winner', winning_claim_id: fact.fact_id, resolution: reason(`Kept ${names.get(fact.fact_id)} (${fact.agent_id}) in the Engram conflict app.`) },
+        { resolution_type: 'winner', winning_claim_id: fact.fact_id, resolution: reason(`Kept ${names.get(fact.fact_id)} (${committer(fact)}) in the Engram conflict app.`) },
         `Keeping ${names.get(fact.fact_id)}…`,
       );
     });

@@ -85,4 +85,6 @@ export const DETECTOR_LABELS: Record<string, string> = {
   tier2_numeric: 'numeric rule',
   tier2b_cross_scope: 'same setting across scopes',
   narrative_rules: 'timeline rules',
+  citation_check: 'cited code changed (engram check)',
+  agent_verify: 'an agent re-read the cited code',
 };

@@ -19,6 +19,8 @@ interface SessionApi {
   signOut: () => Promise<void>;
   /** Asks the server again (after "Try again"). */
   recheck: () => void;
+  /** Shows the signed-in member's new name (after they renamed themselves). */
+  renamed: (displayName: string) => void;
 }
 
 const SessionContext = createContext<SessionApi | null>(null);
@@ -87,7 +89,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setAttempt((n) => n + 1);
   }, []);
 
-  const value = useMemo(() => ({ state, signIn, signOut, recheck }), [state, signIn, signOut, recheck]);
+  const renamed = useCallback((displayName: string) => {
+    setState((current) =>
+      current.status === 'signed-in' ? { ...current, session: { ...current.session, member: { ...current.session.member, display_name: displayName } } } : current,
+    );
+  }, []);
+
+  const value = useMemo(() => ({ state, signIn, signOut, recheck, renamed }), [state, signIn, signOut, recheck, renamed]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

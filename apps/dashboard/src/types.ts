@@ -14,6 +14,28 @@ export interface Session {
 
 export type FactType = 'observation' | 'inference' | 'decision';
 
+/** A place in the code a fact cites; `url` when its repository is on GitHub, GitLab or Bitbucket. */
+export interface Citation {
+  path: string;
+  start_line?: number;
+  end_line?: number;
+  commit?: string;
+  repo?: string;
+  url?: string;
+}
+
+/** `GET /api/v1/facts/:id/verifications`: one re-reading of a fact's cited code. */
+export interface Verification {
+  id: string;
+  status: 'still_true' | 'outdated' | 'unsure';
+  evidence: string | null;
+  commit: string | null;
+  source: 'agent' | 'check';
+  member: string | null;
+  agent_id: string | null;
+  created_at: string;
+}
+
 /** A current (or, with `as_of`, then-current) fact of the knowledge base. */
 export interface Fact {
   id: string;
@@ -21,6 +43,8 @@ export interface Fact {
   content: string;
   scope: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   fact_type: FactType;
   confidence: number;
   committed_at: string;
@@ -30,6 +54,8 @@ export interface Fact {
   verified: boolean;
   corroboration: number;
   has_open_conflict: boolean;
+  citations?: Citation[];
+  verified_at?: string | null;
 }
 
 export interface FactsResponse {
@@ -48,6 +74,8 @@ export interface TimelineFact {
   scope: string;
   content: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   valid_from: string;
   valid_until: string | null;
   closed_by: string | null;
@@ -61,6 +89,8 @@ export interface TimelineResponse {
 
 export interface AgentActivity {
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   commits: number;
   commits_per_day: number;
   conflicts: number;
@@ -85,8 +115,11 @@ export interface ConflictFact {
   content: string;
   scope: string;
   agent_id: string;
+  /** The member behind the agent (null: anonymous mode, or a member without a name). */
+  member: string | null;
   committed_at: string;
   valid_until: string | null;
+  citations?: Citation[];
 }
 
 export interface Conflict {
@@ -189,6 +222,7 @@ export interface Member {
 
 export interface Invite {
   invite_id: string;
+  label: string | null;
   role: Role;
   uses_remaining: number;
   expires_at: string;

@@ -10,6 +10,7 @@ import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling, registerR
 import { registerInputGuard, registerRequestGuard } from './plugins/request-guard.ts';
 import { registerCors } from './plugins/cors.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { citationRoutes } from './routes/citations.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { detectionRoutes } from './routes/detection.ts';
 import { factRoutes } from './routes/facts.ts';
@@ -83,6 +84,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
   await app.register(async (scope) => mcpRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
   await app.register(async (scope) => factRoutes(scope, ctx));
+  await app.register(async (scope) => citationRoutes(scope, ctx));
   await app.register(async (scope) => workspaceRoutes(scope, ctx));
   await app.register(async (scope) => detectionRoutes(scope, ctx));
   await app.register(async (scope) => sessionRoutes(scope, ctx));

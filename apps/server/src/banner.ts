@@ -24,6 +24,11 @@ export function startupBanner(options: {
   ];
   if (local) {
     lines.push(`  Owner token    ${local.owner_token}`, `  Workspace      ${local.engram_id}${local.created ? ' (created now)' : ''}`);
+    if (local.owner) {
+      lines.push(`  Owner name     ${local.owner.name}`);
+      // No account name to take (an empty $USER, root in a container): say how to become someone.
+      if (local.owner.defaulted) lines.push(`                 (rename yourself on the dashboard's Members page, or: ${renameCommand(local.engram_id, local.owner.memberId)})`);
+    }
     if (local.invite) {
       const days = Math.round((local.invite.expiresAt.getTime() - Date.now()) / 86_400_000);
       lines.push(`  Invite key     ${local.invite.key}`, `                 (for teammates: ${local.invite.uses} uses, ${days} days; shown once, more on the Members page)`);
@@ -48,3 +53,7 @@ export function startupBanner(options: {
   }
   return lines.join('\n');
 }
+
+/** The operator command that renames a member (`engram member rename`). */
+export const renameCommand = (engramId: string, memberId: string) =>
+  `engram member rename --workspace ${engramId} --member ${memberId} --name "Your Name"`;

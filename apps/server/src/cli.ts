@@ -9,9 +9,10 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '@engram/config';
 import { provisionWorkspace, toProvisionedWorkspaceBody, type ProvisionedWorkspaceBody, type ProvisionWorkspaceInput } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
-import { startupBanner } from './banner.ts';
+import { renameCommand, startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
 import { createLogger } from './logger.ts';
+import { checkCommand } from './commands/check.ts';
 import { detectionCommand } from './commands/detection.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { memberCommand } from './commands/members.ts';
@@ -30,7 +31,8 @@ Commands:
   migrate                   Apply database migrations and exit
   workspace create          Create a workspace; prints its owner token and invite key
       --name <name>           Workspace name
-      --owner-name <name>     Owner's display name
+      --owner-name <name>     Owner's display name (default: "Owner"; rename with member rename)
+      --invite-label <text>   Label of the first invite, shown in invite lists
       --anonymous             Strip member identity from stored facts
       --anon-agents           Replace agent ids with per-session random ids
       --json                  Print JSON instead of text
@@ -45,6 +47,14 @@ Commands:
       --after <iso>           Only facts committed after this instant
       --scope <scope>         Only this scope and below
       --url, --token          As for import
+  check                     Compare the code that facts cite with this git checkout: each citation
+                            unchanged, changed (with the hunk) or gone, and cited config values
+                            against the facts' values; exits 1 when any changed (docs/citations.md)
+      --repo <dir>            The checkout (default: the current directory)
+      --report                Tell the server: unchanged facts are verified, the others raise
+                              stale questions for people
+      --url, --token          As for import
+      --json                  Print JSON
   token create              Issue a token (default: for the workspace's owner)
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    Another member
@@ -53,6 +63,10 @@ Commands:
   token revoke TOKEN_ID     Revoke a token (--workspace required; --url as for workspace create)
   member list               List a workspace's members with their ids (--workspace required;
                               --url as for workspace create)
+  member rename             Rename a member (names are unique in a workspace, ignoring case)
+      --workspace <ENG-id>    Workspace (required)
+      --member <member id>    The member (see member list)
+      --name <name>           The new display name
   member remove             Remove a member: revokes their tokens, ends their dashboard
                             sessions, keeps their facts (audited)
       --workspace <ENG-id>    Workspace (required)
@@ -126,19 +140,25 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
     options: {
       name: { type: 'string' },
       'owner-name': { type: 'string' },
+      'invite-label': { type: 'string' },
       anonymous: { type: 'boolean', default: false },
       'anon-agents': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       url: { type: 'string' },
     },
   });
-  const input = {
+  const inviteLabel = values['invite-label']?.trim();
+  if (values['invite-label'] !== undefined && (!inviteLabel || inviteLabel.length > 100)) {
+    throw new Error('--invite-label must be 1 to 100 characters, e.g. --invite-label "backend team"');
+  }
+  const input: ProvisionWorkspaceInput = {
     name: values.name,
     owner_display_name: values['owner-name'],
     anonymous_mode: values.anonymous,
     anon_agents: values['anon-agents'],
+    ...(inviteLabel ? { invite: { label: inviteLabel } } : {}),
   };
-  const result = await provisionHereOrThere(config, input, values.url);
+  const { result, owner } = await provisionHereOrThere(config, input, values.url);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -147,6 +167,7 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
         `Workspace "${result.name}" created: ${result.engram_id}`,
         `  MCP URL      ${result.mcp_url}`,
         `  Owner token  ${result.owner_token}`,
+        ...(owner ? [`  Owner name   ${owner.name}${values['owner-name'] ? '' : ` (rename: ${renameCommand(result.engram_id, owner.memberId)})`}`] : []),
         `  Invite key   ${result.invite_key}`,
         `  (invite expires ${result.invite_expires_at}; the token and key are shown only now)`,
         '',
@@ -155,14 +176,22 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
   }
 }
 
-/** Provisions in the database, or through the running `engram start` that holds the embedded one. */
-async function provisionHereOrThere(config: Config, input: ProvisionWorkspaceInput, url: string | undefined): Promise<ProvisionedWorkspaceBody> {
+/**
+ * Provisions in the database, or through the running `engram start` that holds the embedded one
+ * (whose answer does not carry the owner's member id: `engram member list` shows it).
+ */
+async function provisionHereOrThere(
+  config: Config,
+  input: ProvisionWorkspaceInput,
+  url: string | undefined,
+): Promise<{ result: ProvisionedWorkspaceBody; owner?: { name: string; memberId: string } }> {
   const db = await openUnlessHeld(config);
-  if (!db) return operatorClient(config, url).call<ProvisionedWorkspaceBody>('POST', '/api/v1/admin/workspaces', input);
+  if (!db) return { result: await operatorClient(config, url).call<ProvisionedWorkspaceBody>('POST', '/api/v1/admin/workspaces', input) };
   try {
     await migrate(db.db);
     const created = await provisionWorkspace(db.db, resolveSecret(config), input);
-    return toProvisionedWorkspaceBody(created, `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`);
+    const result = toProvisionedWorkspaceBody(created, `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`);
+    return { result, owner: { name: created.ownerName, memberId: created.ownerMemberId } };
   } finally {
     await db.close();
   }
@@ -205,6 +234,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'worker':
       return workerCommand(config, rest);
+    case 'check':
+      return checkCommand(config, rest);
     case 'detection':
       return detectionCommand(config, rest);
     case 'reembed':

@@ -55,7 +55,12 @@ export function localOperatorToken(secret: string): string {
  * The embedded default workspace. When this start created it, also the invite key it was created
  * with (shown once, in the banner, so teammates can join; it is not stored in the data directory).
  */
-export type LocalWorkspace = RecordedWorkspace & { created: boolean; invite?: { key: string; expiresAt: Date; uses: number } };
+export type LocalWorkspace = RecordedWorkspace & {
+  created: boolean;
+  invite?: { key: string; expiresAt: Date; uses: number };
+  /** The owner this start created, and whether their name is the stand-in (no account name to take). */
+  owner?: { memberId: string; name: string; defaulted: boolean };
+};
 
 /** Who the owner of a new embedded workspace is: `--owner-name`, else the account starting it. */
 export function defaultOwnerName(): string | undefined {
@@ -91,11 +96,13 @@ export async function ensureLocalWorkspace(
 
   let local: RecordedWorkspace;
   let invite: LocalWorkspace['invite'];
+  let owner: LocalWorkspace['owner'];
   if ((await countWorkspaces(db)) === 0) {
     const ownerName = options.ownerName ?? defaultOwnerName();
     const provisioned = await provisionWorkspace(db, secret, { name: 'Local workspace', ...(ownerName ? { owner_display_name: ownerName } : {}) });
     local = { workspace_id: provisioned.workspaceId, engram_id: provisioned.engramId, owner_token: provisioned.ownerToken };
     invite = { key: provisioned.inviteKey, expiresAt: provisioned.inviteExpiresAt, uses: DEFAULT_INVITE.maxUses };
+    owner = { memberId: provisioned.ownerMemberId, name: provisioned.ownerName, defaulted: !ownerName };
   } else {
     const workspace = await findOldestWorkspace(db);
     if (!workspace) throw new Error('no live workspace found');
@@ -106,5 +113,5 @@ export async function ensureLocalWorkspace(
     local = { workspace_id: workspace.id, engram_id: workspace.engramId, owner_token: token };
   }
   writePrivate(file, `${JSON.stringify(local, null, 2)}\n`);
-  return { ...local, created: invite !== undefined, ...(invite ? { invite } : {}) };
+  return { ...local, created: invite !== undefined, ...(invite ? { invite } : {}), ...(owner ? { owner } : {}) };
 }

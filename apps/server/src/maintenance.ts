@@ -1,9 +1,9 @@
 import { expireFacts, reextractFacts, type Embedder, type Logger } from '@engram/core';
-import { refreshStatistics, type Database } from '@engram/db';
+import { purgeIdempotencyKeys, refreshStatistics, type Database } from '@engram/db';
 
 /**
  * Background upkeep of one process: closing expired facts, re-extracting entities of facts stored
- * by an older extractor, keeping planner statistics fresh. Safe to run on every instance.
+ * by an older extractor, forgetting old idempotency keys, keeping planner statistics fresh. Safe to run on every instance.
  */
 export interface Maintenance {
   /** Runs one sweep now (also used by tests). */
@@ -26,6 +26,8 @@ export function startMaintenance(options: { db: Database; embedder: Embedder; lo
         // A bounded share per sweep: a large backlog is worked off over a few minutes.
         const reextracted = await reextractFacts(options.db, { maxFacts: 5_000 });
         if (reextracted > 0) options.log.info({ reextracted }, 'entities re-extracted with the current extractor');
+        const forgotten = await purgeIdempotencyKeys(options.db);
+        if (forgotten > 0) options.log.info({ forgotten }, 'old idempotency keys forgotten');
         const analyzed = await refreshStatistics(options.db);
         if (analyzed.length > 0) options.log.info({ tables: analyzed }, 'planner statistics refreshed');
       } catch (error) {

@@ -44,7 +44,7 @@ const VERBATIM = new Set([
   'as_of', 'after', 'corrects_lineage', 'fact_id', 'conflict_id', 'winning_claim_id', 'resolution_type', 'kind',
   'status', 'role', 'max_uses', 'expires_in_days', 'member_id', 'token_id', 'invite_id', 'permission_id',
   'anonymous_mode', 'anon_agents', 'can_read', 'can_write', 'valid_from', 'valid_until', 'confidence', 'ttl_days',
-  'agent_id', 'rotate',
+  'agent_id', 'rotate', 'commit', 'replaced_by',
 ]);
 
 /**

@@ -8,8 +8,7 @@ import {
   type TokenOwner,
 } from '@engram/db';
 import { hashToken, looksLikeInviteKey, looksLikeToken, openInviteKey } from './credentials.ts';
-import { EngramError, invalidToken } from './errors.ts';
-import { membershipEnded } from './members.ts';
+import { EngramError, invalidToken, membershipEnded } from './errors.ts';
 
 /** A caller authenticated with a member token: the token's owner as resolved from the database. */
 export interface MemberPrincipal extends Omit<TokenOwner, 'lastUsedAt' | 'expiresAt'> {

@@ -19,7 +19,8 @@ import {
 import { z } from 'zod';
 import { scopeReadRules } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
-import { AgentId, Scope } from './facts/schemas.ts';
+import { showCitations, ShownCitation } from './facts/citations.ts';
+import { AgentId, MemberName, Scope } from './facts/schemas.ts';
 import { Instant } from './input.ts';
 
 const DAY_MS = 86_400_000;
@@ -69,6 +70,7 @@ export const KnowledgeFact = z.object({
   content: z.string(),
   scope: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   fact_type: z.enum(FACT_TYPES),
   confidence: z.number(),
   committed_at: z.string(),
@@ -79,6 +81,8 @@ export const KnowledgeFact = z.object({
   provenance: z.string().nullable(),
   corroboration: z.number().int().describe('Other agents that independently stated the same fact.'),
   has_open_conflict: z.boolean(),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites, with links to it on a known forge.'),
+  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true (absent: never).'),
 });
 export type KnowledgeFact = z.infer<typeof KnowledgeFact>;
 
@@ -93,6 +97,7 @@ function knowledgeFact(r: FactListRow): KnowledgeFact {
     content: r.content,
     scope: r.scope,
     agent_id: r.agent_id,
+    member: r.member,
     fact_type: r.fact_type,
     confidence: r.confidence,
     committed_at: r.committed_at.toISOString(),
@@ -103,6 +108,8 @@ function knowledgeFact(r: FactListRow): KnowledgeFact {
     provenance: r.provenance,
     corroboration: r.corroborating_agents,
     has_open_conflict: r.has_open_conflict,
+    ...(r.citations?.length ? { citations: showCitations(r.citations) } : {}),
+    ...(r.verified_at ? { verified_at: r.verified_at.toISOString() } : {}),
   };
 }
 
@@ -174,12 +181,14 @@ export const TimelineWindow = z.object({
   scope: z.string(),
   content: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   valid_from: z.string().describe('When the fact was committed.'),
   valid_until: z.string().nullable().describe('Null while current.'),
   closed_by: z
     .enum(['superseded', 'deleted', 'expired', 'detector', 'resolution'])
     .nullable()
     .describe('Why the window closed: a later version of the lineage, a delete, its TTL, a detector settlement, or a conflict resolution.'),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites.'),
 });
 export const TimelineOutput = z.object({
   since: z.string().nullable(),
@@ -210,9 +219,11 @@ export async function readTimeline(db: Database, principal: MemberPrincipal, que
       scope: r.scope,
       content: r.content,
       agent_id: r.agent_id,
+      member: r.member,
       valid_from: r.valid_from.toISOString(),
       valid_until: iso(r.valid_until),
       closed_by: r.closed_by,
+      ...(r.citations?.length ? { citations: showCitations(r.citations) } : {}),
     })),
     truncated,
   };
@@ -236,6 +247,7 @@ export type ActivityQuery = z.output<typeof ActivityQuery>;
 
 export const AgentActivity = z.object({
   agent_id: z.string(),
+  member: MemberName.describe('The member(s) behind the agent; null when anonymous or unnamed.'),
   commits: z.number().int().describe('Facts committed in the window.'),
   commits_per_day: z.number(),
   conflicts: z.number().int().describe('Of those, facts that are part of a conflict (any status).'),
@@ -257,6 +269,7 @@ export async function agentActivityReport(db: Database, principal: MemberPrincip
     since: since.toISOString(),
     agents: rows.map((r) => ({
       agent_id: r.agent_id,
+      member: r.member,
       commits: r.commits,
       commits_per_day: round(r.commits / query.days, 2),
       conflicts: r.conflicts,

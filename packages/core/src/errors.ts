@@ -3,7 +3,7 @@
  * the HTTP status it maps to, and a message that tells the caller what to change. The web layer
  * maps them in one place; MCP tools turn them into `isError` results.
  */
-import { databaseFault } from '@engram/db';
+import { databaseFault, type EndedMembership } from '@engram/db';
 
 /** Stable error codes and the HTTP status each maps to. */
 export const ERROR_STATUS = {
@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   secret_detected: 422,
+  idempotency_key_reused: 422,
   embedding_unavailable: 503,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -78,6 +79,20 @@ export const invalidToken = () =>
     'invalid_token',
     'The bearer token is not valid: it may have been revoked, or mistyped. Ask a workspace owner for a new token.',
   );
+
+/**
+ * The 401 for a credential of a removed member: says the membership ended, when, and that their
+ * facts stay. Only a caller holding the real token or session cookie ever sees it.
+ */
+export function membershipEnded(ended: EndedMembership, code: 'invalid_token' | 'unauthorized' = 'invalid_token'): EngramError {
+  const at = ended.removedAt.toISOString();
+  return new EngramError(
+    code,
+    `Your membership of the workspace "${ended.workspaceName}" ended at ${at}: you were removed (or left), which ended all your tokens and dashboard sessions. ` +
+      'The facts you committed stay in the workspace. To take part again, ask a workspace owner for a new invite key.',
+    { reason: 'membership_ended', removed_at: at },
+  );
+}
 
 export const forbidden = (message: string) => new EngramError('forbidden', message);
 

@@ -33,7 +33,7 @@ import type { MemberPrincipal } from './auth.ts';
 import { notFound } from './errors.ts';
 import { Scope } from './facts/schemas.ts';
 import { Instant } from './input.ts';
-import { createInvite, DEFAULT_INVITE, issueToken } from './workspaces.ts';
+import { createInvite, DEFAULT_INVITE, InviteLabel, issueToken } from './workspaces.ts';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -44,12 +44,15 @@ export const CreateInviteInput = z
     role: z.enum(['member', 'reader'], { error: 'must be "member" or "reader"' }).default('member'),
     max_uses: z.number().int().min(1, { error: 'must be at least 1' }).max(1000, { error: 'must be at most 1000' }).default(DEFAULT_INVITE.maxUses),
     expires_in_days: z.number().int().min(1, { error: 'must be at least 1' }).max(365, { error: 'must be at most 365' }).default(DEFAULT_INVITE.expiresInDays),
+    label: InviteLabel.optional(),
   })
   .strict();
 export type CreateInviteInput = z.output<typeof CreateInviteInput>;
 
 export interface InviteView {
   invite_id: string;
+  /** What the owner called it (null: no label). */
+  label: string | null;
   role: string;
   uses_remaining: number;
   expires_at: string;
@@ -68,6 +71,7 @@ function inviteView(row: InviteRecord, now = new Date()): InviteView {
         : 'active';
   return {
     invite_id: row.id,
+    label: row.label,
     role: row.role,
     uses_remaining: row.usesRemaining,
     expires_at: row.expiresAt.toISOString(),
@@ -93,6 +97,7 @@ export async function createInviteFor(
       maxUses: input.max_uses,
       expiresInDays: input.expires_in_days,
       createdByMemberId: principal.memberId,
+      ...(input.label ? { label: input.label } : {}),
     });
     const row = await inviteRow(tenant, created.inviteId);
     return { ...inviteView(row!), invite_key: created.inviteKey, revoked_invites: revoked };

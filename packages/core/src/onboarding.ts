@@ -7,6 +7,7 @@ import { findInviteForKey, forWorkspace, insertMember, takeInviteUse, type Datab
 import { z } from 'zod';
 import { inspectInviteKey, inviteProblem, type AnonymousPrincipal, type InvitePrincipal } from './auth.ts';
 import { EngramError } from './errors.ts';
+import { withUniqueName } from './members.ts';
 import { issueToken, provisionWorkspace } from './workspaces.ts';
 
 /** Ready-to-paste configuration of the four common MCP clients for a URL and token. */
@@ -126,7 +127,13 @@ export const JoinInput = z
       .min(1, { error: 'must not be empty' })
       .optional()
       .describe('The invite key (ek_...). Optional only when this connection already uses it as its bearer token.'),
-    display_name: z.string().trim().min(1).max(100, { error: 'must be at most 100 characters' }).optional().describe('How you appear to teammates.'),
+    display_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100, { error: 'must be at most 100 characters' })
+      .optional()
+      .describe('How you appear to teammates, beside your facts; unique in the workspace (ignoring case).'),
   })
   .strict();
 export type JoinInput = z.output<typeof JoinInput>;
@@ -167,7 +174,8 @@ export async function admitWithInvite<T>(
 ): Promise<Admission<T>> {
   const invite = await inspectInviteKey(db, secret, input.invite_key, now);
   if (invite.problem) throw invite.problem;
-  return db.transaction(async (tx) => {
+  // A name another member holds refuses the whole admission, so the invite's use is not spent.
+  return withUniqueName(input.display_name, () => db.transaction(async (tx) => {
     const tenant = forWorkspace(tx, invite.workspaceId);
     const taken = await takeInviteUse(tenant, invite.inviteId, now);
     if (!taken) {
@@ -178,7 +186,7 @@ export async function admitWithInvite<T>(
     const memberId = await insertMember(tenant, { role: taken.role, displayName: input.display_name ?? null });
     const result = await andThen(tenant, { memberId, role: taken.role });
     return { invite, memberId, role: taken.role, result };
-  });
+  }));
 }
 
 /** Redeems an invite key for a new member with its own token (`engram_join`, `POST /api/v1/join`). */

@@ -7,9 +7,11 @@
  * locally while it is far below a limit and its view of the shared count is fresh, and adds them
  * to the shared counter in the background (every `syncMs`). Near a limit, or with a stale view,
  * the hit is counted in the database before the request proceeds, so limits hold exactly where it
- * matters; far below them, other instances' hits are known within a second.
+ * matters; far below them, other instances' hits are known within a second. Limits on what gets
+ * stored (commits per agent, workspaces per address) are never admitted locally: each hit is
+ * checked and counted in one statement (`admitHit`), so instances cannot pass them together.
  */
-import { countHit, countHits, databaseFault, healthOf, withinDeadline, type CounterHits, type Database } from '@engram/db';
+import { admitHit, countHit, countHits, databaseFault, healthOf, withinDeadline, type CounterHits, type Database } from '@engram/db';
 import type { Principal } from './auth.ts';
 import { EngramError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -33,6 +35,12 @@ interface Rule {
   what: string;
   /** How many hits this is (a JSON-RPC batch counts each call); 1 by default. */
   weight?: number;
+  /**
+   * Admitted only by the shared counter, checked and counted in one statement, never on this
+   * instance's own count: for limits on what is stored (commits, workspaces), which two instances
+   * must not pass together even by one. A database fault refuses the hit (the caller retries).
+   */
+  exact?: boolean;
 }
 
 interface Counter {
@@ -107,6 +115,13 @@ export class RateLimiter {
       this.counters.set(rule.key, counter);
     }
     const hits = rule.weight ?? 1;
+    if (rule.exact) {
+      const window = await admitHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, limit: rule.limit, workspaceId: rule.workspaceId, now: new Date(now), weight: hits });
+      counter.synced = window.count;
+      counter.syncedAt = now;
+      if (!window.admitted) throw limited(rule.what, Math.max(1, Math.ceil((window.windowEnd.getTime() - now) / 1000)));
+      return;
+    }
     const estimate = counter.synced + counter.pending + hits;
     if (rule.limit >= LOCAL_ADMISSION_MIN_LIMIT && estimate <= rule.limit * this.localFraction && now - counter.syncedAt < this.freshMs) {
       counter.pending += hits;
@@ -245,6 +260,7 @@ export class RateLimiter {
       limit,
       workspaceId: params.workspaceId,
       what: `${limit} commits per hour for agent "${params.agentId}" (workspace setting commits_per_agent_per_hour)`,
+      exact: true,
     });
   }
 
@@ -255,6 +271,7 @@ export class RateLimiter {
       windowSeconds: 3600,
       limit: anonymous.signupsPerHour,
       what: `${anonymous.signupsPerHour} new workspaces per hour from one address`,
+      exact: true,
     });
   }
 }

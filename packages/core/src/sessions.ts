@@ -16,8 +16,7 @@ import {
 import { z } from 'zod';
 import { authenticateToken, type MemberPrincipal } from './auth.ts';
 import { hashToken, looksLikeInviteKey } from './credentials.ts';
-import { EngramError, InvalidInputError } from './errors.ts';
-import { membershipEnded } from './members.ts';
+import { EngramError, InvalidInputError, membershipEnded } from './errors.ts';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'engram_session';

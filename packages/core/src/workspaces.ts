@@ -1,6 +1,15 @@
 import { forWorkspace, insertInvite, insertMember, insertToken, insertWorkspace, type Database, type MemberRole, type TenantDb } from '@engram/db';
 import { z } from 'zod';
 import { generateEngramId, generateToken, hashToken, sealInviteKey } from './credentials.ts';
+import { DEFAULT_OWNER_NAME } from './members.ts';
+
+/** What an owner calls an invite, to tell it apart in lists ("backend team", "Sam's laptop"). */
+export const InviteLabel = z
+  .string({ error: 'must be text' })
+  .trim()
+  .min(1, { error: 'must not be empty (leave it out for no label)' })
+  .max(100, { error: 'must be at most 100 characters' })
+  .describe('A label to tell this invite apart in lists, e.g. "backend team".');
 
 /** Input for creating a workspace (admin API, `engram workspace create`, later `engram_init`). */
 export const ProvisionWorkspaceInput = z
@@ -24,6 +33,7 @@ export const ProvisionWorkspaceInput = z
           .min(1, { error: 'must be at least 1' })
           .max(365, { error: 'must be at most 365' })
           .optional(),
+        label: InviteLabel.optional(),
       })
       .strict()
       .optional(),
@@ -39,6 +49,8 @@ export interface ProvisionedWorkspace {
   engramId: string;
   name: string;
   ownerMemberId: string;
+  /** The owner's display name: the one given, or DEFAULT_OWNER_NAME. */
+  ownerName: string;
   /** Shown once; only its hash is stored. */
   ownerToken: string;
   inviteId: string;
@@ -82,13 +94,14 @@ export async function issueToken(tenant: TenantDb, memberId: string, label?: str
 export async function createInvite(
   tenant: TenantDb,
   secret: string,
-  options: { role: MemberRole; maxUses: number; expiresInDays: number; createdByMemberId?: string },
+  options: { role: MemberRole; maxUses: number; expiresInDays: number; createdByMemberId?: string; label?: string },
 ): Promise<{ inviteId: string; inviteKey: string; expiresAt: Date }> {
   // Whole seconds: the key's `exp` claim and the row's expiry must agree exactly.
   const expSeconds = Math.floor(Date.now() / 1000) + options.expiresInDays * 86_400;
   const expiresAt = new Date(expSeconds * 1000);
   const inviteId = await insertInvite(tenant, {
     role: options.role,
+    label: options.label ?? null,
     usesRemaining: options.maxUses,
     expiresAt,
     createdByMemberId: options.createdByMemberId ?? null,
@@ -131,19 +144,21 @@ export async function provisionWorkspace(
           },
         });
         const tenant = forWorkspace(tx, workspace.id);
-        const ownerId = await insertMember(tenant, { role: 'owner', displayName: input.owner_display_name ?? null });
+        const ownerId = await insertMember(tenant, { role: 'owner', displayName: input.owner_display_name ?? DEFAULT_OWNER_NAME });
         const { token } = await issueToken(tenant, ownerId, 'owner token');
         const invite = await createInvite(tenant, secret, {
           role: input.invite?.role ?? DEFAULT_INVITE.role,
           maxUses: input.invite?.max_uses ?? DEFAULT_INVITE.maxUses,
           expiresInDays: input.invite?.expires_in_days ?? DEFAULT_INVITE.expiresInDays,
           createdByMemberId: ownerId,
+          ...(input.invite?.label ? { label: input.invite.label } : {}),
         });
         return {
           workspaceId: workspace.id,
           engramId,
           name: workspace.name,
           ownerMemberId: ownerId,
+          ownerName: input.owner_display_name ?? DEFAULT_OWNER_NAME,
           ownerToken: token,
           inviteId: invite.inviteId,
           inviteKey: invite.inviteKey,

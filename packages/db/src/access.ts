@@ -3,7 +3,7 @@
  * tokens (stored as hashes) and their scope permissions. Resolving a token across workspaces is
  * in `system.ts`; the workspace's member list and the owner lock are in `workspace.ts`.
  */
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { members, scopePermissions, tokens, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -15,6 +15,13 @@ export type TokenRecord = typeof tokens.$inferSelect;
 export type ScopePermissionRecord = typeof scopePermissions.$inferSelect;
 
 // --- members -------------------------------------------------------------------------------------
+
+/**
+ * Joins the member behind each fact (as `f`) as `m`, by primary key, in the statement that reads
+ * the facts: `m.display_name` is the name people see beside the agent id. A left join, so a fact
+ * without a member (anonymous mode) keeps its row, with a null name.
+ */
+export const joinFactMember = sql`left join members m on m.workspace_id = f.workspace_id and m.id = f.member_id`;
 
 /** Adds a member to the workspace; its id. */
 export async function insertMember(tenant: TenantDb, values: { role: MemberRole; displayName: string | null }): Promise<string> {
@@ -41,6 +48,16 @@ export async function oldestLiveOwner(tenant: TenantDb): Promise<MemberRecord | 
     .select(members, and(eq(members.role, 'owner'), isNull(members.removedAt)))
     .orderBy(asc(members.createdAt))
     .limit(1);
+  return row;
+}
+
+/**
+ * Renames a live member; the updated row, or undefined when there is no live member with this id.
+ * A name another live member holds (ignoring case) fails with a unique violation on
+ * `members_display_name_key`.
+ */
+export async function updateMemberName(tenant: TenantDb, memberId: string, displayName: string): Promise<MemberRecord | undefined> {
+  const [row] = await tenant.update(members, { displayName }, eq(members.id, memberId), isNull(members.removedAt)).returning();
   return row;
 }
 

@@ -4,7 +4,7 @@
  * TenantDb.
  */
 import { desc, lt, sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import { auditLog } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -17,8 +17,8 @@ export type NewAuditRecord = typeof auditLog.$inferInsert;
  * Writes a batch of audit entries, of any workspaces, in one statement (cross-tenant: the raw
  * database, not a TenantDb), in their order. A rejected entry fails the whole batch with the
  * database's error. The entries travel as one JSON parameter: a query builder's insert of a
- * batch (up to 200 rows of ten values) checked and mapped each value, 2.3% of a loaded server's
- * CPU.
+ * batch (up to 200 rows of ten values) checks and maps each value, a visible share of a loaded
+ * server's CPU (docs/performance/2026-12-02-constants.md).
  */
 export async function insertAuditEntries(db: Database, rows: readonly NewAuditRecord[]): Promise<void> {
   if (rows.length === 0) return;

@@ -1,11 +1,9 @@
 /**
  * Who a statement is for, where that decides when it runs. The embedded database runs one statement
- * at a time, in turns (embedded/client.ts), and a request that needs several statements waits for a
- * turn before each. First come first served by statement, a turn came after about fifty others
- * under 50 clients, so a commit whose first statement found a fact it may corroborate (42 of 389
- * commits in a 15 s window of the concurrency bench) waited in that line three or four times: those
- * commits were the whole tail of commit latency, 2.0-5.4 s against 1.1 s at the median and 1.6 s at
- * the 99th percentile of the others.
+ * at a time, in turns (embedded/thread-client.ts), and a request that needs several statements waits for a
+ * turn before each. First come first served by statement, under load a turn comes after dozens of
+ * others, so a request of several statements (a commit that found a fact it may corroborate) waits
+ * in that line once per statement, and such requests made the whole tail of commit latency.
  *
  * So the line is kept by caller: each statement of a caller (a tool call, `asOneCaller`) takes its
  * place by when the caller arrived, so a request that has waited once goes on ahead of requests that
@@ -14,9 +12,7 @@
  * as they come, so a caller that makes many statements does not hold everyone else back. Work with
  * no caller (background detection) queues as it comes; a batch served for many callers at once
  * (group commit, grouped retrieval) takes the place of the earliest of them. The work is the same;
- * its order changes (30 s windows, one workspace of 10,000 facts, with the in-process worker: at 50
- * clients commit p99 2.1 s against 5.3-5.5 s, 1.56x the floor insert's instead of 3.7-4.0x, same
- * throughput; at 200, 34 ops/s against 31 and no deadline missed).
+ * its order changes, and the commit tail with it (docs/performance/2026-12-02-constants.md).
  *
  * Two orders tried before this one: follow-ups strictly first starved new work at 200 clients
  * (queries missed their 14.5 s deadline); follow-ups and new work taking turns starved the

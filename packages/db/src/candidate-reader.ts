@@ -5,7 +5,7 @@
  * plan, a transaction and a round trip each. A query alone goes at once, as the plain statement.
  */
 import { Batcher } from './batcher.ts';
-import { perDatabase, type Database } from './client.ts';
+import { perDatabase, type Database } from './database.ts';
 import { hybridCandidatesOf, type Candidate, type RetrievalFilters, type RetrievalTopic } from './facts.ts';
 import { forWorkspace } from './tenant.ts';
 

@@ -6,7 +6,10 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { textArrayLiteral, toDate, ts } from './values.ts';
+import { closedByCase, type ClosedBy } from './closings.ts';
+import { joinFactMember } from './access.ts';
 import { scopeFilter } from './facts.ts';
+import type { FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /**
@@ -42,6 +45,8 @@ export interface FactListRow {
   content: string;
   scope: string;
   agent_id: string;
+  /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+  member: string | null;
   fact_type: 'observation' | 'inference' | 'decision';
   confidence: number;
   provenance: string | null;
@@ -51,14 +56,16 @@ export interface FactListRow {
   durability: 'durable' | 'ephemeral';
   corroborating_agents: number;
   has_open_conflict: boolean;
+  citations: FactCitation[] | null;
+  verified_at: Date | null;
 }
 
 /**
  * The listed columns. `has_open_conflict` is as of `asOf` when given (a conflict detected by then
  * and not yet settled then, whatever it became later), else now.
  */
-const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, f.fact_type, f.confidence, f.provenance,
-  f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents,
+const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, m.display_name as member, f.fact_type, f.confidence, f.provenance,
+  f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents, f.citations, f.verified_at,
   exists (
     select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
     where cf.workspace_id = f.workspace_id and cf.fact_id = f.id and ${
@@ -75,6 +82,7 @@ function listRow(r: Record<string, unknown>): FactListRow {
     committed_at: toDate(r.committed_at)!,
     valid_until: toDate(r.valid_until),
     expires_at: toDate(r.expires_at),
+    verified_at: toDate(r.verified_at),
   };
 }
 
@@ -124,7 +132,7 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   if (params.readable) filters.push(params.readable);
   const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f where ${where}
+    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f ${joinFactMember} where ${where}
           order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
     ),
     tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
@@ -146,14 +154,11 @@ export async function listExpiringFacts(
   ];
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f where ${sql.join(filters, sql` and `)}
+  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
         order by f.expires_at, f.id limit ${params.limit}`,
   );
   return rows.map(listRow);
 }
-
-/** Why a validity window closed. */
-export type ClosedBy = 'superseded' | 'deleted' | 'expired' | 'detector' | 'resolution';
 
 /** A fact's validity window, for the timeline. */
 export interface TimelineRow {
@@ -162,9 +167,12 @@ export interface TimelineRow {
   scope: string;
   content: string;
   agent_id: string;
+  /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+  member: string | null;
   valid_from: Date;
   valid_until: Date | null;
   closed_by: ClosedBy | null;
+  citations: FactCitation[] | null;
 }
 
 /**
@@ -183,19 +191,9 @@ export async function listValidityWindows(
   if (params.scope) filters.push(scopeFilter(params.scope));
   if (params.readable) filters.push(params.readable);
   const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
-          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, f.valid_from, ${end} as valid_until,
-            case
-              when ${end} is null then null
-              when f.retired_by in ('detector', 'resolution') then f.retired_by
-              when f.expires_at is not null and ${end} >= f.expires_at then 'expired'
-              when exists (
-                select 1 from facts g
-                where g.workspace_id = f.workspace_id and g.lineage_id = f.lineage_id and g.id <> f.id
-                  and g.committed_at >= f.committed_at
-              ) then 'superseded'
-              else 'deleted'
-            end as closed_by
-          from facts f where ${sql.join(filters, sql` and `)}
+          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, m.display_name as member, f.citations, f.valid_from, ${end} as valid_until,
+            ${closedByCase(end)} as closed_by
+          from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
           order by f.valid_from desc, f.id desc
           limit ${params.limit}
         ) w
@@ -212,6 +210,8 @@ export async function listValidityWindows(
 /** One agent's commits over a window. */
 export interface AgentActivityRow {
   agent_id: string;
+  /** The display name(s) of the member(s) behind the agent's facts (null: anonymous, or unnamed). */
+  member: string | null;
   commits: number;
   /** Of those, facts that are part of any conflict. */
   conflicts: number;
@@ -231,18 +231,19 @@ export async function agentActivity(
     sql`f.committed_at <= ${ts(params.now)}`,
   ];
   if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, count(*)::int as commits,
+  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, string_agg(distinct m.display_name, ', ') as member, count(*)::int as commits,
           count(*) filter (where exists (
             select 1 from conflict_facts cf where cf.workspace_id = f.workspace_id and cf.fact_id = f.id
           ))::int as conflicts,
           count(*) filter (where f.provenance is not null)::int as verified,
           max(f.committed_at) as last_commit_at
-        from facts f where ${sql.join(filters, sql` and `)}
+        from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
         group by f.agent_id
         order by count(*) desc, f.agent_id`,
   );
   return rows.map((r) => ({
     agent_id: String(r.agent_id),
+    member: (r.member as string | null) ?? null,
     commits: Number(r.commits),
     conflicts: Number(r.conflicts),
     verified: Number(r.verified),

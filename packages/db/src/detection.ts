@@ -5,9 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import { joinFactMember } from './access.ts';
+import type { Database } from './database.ts';
 import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
-import type { FactEntity } from './schema.ts';
+import type { FactCitation, FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A fact as the detector reads it. */
@@ -47,9 +48,9 @@ const DETECTOR_COLUMNS = sql.raw(
 
 /**
  * Facts read per statement. A detection group reads thousands of facts with their entities, and a
- * statement's whole result is received and parsed in one turn of the event loop: 0.6-3.5 MB at once
- * held it for 60-132 ms under a 50-client load, every request waiting. A page of 250 is a few
- * hundred kilobytes, a few milliseconds.
+ * statement's whole result is received and parsed in one turn of the event loop, every request
+ * waiting: this bounds that turn. A page of 250 is a few hundred kilobytes, a few milliseconds of
+ * parsing (docs/performance/2026-12-02-constants.md).
  */
 export const FACTS_PER_READ = 250;
 
@@ -130,7 +131,7 @@ export interface RetirementRecord {
 /** A conflict the detector raises. */
 export interface ConflictRecord {
   kind: 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope' | 'probable_update';
-  detectedBy: 'narrative_llm' | 'tier0_entity' | 'tier2_numeric' | 'tier2b_cross_scope' | 'narrative_rules';
+  detectedBy: 'narrative_llm' | 'tier0_entity' | 'tier2_numeric' | 'tier2b_cross_scope' | 'narrative_rules' | 'agent_verify';
   severity: 'high' | 'medium' | 'low';
   question: string;
   explanation: string | null;
@@ -285,7 +286,7 @@ async function flagAgents(tenant: TenantDb, conflictIds: readonly string[]): Pro
 }
 
 /**
- * Open conflicts that a settlement made moot (fewer than two of their facts still current) are
+ * Open conflicts that a settlement made moot (fewer than two of their facts still current; none, for a question about one fact) are
  * marked resolved, saying so. Given the facts just closed, only the conflicts naming one of them
  * are read (a run retiring facts step by step would otherwise read every open conflict each step);
  * without, every open conflict of the workspace (facts also close by correction, deletion, expiry).
@@ -301,10 +302,12 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date, close
     : sql`select id from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`;
   const rows = await tenant.rows<{ id: string }>(sql`with named as materialized (${named}),
         moot as materialized (
+          -- A question about one fact (a stale citation) is moot once that fact is history.
           select n.id from named n
-          where (select count(*) from (select cf.fact_id from conflict_facts cf where cf.conflict_id = n.id offset 0) l
-                 cross join lateral (select f.valid_until from facts f where f.id = l.fact_id offset 0) f
-                 where f.valid_until is null) < 2
+          cross join lateral (select count(*) filter (where f.valid_until is null) as current, count(*) as linked
+                 from (select cf.fact_id from conflict_facts cf where cf.conflict_id = n.id offset 0) l
+                 cross join lateral (select f.valid_until from facts f where f.id = l.fact_id offset 0) f) k
+          where k.current < least(2, k.linked)
         )
         update conflicts c set status = 'resolved', resolved_at = ${ts(now)},
           resolution = 'Settled automatically: a later fact superseded all but one side.'
@@ -345,8 +348,11 @@ export interface ConflictView {
     content: string;
     scope: string;
     agent_id: string;
+    /** The display name of the member whose agent committed it (null: anonymous, or unnamed). */
+    member: string | null;
     committed_at: string;
     valid_until: string | null;
+    citations: FactCitation[] | null;
   }[];
 }
 
@@ -363,11 +369,12 @@ export async function listConflictViews(
                c.resolution_type, c.resolution, c.winning_fact_id,
                coalesce(json_agg(json_build_object(
                  'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
-                 'agent_id', f.agent_id, 'committed_at', f.committed_at, 'valid_until', f.valid_until
+                 'agent_id', f.agent_id, 'member', m.display_name, 'committed_at', f.committed_at, 'valid_until', f.valid_until, 'citations', f.citations
                ) order by f.committed_at) filter (where f.id is not null), '[]') as facts
         from conflicts c
         left join conflict_facts cf on cf.conflict_id = c.id and cf.workspace_id = c.workspace_id
         left join facts f on f.id = cf.fact_id and f.workspace_id = c.workspace_id
+        ${joinFactMember}
         where ${sql.join(where, sql` and `)}
         group by c.id
         order by c.detected_at desc
@@ -395,8 +402,10 @@ export async function listConflictViews(
         content: String(f.content),
         scope: String(f.scope),
         agent_id: String(f.agent_id),
+        member: (f.member as string | null) ?? null,
         committed_at: stamp(f.committed_at)!,
         valid_until: stamp(f.valid_until),
+        citations: (f.citations as FactCitation[] | null) ?? null,
       })),
     };
   });

@@ -12,7 +12,7 @@
  * and such a fact is then reported as already current.
  */
 import { Batcher } from './batcher.ts';
-import { perDatabase, type Database } from './client.ts';
+import { perDatabase, type Database } from './database.ts';
 import { insertFacts, type InsertedFact, type InsertOptions, type NewFact } from './facts.ts';
 import { forWorkspace } from './tenant.ts';
 
@@ -21,17 +21,16 @@ export const FACT_BATCH_LIMIT = 32;
 /**
  * Batches written at once (each of one workspace): enough that writers of other workspaces, and a
  * workspace's next batch, do not wait behind one statement, few enough to leave most of the pool
- * to reads and to keep the index contention down. At 50 clients (10,000 facts, no worker, one run
- * each): 2 writers gave 188 ops/s in one workspace and 174 with a workspace per client, 4 gave 220
- * and 225, 8 gave 214 and 187.
+ * to reads and to keep the index contention down. 4 gave the most commits per second at 50
+ * clients, in one workspace and across many (docs/performance/2026-12-02-constants.md).
  */
 export const FACT_WRITERS = 4;
 /**
- * Batches of one workspace written at once. Two: with one, a busy workspace's commits all waited
- * for one statement after another (at 50 clients in one workspace, commit p50 313-364 ms against
- * 90-106 ms for queries, p99 3.45x the direct insert's); with two, 220 ms against 256. Two batches
- * of a workspace cannot deadlock: both take the unique key's entries and the agents' rows in one
- * order (scope and content hash; agent id).
+ * Batches of one workspace written at once. Two: with one, a busy workspace's commits all wait for
+ * one statement after another, and commit latency grows well past query latency
+ * (docs/performance/2026-12-02-constants.md). Two batches of a workspace cannot deadlock: both
+ * take the unique key's entries and the agents' rows in one order (scope and content hash; agent
+ * id).
  */
 export const FACT_WRITERS_PER_WORKSPACE = 2;
 

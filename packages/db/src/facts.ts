@@ -4,8 +4,9 @@
  * (the commit) or drizzle cannot express it (hybrid retrieval).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
-import type { FactEntity } from './schema.ts';
+import { queryRows, type Database } from './database.ts';
+import type { FactCitation, FactEntity } from './schema.ts';
+import { joinFactMember } from './access.ts';
 import { conflictsOfFacts } from './detection.ts';
 import type { TenantDb } from './tenant.ts';
 import { parseTimestamp, textArrayLiteral, ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
@@ -43,16 +44,22 @@ export interface FactRow {
   corroborating_agents: number;
   source: 'commit' | 'import';
   embedding_model: string | null;
+  /** The later fact a detector settlement or a person's resolution closed this one for. */
+  retired_for_fact_id: string | null;
+  /** The code the fact cites, or null. */
+  citations: FactCitation[] | null;
+  /** Last verified still true (engram_verify, engram check), or null. */
+  verified_at: Date | null;
 }
 
 const CANDIDATE_COLUMNS = [
   'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
-  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model',
+  'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model', 'retired_for_fact_id', 'citations', 'verified_at',
 ].map((c) => `f.${c}`);
 const FACT_COLUMNS = sql.raw([...CANDIDATE_COLUMNS, 'f.entities'].join(', '));
 
-const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at'] as const;
+const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at', 'verified_at'] as const;
 
 
 /**
@@ -188,6 +195,8 @@ export interface NewFact {
   supersedesFactId: string | null;
   durability: 'durable' | 'ephemeral';
   source: 'commit' | 'import';
+  /** The code the fact was verified against (at most 10 places); none when absent. */
+  citations?: FactCitation[] | null;
 }
 
 /** A current fact as the commit pipeline answers with it (an identical fact, a duplicate's answer). */
@@ -223,13 +232,15 @@ export interface InsertOptions {
    * false, as for an identical current fact.
    */
   unlessCorroborating?: { at: Date; maxDistance: number };
+  /** The commit's idempotency key, recorded with the fact in the same statement (see idempotency.ts). */
+  idempotency?: { key: string; requestHash: string };
 }
 
 /** The columns of `facts` a new fact is written with, in the order insertFacts sends them. */
 const NEW_FACT_COLUMNS = [
   'id', 'lineage_id', 'content', 'content_hash', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'entities', 'entity_signature', 'match_keys', 'extractor_version', 'keywords', 'embedding', 'embedding_model',
-  'committed_at', 'valid_from', 'ttl_days', 'expires_at', 'memory_op', 'supersedes_fact_id', 'durability', 'source',
+  'committed_at', 'valid_from', 'ttl_days', 'expires_at', 'memory_op', 'supersedes_fact_id', 'durability', 'source', 'citations',
 ] as const;
 
 /**
@@ -265,10 +276,13 @@ function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): 
       supersedes_fact_id: fact.supersedesFactId,
       durability: fact.durability,
       source: fact.source,
+      citations: fact.citations?.length ? fact.citations : null,
       close_lineage_id: options.closeLineageId,
       detection_reason: options.detectionReason,
       guard_at: options.unlessCorroborating?.at.toISOString() ?? null,
       guard_distance: options.unlessCorroborating?.maxDistance ?? null,
+      idempotency_key: options.idempotency?.key ?? null,
+      request_hash: options.idempotency?.requestHash ?? null,
     })),
   );
 }
@@ -277,7 +291,8 @@ function factRows(batch: readonly { fact: NewFact; options: InsertOptions }[]): 
  * Inserts facts of one workspace in one statement (any number; one is the ordinary commit, more is
  * group commit): for each, closes the superseded lineage's window, inserts the row (unless an
  * identical current fact exists, or its corroboration guard holds) with its match keys, enqueues
- * its detection job (durable facts only) and counts the commit for its agent. One round trip,
+ * its detection job (durable facts only), records its idempotency key (if it has one) and counts
+ * the commit for its agent. One round trip,
  * atomic. With `last`, it is the last statement of its transaction and goes with COMMIT (see
  * TenantDb.lastRows). Results are in the order of `batch`.
  */
@@ -312,7 +327,8 @@ export async function insertFacts(
           agent_id text, member_id uuid, provenance text, entities jsonb, entity_signature text, match_keys text[],
           extractor_version smallint, keywords text[], embedding text, embedding_model text, committed_at timestamptz,
           valid_from timestamptz, ttl_days int, expires_at timestamptz, memory_op text, supersedes_fact_id uuid,
-          durability text, source text, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8)
+          durability text, source text, citations jsonb, close_lineage_id uuid, detection_reason text, guard_at timestamptz, guard_distance float8,
+          idempotency_key text, request_hash text)
       ),
       -- Per fact, the nearest fact it may corroborate, if any (lateral, so always a probe of the
       -- signature index, whatever the statistics; only candidates of that index are measured, and
@@ -351,6 +367,11 @@ export async function insertFacts(
       keys as (
         insert into fact_keys (workspace_id, key, committed_at, fact_id)
         select ${w}, k, i.committed_at, i.id from inserted i join r on r.id = i.id, unnest(r.match_keys) k
+      ),
+      idem as (
+        insert into idempotency_keys (workspace_id, key, operation, request_hash, fact_id)
+        select ${w}, r.idempotency_key, 'commit', r.request_hash, i.id from inserted i join r on r.id = i.id where r.idempotency_key is not null
+        on conflict (workspace_id, key) do nothing
       ),
       agent as (
         -- One row per agent (an upsert may touch a row once per statement), in agent order (no deadlock).
@@ -450,6 +471,8 @@ export interface Candidate extends Omit<FactRow, 'entities'> {
   probably_outdated: boolean;
   agent_total_commits: number | null;
   agent_flagged_commits: number | null;
+  /** The display name of the member whose agent committed it (null: anonymous, or a member without a name). */
+  member: string | null;
 }
 
 export interface RetrievalParams {
@@ -596,12 +619,13 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
                  cross join lateral (select later.committed_at from facts later where later.id = other.fact_id offset 0) later
                where other.conflict_id = any(o.updates) and other.fact_id <> f.id and later.committed_at > f.committed_at) end
              from in_conflict o where o.id = f.id), false) as probably_outdated,
-             a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits
+             a.total_commits as agent_total_commits, a.flagged_commits as agent_flagged_commits, m.display_name as member
       from fused
       -- Each candidate by primary key (a subquery of its own: a few hundred candidates of a grouped
       -- retrieval, overestimated, were joined by reading the whole facts table in id order).
       cross join lateral (select f.* from facts f where f.id = fused.id and f.workspace_id = ${tenant.workspaceId} offset 0) f
       left join agents a on a.workspace_id = f.workspace_id and a.agent_id = f.agent_id
+      ${joinFactMember}
       order by fused.n, fused.rrf desc, f.id`,
     { readOnly: true },
   );

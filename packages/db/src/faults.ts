@@ -77,6 +77,25 @@ export function droppedConnection(error: unknown): boolean {
   return causes(error).some((current) => DROPPED_CONNECTION_CODES.has((current as { code?: unknown }).code as string));
 }
 
+/** A server's SQLSTATE (Node's errnos, also five capitals at times like EPIPE, all begin with E). */
+const SQLSTATE = /^(?!E)[0-9A-Z]{2}[0-9A-Z]{3}$/;
+
+/** Codes of a connection that was never made: no statement of it reached the server. */
+const NEVER_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT']);
+
+/**
+ * Whether the failed work certainly took no effect: the server itself refused a statement (a
+ * SQLSTATE outside class 08: its transaction was rolled back, nothing of it committed), or no
+ * connection was ever made. A connection lost mid-statement, or a deadline, leaves it unknown.
+ */
+export function neverApplied(error: unknown): boolean {
+  return causes(error).some((current) => {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code !== 'string') return false;
+    return NEVER_CONNECTED_CODES.has(code) || (SQLSTATE.test(code) && !code.startsWith('08'));
+  });
+}
+
 /** `error` and its causes (drivers' errors arrive wrapped by drizzle), outermost first. */
 function causes(error: unknown): object[] {
   const chain: object[] = [];

@@ -3,7 +3,7 @@
  * (created, listed, revoked and redeemed through its TenantDb).
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { invites, workspaces, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -60,7 +60,7 @@ export async function takeInviteUse(tenant: TenantDb, inviteId: string, now: Dat
 /** Stores a new invite; its id. */
 export async function insertInvite(
   tenant: TenantDb,
-  values: { role: MemberRole; usesRemaining: number; expiresAt: Date; createdByMemberId: string | null },
+  values: { role: MemberRole; label: string | null; usesRemaining: number; expiresAt: Date; createdByMemberId: string | null },
 ): Promise<string> {
   const [row] = await tenant.insert(invites, values).returning({ id: invites.id });
   if (!row) throw new Error('insert into invites returned no row');

@@ -10,7 +10,7 @@
  * be requeued ({@link requeueFailedJobs}).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import { toDate, uuidArrayLiteral } from './values.ts';
 
 export interface ClaimOptions {

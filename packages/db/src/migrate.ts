@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 
 /** The checked-in drizzle-kit SQL migrations (`drizzle/` at the repository root). */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));

@@ -5,7 +5,7 @@
  * all a client proves), like resolving a bearer token in `system.ts`.
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { members, oauthClients, oauthCodes, tokens, workspaces } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 
 /** The state of one fixed window after counting a hit. */
 export interface WindowCount {
@@ -24,6 +24,33 @@ export async function countHit(
     { key: params.key, windowStart, windowSeconds: params.windowSeconds, workspaceId: params.workspaceId ?? null, weight: params.weight ?? 1 },
   ]);
   return { count: counts.get(params.key) ?? 0, windowStart, windowEnd };
+}
+
+/**
+ * Counts `weight` hits against `key` in the current window only if the count stays within `limit`,
+ * in one statement: the row's lock makes the check and the count one step, so instances admitting
+ * at the same moment can never pass the limit together. Returns the window and whether the hits
+ * were admitted (a refused hit is not counted).
+ */
+export async function admitHit(
+  db: Database,
+  params: { key: string; windowSeconds: number; limit: number; workspaceId?: string | null; now?: Date; weight?: number },
+): Promise<WindowCount & { admitted: boolean }> {
+  const now = params.now ?? new Date();
+  const windowMs = params.windowSeconds * 1000;
+  const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const windowEnd = new Date(windowStart.getTime() + windowMs);
+  const weight = params.weight ?? 1;
+  const [row] = await queryRows<{ count: number }>(
+    db,
+    sql`insert into rate_limit_counters (key, window_start, workspace_id, count, expires_at)
+        select ${params.key}, ${windowStart.toISOString()}::timestamptz, ${params.workspaceId ?? null}::uuid, ${weight}::int, ${windowEnd.toISOString()}::timestamptz
+        where ${weight}::int <= ${params.limit}::int
+        on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
+          where rate_limit_counters.count + excluded.count <= ${params.limit}::int
+        returning count`,
+  );
+  return { admitted: row !== undefined, count: row ? Number(row.count) : params.limit, windowStart, windowEnd };
 }
 
 /** Hits to add to one counter's window, for {@link countHits}. */

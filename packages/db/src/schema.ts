@@ -31,9 +31,9 @@ import {
 export const EMBEDDING_DIMENSIONS = 512;
 /**
  * Embeddings are stored as pgvector's half-precision `halfvec`: 1 KB instead of 2 KB per fact, so a
- * fact row stays inline (no TOAST fetch per vector read) and the HNSW index is half the size.
- * Measured at 100,000 facts: scoped nearest-neighbour 2.5 → 1.4 ms, insert 2.4 → 1.8 ms; cosine
- * similarity is unchanged to three decimals.
+ * fact row stays inline (no TOAST fetch per vector read) and the HNSW index is half the size;
+ * searches and inserts got faster, and cosine similarity is unchanged to three decimals
+ * (docs/performance/2026-12-02-constants.md).
  */
 export const EMBEDDING_SQL_TYPE = 'halfvec';
 
@@ -52,10 +52,18 @@ export const CONFLICT_DETECTORS = [
   'tier2_numeric',
   'tier2b_cross_scope',
   'narrative_rules',
+  // A stale question raised by `engram check --report` (cited code changed) or by `engram_verify` (outdated).
+  'citation_check',
+  'agent_verify',
 ] as const;
 export const SEVERITIES = ['high', 'medium', 'low'] as const;
 export const CONFLICT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
 export const RESOLUTION_TYPES = ['winner', 'merge', 'dismissed', 'detector'] as const;
+
+/** What an agent (or `engram check`) found when it re-read a fact's cited code. */
+export const VERIFICATION_STATUSES = ['still_true', 'outdated', 'unsure'] as const;
+/** Who recorded a verification: an agent through `engram_verify`, or `engram check --report`. */
+export const VERIFICATION_SOURCES = ['agent', 'check'] as const;
 
 export const JOB_STATUSES = ['pending', 'running', 'done', 'failed'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -96,6 +104,7 @@ export const members = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    /** How people see the member beside their agents' facts; unique among live members, ignoring case. */
     displayName: text('display_name'),
     createdAt: createdAt(),
     removedAt: tstz('removed_at'),
@@ -103,6 +112,11 @@ export const members = pgTable(
   (t) => [
     unique('members_workspace_id_id_key').on(t.workspaceId, t.id),
     check('members_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+    // Two live members never share a name (case and surrounding spaces aside): a name beside a fact
+    // must say whose it is. A removed member's name is free again (they may rejoin under it).
+    uniqueIndex('members_display_name_key')
+      .on(t.workspaceId, sql`lower(btrim(${t.displayName}))`)
+      .where(sql`${t.removedAt} is null and ${t.displayName} is not null`),
   ],
 );
 
@@ -237,6 +251,8 @@ export const invites = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    /** What the owner called it ("backend team", "Sam's laptop"), to tell invites apart in lists. */
+    label: text('label'),
     createdByMemberId: uuid('created_by_member_id'),
     usesRemaining: integer('uses_remaining').notNull(),
     expiresAt: tstz('expires_at').notNull(),
@@ -339,6 +355,18 @@ export type FactEntity =
       ended?: string[];
     };
 
+/** A place in the code a fact was verified against (validated by @engram/core's Citation schema). */
+export interface FactCitation {
+  /** Relative to the repository root, `/`-separated. */
+  path: string;
+  start_line?: number;
+  end_line?: number;
+  /** The commit (sha) the agent read. */
+  commit?: string;
+  /** The repository's remote URL. */
+  repo?: string;
+}
+
 export const facts = pgTable(
   'facts',
   {
@@ -391,6 +419,14 @@ export const facts = pgTable(
     retiredBy: text('retired_by'),
     /** The later fact that made this one history (detector settlements); lets a retirement be undone. */
     retiredForFactId: uuid('retired_for_fact_id'),
+    /**
+     * The code the fact was verified against, null when it cites none. A column, not a table: a
+     * fact's citations are written with it (in the one insert statement of a commit) and read with
+     * it everywhere it is shown; the only lookup by them is "current facts that cite", indexed below.
+     */
+    citations: jsonb('citations').$type<FactCitation[]>(),
+    /** The last time someone (an agent, or `engram check`) verified the fact still true (see fact_verifications). */
+    verifiedAt: tstz('verified_at'),
   },
   (t) => [
     index('facts_workspace_scope_valid_idx').on(t.workspaceId, t.scope, t.validUntil),
@@ -408,13 +444,17 @@ export const facts = pgTable(
       .where(sql`${t.validUntil} is null and ${t.expiresAt} is not null`),
     index('facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('halfvec_cosine_ops')),
     // A small pending list: inserts stay cheap (batched into the index), and a query never scans
-    // more than 256 kB of unindexed entries (with the default 4 MB, a common term took 7 ms instead
-    // of 2 ms at 100,000 facts; with no pending list at all, every commit paid ~0.3 ms more).
+    // more than 256 kB of unindexed entries (the default 4 MB made a common term's search slower;
+    // no pending list at all, every commit; docs/performance/2026-12-02-constants.md).
     index('facts_tsv_gin_idx').using('gin', t.tsv).with({ fastupdate: true, gin_pending_list_limit: 256 }),
     index('facts_extractor_version_idx').on(t.extractorVersion),
     index('facts_current_signature_idx')
       .on(t.workspaceId, t.scope, t.entitySignature)
       .where(sql`${t.validUntil} is null`),
+    // `engram check` reads a workspace's current facts that cite code.
+    index('facts_current_cited_idx')
+      .on(t.workspaceId)
+      .where(sql`${t.citations} is not null and ${t.validUntil} is null`),
     check('facts_confidence_check', sql`${t.confidence} >= 0 and ${t.confidence} <= 1`),
     check('facts_fact_type_check', sql`${t.factType} in (${oneOf(FACT_TYPES)})`),
     check('facts_memory_op_check', sql`${t.memoryOp} in (${oneOf(MEMORY_OPS)})`),
@@ -454,6 +494,37 @@ export const conflicts = pgTable(
     check('conflicts_detected_by_check', sql`${t.detectedBy} in (${oneOf(CONFLICT_DETECTORS)})`),
     check('conflicts_severity_check', sql`${t.severity} in (${oneOf(SEVERITIES)})`),
     check('conflicts_status_check', sql`${t.status} in (${oneOf(CONFLICT_STATUSES)})`),
+  ],
+);
+
+/**
+ * Every time someone re-read a fact's cited code and said what they found (`engram_verify`, or
+ * `engram check --report`): who, when, at which commit. Kept in full; `facts.verified_at` is the
+ * latest `still_true` of them, for ranking.
+ */
+export const factVerifications = pgTable(
+  'fact_verifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    factId: uuid('fact_id')
+      .notNull()
+      .references(() => facts.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: VERIFICATION_STATUSES }).notNull(),
+    evidence: text('evidence'),
+    /** The commit (sha) of the code that was read. */
+    commit: text('commit'),
+    source: text('source', { enum: VERIFICATION_SOURCES }).notNull().default('agent'),
+    memberId: uuid('member_id'),
+    agentId: text('agent_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('fact_verifications_fact_idx').on(t.workspaceId, t.factId, t.createdAt),
+    check('fact_verifications_status_check', sql`${t.status} in (${oneOf(VERIFICATION_STATUSES)})`),
+    check('fact_verifications_source_check', sql`${t.source} in (${oneOf(VERIFICATION_SOURCES)})`),
   ],
 );
 
@@ -653,4 +724,34 @@ export const auditLog = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('audit_log_workspace_created_idx').on(t.workspaceId, t.createdAt)],
+);
+
+/** What an idempotency key may guard. */
+export const IDEMPOTENT_OPERATIONS = ['commit', 'import'] as const;
+
+/**
+ * A retry key (engram_commit's `idempotency_key`, an import's `Idempotency-Key` header): the
+ * same key in the same workspace answers as its first use did, and never stores twice.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    operation: text('operation', { enum: IDEMPOTENT_OPERATIONS }).notNull(),
+    /** Digest of the request the key was first used with: another request under it is refused. */
+    requestHash: text('request_hash').notNull(),
+    /** The fact a commit stored (written in the same statement as the fact). */
+    factId: uuid('fact_id'),
+    /** An import's answer, as first sent. */
+    response: jsonb('response').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'idempotency_keys_pkey', columns: [t.workspaceId, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+    check('idempotency_keys_operation_check', sql`${t.operation} in (${oneOf(IDEMPOTENT_OPERATIONS)})`),
+  ],
 );

@@ -4,7 +4,7 @@
  * like resolving a bearer token in `system.ts`.
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lte } from 'drizzle-orm';
-import type { Database } from './client.ts';
+import type { Database } from './database.ts';
 import { dashboardSessions, members, tokens, workspaces } from './schema.ts';
 import { liveTokenOwner, memberGrants, TOKEN_OWNER_COLUMNS, type EndedMembership, type TokenOwner } from './system.ts';
 import type { TenantDb } from './tenant.ts';

@@ -3,7 +3,7 @@
  * through a {@link TenantDb}.
  */
 import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
 import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
 
 /** A member's scope permission row, as access checks read it. */

@@ -18,7 +18,8 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import { confinerOf, isReservedHandle, lastStatement, queryRows, type Database } from './client.ts';
+import { queryRows, type Database } from './database.ts';
+import { confinerOf, isReservedHandle, lastStatement } from './postgres.ts';
 
 /** The role tenant queries run as (created by migration 0009). */
 export const TENANT_ROLE = 'engram_app';

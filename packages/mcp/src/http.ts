@@ -75,8 +75,8 @@ function singleToolCall(request: McpHttpRequest): { call: JSONRPCRequest; versio
  * `Transport` contract, without the web Request and Response (and the JSON-RPC message checks done
  * twice) that its HTTP transport wraps around the same exchange. Like that transport in JSON mode,
  * it answers with the request's response alone: messages the server sends meanwhile (progress,
- * logging) are dropped, as no stream is open to carry them. In one server, taking turns with the
- * SDK's transport, a call cost 7-15% less of the server's CPU (docs/performance.md).
+ * logging) are dropped, as no stream is open to carry them. It exists for the server's CPU per
+ * call (docs/performance/2026-12-02-constants.md).
  */
 class ToolCallExchange implements Transport {
   onmessage?: Transport['onmessage'];

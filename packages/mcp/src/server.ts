@@ -10,6 +10,7 @@ import { commitTool, promoteTool, queryTool } from './tools/facts.ts';
 import { initTool, joinTool } from './tools/onboarding.ts';
 import { resolveTool } from './tools/resolve.ts';
 import { statusTool } from './tools/status.ts';
+import { verifyTool } from './tools/verify.ts';
 
 /** Every Engram tool, in the order clients list them. */
 export const ALL_TOOLS: readonly EngramTool[] = [
@@ -17,6 +18,7 @@ export const ALL_TOOLS: readonly EngramTool[] = [
   queryTool,
   commitTool,
   promoteTool,
+  verifyTool,
   conflictsTool,
   resolveTool,
   joinTool,
@@ -40,6 +42,10 @@ export function serverInstructions(tools: readonly string[]): string {
   }
   if (tools.includes('engram_commit')) {
     lines.push('Commit what you verified with engram_commit: specific, with values and names, never secrets.');
+    lines.push('Cite the file and lines you verified (citations); before relying on a fact that cites code, re-read those lines.');
+  }
+  if (tools.includes('engram_verify')) {
+    lines.push('Say what the re-read found with engram_verify: still_true, outdated or unsure.');
   }
   return lines.join('\n');
 }

@@ -14,7 +14,7 @@ import {
   type Principal,
 } from '@engram/core';
 import { auditIdentity } from '@engram/core';
-import { asOneCaller, healthOf, withinDeadline, type Database } from '@engram/db';
+import { asOneCaller, databaseFault, healthOf, neverApplied, withinDeadline, type Database } from '@engram/db';
 import type { CallToolResult, McpServer, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { parsedOutput, portable } from './portable-schema.ts';
@@ -119,6 +119,35 @@ export function toolError(thrown: unknown, tool: string, log: ToolLogger): CallT
 }
 
 /**
+ * What a write tool's caller is told when the database failed it: whether it was done. A failure
+ * the database reported (a statement refused, rolled back) or one before any statement reached it
+ * (no connection) did nothing, and the caller may simply try again. A call still running when its
+ * deadline passed, or whose connection broke mid-statement, may have been done: the answer says so,
+ * and says how to retry without doing it twice. Anything else is left as it is.
+ */
+export function writeOutcome(error: unknown, tool: Pick<EngramTool, 'name' | 'input'>, state: 'failed' | 'still_running' | 'never_began'): unknown {
+  const caller = callerErrorOf(error);
+  if (!caller || caller.code !== 'unavailable') return error;
+  const stillRunning = state === 'still_running';
+  const done = state === 'never_began' || (state === 'failed' && databaseFault(error) && neverApplied(error)) ? 'no' : 'unknown';
+  const retry = caller.details?.retry_after_seconds;
+  if (done === 'no') {
+    const before = state === 'never_began' ? ' It had not begun.' : '';
+    return new EngramError('unavailable', `${caller.message}${before} Nothing was done: call ${tool.name} again.`, { ...caller.details, done: 'no' });
+  }
+  const keyed = 'idempotency_key' in tool.input.shape;
+  const how = keyed
+    ? `Retrying is safe: call ${tool.name} again with the same arguments and the same idempotency_key (add one now if the first call had none: an identical fact is then answered as a duplicate, never stored twice), and you get what the first call did.`
+    : `Check whether it took effect before calling ${tool.name} again.`;
+  const why = stillRunning ? `${tool.name} got no answer within its deadline` : `${tool.name} lost its database connection before the answer came`;
+  return new EngramError(
+    'unavailable',
+    `${caller.message.replace(/\s*Try again in \d+ s\.$/, '')} ${why}, so it may or may not have been done (outcome: unknown). ${how}`,
+    { ...caller.details, done: 'unknown', ...(typeof retry === 'number' ? { retry_after_seconds: retry } : {}) },
+  );
+}
+
+/**
  * Registers tools this caller may not use, for a request that calls them: each call is answered
  * with `refusal(tool)` (why, and what to do instead) as a tool error, and audited as denied.
  */
@@ -160,13 +189,25 @@ export function registerTools(server: McpServer, tools: readonly EngramTool[], c
           if (unstorable.length > 0) throw new InvalidInputError(unstorable);
           // The tool's work and its answer each take a turn of the event loop once it is busy
           // (turns.ts); a wait for the first counts against the call's deadline.
+          const progress = { started: false, abandoned: false, settled: false };
           const work = (async () => {
             const turn = nextTurn();
             if (turn) await turn;
+            // Past its deadline before it began: it never begins, so its answer can say so.
+            if (progress.abandoned) throw new Error('abandoned before it began');
+            progress.started = true;
             // One caller: on the embedded database its statements take their place in line by when the call arrived.
             return asOneCaller(() => tool.handler(args as z.output<typeof tool.input>, ctx));
-          })();
-          const output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
+          })().finally(() => (progress.settled = true));
+          let output: z.input<typeof tool.output>;
+          try {
+            output = ctx.deadlineMs ? await withinDeadline(work, ctx.deadlineMs, tool.name) : await work;
+          } catch (error) {
+            progress.abandoned = !progress.settled;
+            if (progress.abandoned) work.catch(() => {});
+            const state = !progress.abandoned ? 'failed' : progress.started ? 'still_running' : 'never_began';
+            throw tool.annotations.readOnlyHint ? error : writeOutcome(error, tool, state);
+          }
           const turn = nextTurn();
           if (turn) await turn;
           const structured = parsedOutput(tool.output, output);

@@ -2,7 +2,8 @@
 import { formatDateTime, formatInstant, formatPercent, formatRelative } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { Fact } from '../types.ts';
-import { Badge, DataTable, ScopeTag } from './ui.tsx';
+import { FactCitations } from './citations.tsx';
+import { Badge, Committer, DataTable, ScopeTag } from './ui.tsx';
 
 export function FactBadges({ fact, showExpiry = true }: { fact: Fact; showExpiry?: boolean }) {
   const expires = showExpiry && fact.expires_at && !fact.valid_until;
@@ -99,7 +100,7 @@ export function FactTable({ facts, caption, showExpiry = false, asOf }: { facts:
         <tr>
           <th scope="col">Fact</th>
           <th scope="col">Scope</th>
-          <th scope="col">Agent</th>
+          <th scope="col">By</th>
           <th scope="col">Type</th>
           <th scope="col">{showExpiry ? 'Expires' : 'Committed'}</th>
           <th scope="col" className="numeric">
@@ -113,15 +114,16 @@ export function FactTable({ facts, caption, showExpiry = false, asOf }: { facts:
             <td data-label="Fact" className="fact-content phone-wide">
               <span>{fact.content}</span>
               {asOf ? <FactBadgesAsOf fact={fact} asOf={asOf} /> : <FactBadges fact={fact} showExpiry={!showExpiry} />}
+              <FactCitations fact={fact} />
             </td>
             <td data-label="Scope" className="scope-cell">
               <ScopeTag scope={fact.scope} />
             </td>
-            <td data-label="Agent" className="nowrap">
-              {fact.agent_id}
+            <td data-label="By" className="by-cell">
+              <Committer member={fact.member} agentId={fact.agent_id} />
             </td>
             <td data-label="Type">{fact.fact_type}</td>
-            <td data-label={showExpiry ? 'Expires' : 'Committed'} className="nowrap phone-span-2">
+            <td data-label={showExpiry ? 'Expires' : 'Committed'} className="when-cell phone-span-2">
               {showExpiry ? (
                 <time dateTime={fact.expires_at ?? undefined} title={formatDateTime(fact.expires_at)}>
                   {formatRelative(fact.expires_at)}

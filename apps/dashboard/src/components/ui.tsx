@@ -112,13 +112,66 @@ export function RateBar({ rate, tone = 'info' }: { rate: number; tone?: 'info' |
  * (cells with the class `phone-wide` take a whole line). Children are the table's head and body.
  */
 export function DataTable({ caption, children, phoneColumns = 2 }: { caption: string; children: ReactNode; phoneColumns?: 2 | 3 }) {
+  const wrap = useRef<HTMLDivElement>(null);
+  const overflow = useSideways(wrap);
   return (
-    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
-      <table className={`data-table stack-on-phone phone-cols-${phoneColumns}`}>
-        <caption className="visually-hidden">{caption}</caption>
-        {children}
-      </table>
+    <div className="table-frame" data-overflow={overflow ?? undefined}>
+      {overflow ? (
+        <p className="table-scroll-hint small muted" aria-hidden="true">
+          {overflow === 'right' ? 'More columns to the right: scroll sideways →' : overflow === 'left' ? '← More columns to the left' : '← Scroll sideways for more columns →'}
+        </p>
+      ) : null}
+      <div className="table-edge">
+        <div ref={wrap} className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+          <table className={`data-table stack-on-phone phone-cols-${phoneColumns}`}>
+            <caption className="visually-hidden">{caption}</caption>
+            {children}
+          </table>
+        </div>
+      </div>
     </div>
+  );
+}
+
+/**
+ * Whether a scrolling box hides content sideways, and on which side: a table wider than its space
+ * must say so (a clipped last column otherwise looks like the whole table). Watches size changes
+ * and scrolling; null when everything is in view.
+ */
+function useSideways(box: { current: HTMLElement | null }): 'right' | 'left' | 'both' | null {
+  const [state, setState] = useState<'right' | 'left' | 'both' | null>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const measure = () => {
+      const hiddenLeft = element.scrollLeft > 1;
+      const hiddenRight = element.scrollLeft + element.clientWidth < element.scrollWidth - 1;
+      setState(hiddenLeft && hiddenRight ? 'both' : hiddenRight ? 'right' : hiddenLeft ? 'left' : null);
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    const table = element.firstElementChild;
+    if (table) observer.observe(table);
+    element.addEventListener('scroll', measure, { passive: true });
+    return () => {
+      observer.disconnect();
+      element.removeEventListener('scroll', measure);
+    };
+  }, [box]);
+  return state;
+}
+
+/**
+ * Who committed a fact: the member's name (people know each other by name) above the agent id it
+ * came through. Anonymous workspaces, and members without a name, show the agent id alone.
+ */
+export function Committer({ member, agentId }: { member: string | null; agentId: string }) {
+  return (
+    <span className="committer" title={member ? `${member}, ${agentId}` : agentId}>
+      {member ? <span className="committer-member">{member}</span> : null}
+      <span className={member ? 'committer-agent muted small' : 'committer-agent'}>{agentId}</span>
+    </span>
   );
 }
 

@@ -47,6 +47,7 @@ export function ActivityView() {
             <thead>
               <tr>
                 <th scope="col">Agent</th>
+                <th scope="col">Member</th>
                 <th scope="col" className="numeric">
                   Commits
                 </th>
@@ -64,6 +65,7 @@ export function ActivityView() {
                   <th scope="row" data-label="Agent" className="phone-wide">
                     {a.agent_id}
                   </th>
+                  <td data-label="Member">{a.member ?? <span className="muted">not named</span>}</td>
                   <td data-label="Commits" className="numeric">
                     {formatNumber(a.commits)}
                   </td>

@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, queryString, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
+import { CitationList } from '../components/citations.tsx';
 import { Badge, EmptyState, ErrorNotice, Loading, PageHeader, ScopeTag, StatusMessage, type BadgeTone } from '../components/ui.tsx';
 import { DETECTOR_LABELS, formatDateTime, formatRelative, KIND_LABELS } from '../format.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
@@ -165,7 +166,14 @@ function ConflictCard({ conflict, onResolved }: { conflict: Conflict; onResolved
                 {label}
               </p>
               <p className="fact-text">{fact.content}</p>
+              <CitationList citations={fact.citations} />
               <dl className="fact-meta">
+                {fact.member ? (
+                  <div>
+                    <dt>Member</dt>
+                    <dd className="fact-member">{fact.member}</dd>
+                  </div>
+                ) : null}
                 <div>
                   <dt>Agent</dt>
                   <dd>{fact.agent_id}</dd>

@@ -1,14 +1,14 @@
 /**
- * Members and invites: who is in the workspace (owners remove members; anyone may leave), invite
- * keys (create, copy the join instructions, revoke), and tokens (revoke). Owners manage invites
- * and every token; others see their own tokens.
+ * Members and invites: who is in the workspace (anyone renames themselves, owners rename and remove
+ * anyone; anyone may leave), invite keys (create with a label, copy the join instructions, revoke),
+ * and tokens (revoke). Owners manage invites and every token; others see their own tokens.
  */
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, useApi } from '../api.ts';
 import { formText } from '../forms.ts';
 import { Badge, copyText, CopyButton, DataTable, EmptyState, ErrorNotice, Loading, PageHeader, StatusMessage, type BadgeTone } from '../components/ui.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
-import { useSession } from '../session.tsx';
+import { useSession, useSessionApi } from '../session.tsx';
 import type { CreatedInvite, Invite, Member, Token, Workspace } from '../types.ts';
 
 const INVITE_TONE: Record<string, BadgeTone> = { active: 'success', revoked: 'neutral', expired: 'neutral', used_up: 'warning' };
@@ -43,6 +43,12 @@ export function MembersView() {
   const tokens = useApi<{ tokens: Token[] }>('/tokens');
   const [message, setMessage] = useState<string | null>(null);
   const names = new Map((membersList.data?.members ?? []).map((m) => [m.member_id, m.display_name ?? 'Unnamed member']));
+  const { renamed } = useSessionApi();
+  const afterRename = (member: Member, name: string) => {
+    setMessage(member.you ? `You are now called ${name}.` : `${names.get(member.member_id) ?? 'The member'} is now called ${name}.`);
+    if (member.you) renamed(name);
+    membersList.reload();
+  };
   const liveOwners = (membersList.data?.members ?? []).filter((m) => m.role === 'owner' && !m.removed_at).length;
   const claudeCommand = `claude mcp add --transport http engram ${mcpUrl()} --header "Authorization: Bearer <your token>"`;
   const afterRemoval = () => {
@@ -114,10 +120,16 @@ export function MembersView() {
                     {m.active_tokens}
                   </td>
                   <td data-label="Actions" className="phone-wide">
-                    {/* Owners remove anyone, anyone may leave; a workspace always keeps one owner. */}
-                    {!m.removed_at && (owner || m.you) && !(m.role === 'owner' && liveOwners <= 1) ? (
-                      <RemoveMember member={m} name={names.get(m.member_id) ?? 'Unnamed member'} onRemoved={afterRemoval} onMessage={setMessage} />
-                    ) : null}
+                    <div className="row-actions">
+                      {/* Anyone renames themselves, owners anyone; a removed member keeps their name. */}
+                      {!m.removed_at && (owner || m.you) ? (
+                        <RenameMember member={m} name={names.get(m.member_id) ?? 'Unnamed member'} onRenamed={(name) => afterRename(m, name)} />
+                      ) : null}
+                      {/* Owners remove anyone, anyone may leave; a workspace always keeps one owner. */}
+                      {!m.removed_at && (owner || m.you) && !(m.role === 'owner' && liveOwners <= 1) ? (
+                        <RemoveMember member={m} name={names.get(m.member_id) ?? 'Unnamed member'} onRemoved={afterRemoval} onMessage={setMessage} />
+                      ) : null}
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -188,6 +200,14 @@ function InvitesSection({
   const [error, setError] = useState<ApiError | null>(null);
   const [copyStatus, setCopyStatus] = useState<string | null>(null);
   const instructionsRef = useRef<HTMLTextAreaElement>(null);
+  const keyRef = useRef<HTMLInputElement>(null);
+  // The new key appears below the form, often below the fold: bring it into view and focus it, so
+  // the owner sees it (and a screen reader reads it) without hunting for it.
+  useEffect(() => {
+    if (!created) return;
+    keyRef.current?.scrollIntoView({ block: 'center' });
+    keyRef.current?.focus({ preventScroll: true });
+  }, [created]);
 
   const create = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -196,7 +216,9 @@ function InvitesSection({
     setError(null);
     setCopyStatus(null);
     try {
+      const label = formText(form, 'label');
       const invite = await api<CreatedInvite>('POST', '/invites', {
+        ...(label ? { label } : {}),
         role: formText(form, 'role'),
         max_uses: Number(formText(form, 'max_uses')),
         expires_in_days: Number(formText(form, 'expires_in_days')),
@@ -220,6 +242,10 @@ function InvitesSection({
           New invite key
         </h3>
         <div className="field">
+          <label htmlFor="i-label">Label (optional)</label>
+          <input id="i-label" name="label" maxLength={100} placeholder="e.g. backend team" aria-describedby="i-label-hint" />
+        </div>
+        <div className="field">
           <label htmlFor="i-role">Role</label>
           <select id="i-role" name="role" defaultValue="member" aria-describedby="i-role-hint">
             <option value="member">Member</option>
@@ -242,6 +268,9 @@ function InvitesSection({
         <p id="i-role-hint" className="hint full-row">
           A member reads and writes facts; a reader only reads them.
         </p>
+        <p id="i-label-hint" className="hint full-row">
+          The label tells this invite apart in the list below (who or what it is for); the teammate does not see it.
+        </p>
         {error ? (
           <div className="full-row">
             <ErrorNotice error={error} title="The invite was not created" />
@@ -252,7 +281,7 @@ function InvitesSection({
       {created ? (
         <div className="card invite-created" aria-labelledby="created-heading">
           <h3 id="created-heading" className="card-heading">
-            Invite key created
+            Invite key created{created.label ? `: ${created.label}` : ''}
           </h3>
           <p>
             Send these instructions to your teammate. The key is shown only now; it works{' '}
@@ -260,7 +289,7 @@ function InvitesSection({
           </p>
           <div className="field">
             <label htmlFor="invite-key">Invite key</label>
-            <input id="invite-key" readOnly value={created.invite_key} className="mono" onFocus={(e) => e.currentTarget.select()} />
+            <input id="invite-key" ref={keyRef} readOnly value={created.invite_key} className="mono" onFocus={(e) => e.currentTarget.select()} />
           </div>
           <div className="field">
             <label htmlFor="join-instructions">Join instructions</label>
@@ -290,6 +319,7 @@ function InvitesSection({
         <DataTable caption="Invites, newest first">
           <thead>
             <tr>
+              <th scope="col">Label</th>
               <th scope="col">Created</th>
               <th scope="col">Role</th>
               <th scope="col" className="numeric">
@@ -313,6 +343,27 @@ function InvitesSection({
   );
 }
 
+/** An action that calls the API: whether it is running, and what went wrong last time (in the server's words). */
+function useAttempt() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  /** Runs `action`; true when it succeeded. */
+  const attempt = async (action: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      return true;
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, attempt };
+}
+
 /** A destructive action in a row: one click asks, a second confirms (or Cancel). */
 function ConfirmAction({
   label,
@@ -328,19 +379,9 @@ function ConfirmAction({
   verb?: { button: string; busy: string; failed: string };
 }) {
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, attempt } = useAttempt();
   const go = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-      setAsking(false);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
-    } finally {
-      setBusy(false);
-    }
+    if (await attempt(run)) setAsking(false);
   };
   if (!asking) {
     return (
@@ -360,6 +401,44 @@ function ConfirmAction({
       </button>
       {error ? <ErrorNotice error={error} title={verb.failed} /> : null}
     </div>
+  );
+}
+
+/** Renames a member in place: a button that opens a one-field form; the server's refusal (a taken name) is shown as it says it. */
+function RenameMember({ member, name, onRenamed }: { member: Member; name: string; onRenamed: (name: string) => void }) {
+  const [editing, setEditing] = useState(false);
+  const { busy, error, attempt } = useAttempt();
+  const inputId = `rename-${member.member_id}`;
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const next = formText(new FormData(event.currentTarget), 'display_name');
+    await attempt(async () => {
+      const out = await api<{ display_name: string }>('PATCH', `/members/${member.member_id}`, { display_name: next });
+      setEditing(false);
+      onRenamed(out.display_name);
+    });
+  };
+  if (!editing) {
+    return (
+      <button type="button" className="button button-secondary button-small" aria-label={member.you ? 'Rename yourself' : `Rename ${name}`} onClick={() => setEditing(true)}>
+        Rename
+      </button>
+    );
+  }
+  return (
+    <form className="rename-form" onSubmit={(e) => void submit(e)}>
+      <label htmlFor={inputId} className="small">
+        {member.you ? 'Your new name' : `New name for ${name}`}
+      </label>
+      <input id={inputId} name="display_name" defaultValue={member.display_name ?? ''} maxLength={100} required autoFocus autoComplete="off" />
+      <button type="submit" className="button button-small" disabled={busy}>
+        {busy ? 'Saving…' : 'Save name'}
+      </button>
+      <button type="button" className="button button-ghost button-small" disabled={busy} onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+      {error ? <ErrorNotice error={error} title="Not renamed" /> : null}
+    </form>
   );
 }
 
@@ -388,6 +467,7 @@ function RemoveMember({ member, name, onRemoved, onMessage }: { member: Member; 
 function InviteRow({ invite, onChanged, onMessage }: { invite: Invite; onChanged: () => void; onMessage: (m: string) => void }) {
   return (
     <tr data-invite-id={invite.invite_id}>
+      <td data-label="Label">{invite.label ?? <span className="muted">no label</span>}</td>
       <td data-label="Created">{formatDateTime(invite.created_at)}</td>
       <td data-label="Role">{invite.role}</td>
       <td data-label="Uses left" className="numeric">
@@ -404,7 +484,7 @@ function InviteRow({ invite, onChanged, onMessage }: { invite: Invite; onChanged
       <td data-label="Actions" className="phone-wide">
         {invite.status === 'active' ? (
           <ConfirmAction
-            label={`Revoke invite created ${formatDateTime(invite.created_at)}`}
+            label={`Revoke invite ${invite.label ? `"${invite.label}"` : `created ${formatDateTime(invite.created_at)}`}`}
             confirmLabel="Confirm revoke"
             run={async () => {
               await api('DELETE', `/invites/${invite.invite_id}`);

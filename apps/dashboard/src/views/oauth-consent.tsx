@@ -17,6 +17,30 @@ const isDeadRequest = (error: ApiError) => error.code === 'oauth_request_invalid
 
 const asApiError = (caught: unknown) => (caught instanceof ApiError ? caught : new ApiError(0, 'client', String(caught)));
 
+/** What went wrong with a pasted credential, as a sentence for the person at the browser (no field names, no "Invalid input:"). */
+const CREDENTIAL_PROBLEMS: Record<string, (message: string) => string> = {
+  token: (message) =>
+    /invite key/i.test(message)
+      ? 'That is an invite key (it starts with ek_), not a member token: choose "Join with an invite" and paste it there.'
+      : /membership/i.test(message)
+        ? message
+        : 'This sign-in token has expired or is not valid: check that you pasted all of it, or ask your workspace owner for a new token or invite.',
+  invite_key: () => 'This invite key is not valid: check that you pasted all of it, or ask your workspace owner for a new invite.',
+  display_name: (message) => `Your name ${message}.`,
+};
+
+/**
+ * The server's answer to a consent decision, worded for people: an invalid credential says what to
+ * do about it; any other error keeps the server's own sentence (invite expired, name taken, ...).
+ */
+function consentError(error: ApiError): ApiError {
+  if (error.code !== 'invalid_input') return error;
+  const problems = (error.details?.problems as { field?: string; message?: string }[] | undefined) ?? [];
+  const said = problems.map((p) => CREDENTIAL_PROBLEMS[p.field ?? '']?.(p.message ?? '') ?? p.message ?? '').filter(Boolean);
+  const message = said.length > 0 ? said.join(' ') : error.message.replace(/^Invalid input: /, '');
+  return new ApiError(error.status, error.code, message, error.requestId, error.details);
+}
+
 export function OAuthConsentView() {
   const request = useLocation().query.get('request');
   const { data, error, loading, reload } = useApi<OAuthAuthorization>(request ? `/oauth/authorization${queryString({ request })}` : null);
@@ -85,7 +109,7 @@ function Consent({ request, authorization }: { request: string; authorization: O
     } catch (caught) {
       const failure = asApiError(caught);
       if (asSession && failure.status === 401) setSession(null);
-      setError(failure);
+      setError(consentError(failure));
       setBusy(null);
     }
   };

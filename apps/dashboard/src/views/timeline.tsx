@@ -5,7 +5,7 @@
 import { useMemo, type FormEvent } from 'react';
 import { queryString, useApi } from '../api.ts';
 import { GanttChart, ganttRows } from '../components/gantt-chart.tsx';
-import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, ScopeTag } from '../components/ui.tsx';
+import { Committer, DataTable, EmptyState, ErrorNotice, Loading, PageHeader, ScopeTag } from '../components/ui.tsx';
 import { formText } from '../forms.ts';
 import { endOfDayIso, formatDateTime, startOfDayIso } from '../format.ts';
 import { navigate, useLocation } from '../router.tsx';
@@ -80,7 +80,7 @@ export default function TimelineView() {
                   <tr>
                     <th scope="col">Scope</th>
                     <th scope="col">Fact</th>
-                    <th scope="col">Agent</th>
+                    <th scope="col">By</th>
                     <th scope="col">Valid from</th>
                     <th scope="col">Valid until</th>
                   </tr>
@@ -95,7 +95,9 @@ export default function TimelineView() {
                         <td data-label="Fact" className="phone-wide">
                           {w.content}
                         </td>
-                        <td data-label="Agent">{w.agent_id}</td>
+                        <td data-label="By">
+                          <Committer member={w.member} agentId={w.agent_id} />
+                        </td>
                         <td data-label="Valid from">{formatDateTime(w.valid_from)}</td>
                         <td data-label="Valid until">{w.valid_until ? formatDateTime(w.valid_until) : 'still current'}</td>
                       </tr>

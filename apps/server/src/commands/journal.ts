@@ -15,7 +15,7 @@ interface Connection {
 }
 
 /** Where and as whom: --url/--token, else this machine's server and its embedded owner token. */
-function connection(config: Config, values: { url?: string; token?: string }): Connection {
+export function connection(config: Config, values: { url?: string; token?: string }): Connection {
   const url = localServerUrl(config, values.url);
   const token = values.token ?? localOwnerToken(config.dataDir);
   if (!token) {
@@ -24,7 +24,7 @@ function connection(config: Config, values: { url?: string; token?: string }): C
   return { url, token };
 }
 
-async function failure(response: Response): Promise<Error> {
+export async function failure(response: Response): Promise<Error> {
   const text = await response.text();
   try {
     const body = JSON.parse(text) as { error?: { message?: string } };
@@ -91,7 +91,7 @@ export function importRequests<T>(facts: readonly T[], limits: { maxFacts: numbe
 }
 
 // Journal lines carry fields the import does not take (ids, windows); keep what it accepts.
-const IMPORT_FIELDS = ['content', 'scope', 'committed_at', 'agent_id', 'fact_type', 'confidence', 'provenance'];
+const IMPORT_FIELDS = ['content', 'scope', 'committed_at', 'agent_id', 'fact_type', 'confidence', 'provenance', 'citations'];
 const importable = (fact: Record<string, unknown>) =>
   Object.fromEntries(IMPORT_FIELDS.filter((k) => fact[k] !== undefined && fact[k] !== null).map((k) => [k, fact[k]]));
 

@@ -98,6 +98,19 @@ export function registerErrorHandling(app: FastifyInstance, health?: DatabaseHea
   );
 }
 
+/** Methods that change nothing: their deadline answer is a plain "retry". */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A deadline answer to a request that may change something, which goes on after it. */
+function unknownOutcome(error: EngramError): EngramError {
+  return new EngramError(
+    'unavailable',
+    `${error.message.replace(/\s*Try again in \d+ s\.$/, '')} The request is still running and may yet take effect (outcome: unknown). ` +
+      'Retrying is safe with an idempotency key: send the same request with the same Idempotency-Key header (imports) or idempotency_key (engram_commit) and you get its answer, never a second copy.',
+    { ...error.details, done: 'unknown' },
+  );
+}
+
 /**
  * Every REST request is answered within `deadlineMs`: past it, the caller gets the retryable 503
  * (`unavailable`, reason `timeout`) even if the work is still waiting somewhere (a pool, a stalled
@@ -115,7 +128,7 @@ export function registerRequestDeadline(app: FastifyInstance, deadlineMs: number
       if (reply.sent) return;
       request.log.warn({ deadline_ms: ms }, 'request deadline passed: answered 503');
       const fault = new DatabaseUnavailableError('timeout', `no answer within the request deadline of ${ms} ms`);
-      void sendError(reply, request, callerErrorOf(fault)!);
+      void sendError(reply, request, SAFE_METHODS.has(request.method) ? callerErrorOf(fault)! : unknownOutcome(callerErrorOf(fault)!));
     }, ms);
     timer.unref();
     reply.raw.once('close', () => clearTimeout(timer));

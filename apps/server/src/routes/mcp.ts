@@ -68,6 +68,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext): Promise<
         conflictAppHtml,
       },
     );
+    // The request's deadline may have answered it meanwhile (plugins/errors.ts): a second answer
+    // would only be refused by Fastify (FST_ERR_REP_ALREADY_SENT).
+    if (reply.sent) return;
     void reply.code(answer.status);
     for (const [name, value] of answer.headers) void reply.header(name, value);
     return reply.send(answer.body);

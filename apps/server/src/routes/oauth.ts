@@ -191,7 +191,16 @@ async function memberFromToken(ctx: AppContext, tokenText: string) {
   try {
     return await authenticateToken(ctx.db.db, tokenText, ctx.tokens);
   } catch (error) {
-    if (error instanceof EngramError && error.status === 401) throw new InvalidInputError([{ field: 'token', message: error.message }]);
+    // Said to a person on the consent page: what happened and whom to ask, not how bearer tokens work.
+    if (error instanceof EngramError && error.status === 401) {
+      const reason = error.details?.reason === 'membership_ended' ? error.message : undefined;
+      throw new InvalidInputError([
+        {
+          field: 'token',
+          message: reason ?? 'is not a valid member token: it may have expired or been revoked, or part of it is missing. Ask your workspace owner for a new token or invite.',
+        },
+      ]);
+    }
     throw error;
   }
 }

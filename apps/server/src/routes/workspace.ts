@@ -17,6 +17,8 @@ import {
   listTokens,
   readAuditLog,
   removeMember,
+  renameMember,
+  RenameMemberInput,
   removeScopePermission,
   revokeInvite,
   revokeToken,
@@ -121,6 +123,29 @@ export async function workspaceRoutes(app: FastifyInstance, ctx: AppContext): Pr
       const removed = await removeMember(ctx.db.db, await auth(request, reply), request.params.member_id);
       ctx.tokens.clear();
       return removed;
+    },
+  );
+
+  typed.patch(
+    // `member_id`, as for removal, so the audit entry keeps which member was renamed.
+    '/api/v1/members/:member_id',
+    {
+      schema: {
+        summary: 'Rename a member (yourself; owners: anyone)',
+        description:
+          'Sets the display name people see beside the member\'s facts in engram_query, engram_conflicts and the dashboard. ' +
+          'Names are unique among the workspace\'s members, ignoring case and surrounding spaces: a name someone else holds is refused (409) with what to change.',
+        tags: ['members'],
+        ...member,
+        params: z.object({ member_id: z.uuid({ error: 'must be a member id (UUID)' }) }),
+        body: RenameMemberInput,
+      },
+    },
+    async (request, reply) => {
+      const renamed = await renameMember(ctx.db.db, await auth(request, reply), request.params.member_id, request.body.display_name);
+      // Cached principals carry the name (engram_status shows it): drop them so the new one shows now.
+      ctx.tokens.clear();
+      return renamed;
     },
   );
 

@@ -21,7 +21,7 @@
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { covers, disagree, namesReplaced, relatedThing, sameThing, viewOf, type Claim } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
-import { explanationDate, probableUpdateQuestion, valueQuestion } from './questions.ts';
+import { byValue, explanationDate, probableUpdateQuestion, valueQuestion } from './questions.ts';
 
 /** A version claim this much older than the newest disagreeing one is stale rather than merely different. */
 export const STALE_AFTER_MS = 7 * 86_400_000;
@@ -317,6 +317,19 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
 
 const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 157)}…` : text);
 
+/**
+ * Each value of a disagreement once, in the order it was first stated, with where and when the
+ * facts stating it were committed: several facts holding one value are one side of the
+ * disagreement, not a list of repeats ("30 s" and "30 seconds" are one value).
+ */
+function valuesOnce(claims: readonly Claim[]): string[] {
+  return byValue(claims).map((same) => {
+    const places = [...new Set(same.map((c) => `${c.fact.scope}, ${explanationDate(c.fact.committed_at)}`))];
+    const facts = new Set(same.map((c) => c.fact.id)).size;
+    return `"${same[0]!.display.join(', ')}" (${facts > 1 ? `${facts} facts: ` : ''}${places.join('; ')})`;
+  });
+}
+
 /** Kind, tier, severity, facts and question of one timeline's disagreement. */
 function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRecord {
   const involved = allInvolved.slice(-MAX_CONFLICT_FACTS);
@@ -341,7 +354,7 @@ function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRec
   else if (NUMERIC.has(latest.kind)) [kind, detectedBy] = ['value_mismatch', 'tier2_numeric'];
   else if (latest.kind === 'technology' || latest.kind === 'boolean') [kind, detectedBy] = ['ambiguity', 'tier0_entity'];
   else [kind, detectedBy] = ['value_mismatch', 'tier0_entity'];
-  const shown = involved.slice(-6).map((c) => `"${c.display.join(', ')}" (${c.fact.scope}, ${explanationDate(c.fact.committed_at)})`);
+  const shown = valuesOnce(involved).slice(-6);
   const explanation =
     kind === 'reversal'
       ? `The story moved away from "${earlierSame!.display.join(', ')}" and came back to it; current facts say ${shown.join(' and ')}.`

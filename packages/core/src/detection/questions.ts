@@ -31,10 +31,20 @@ export function thingOf(c: Claim): string {
 
 const shown = (c: Claim) => c.display.join(' and ') || 'none';
 
+/** What makes two claims state the same value: their canonical values ("30 s" is "30 seconds"), else their wording. */
+export const valueKey = (c: Claim) => (c.values.length > 0 ? c.values.join('|') : shown(c));
+
+/** The claims stating each value, grouped by value in the order each value was first stated. */
+export function byValue(claims: readonly Claim[]): Claim[][] {
+  const groups = new Map<string, Claim[]>();
+  for (const c of claims) groups.set(valueKey(c), [...(groups.get(valueKey(c)) ?? []), c]);
+  return [...groups.values()];
+}
+
 /** The question of a conflict over `involved` (oldest first, as the conflict lists its facts). */
 export function valueQuestion(kind: ConflictRecord['kind'], involved: readonly Claim[], earlierSame?: Claim): string {
   const latest = involved.at(-1)!;
-  const values = [...new Set(involved.map(shown))];
+  const values = byValue(involved).map((same) => shown(same[0]!));
   const thing = thingOf(latest);
   switch (kind) {
     case 'reversal': {

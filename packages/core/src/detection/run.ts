@@ -51,25 +51,22 @@ export interface RunInput {
  * group, up to TRIGGERS_READ_TOGETHER triggers, reads its slots once (a busy workspace's backlog
  * restates the same few subjects: one at a time, a run read each crowded slot once per trigger).
  * A slot key reads at most FACTS_PER_KEY facts however many triggers share it, so a big group
- * reads little more than a small one: 1,674 queued commits on 10,000 facts (the concurrency
- * bench's story) read 61,000 fact rows in groups of 25 and 21,000 in groups of 400, and the run
- * took half the time. Analysis is synchronous, and a crowded slot's timeline costs tens of
- * milliseconds, so with an in-process worker a big step stalls every request the process serves:
- * at 10,000 facts and 50 clients in one workspace (npm run bench -- --concurrency), analysing 25
- * triggers of one slot at once gave /healthz a p99 of 123-150 ms; 8 at a time, 79-113 ms. So what
- * was read is analysed at most TRIGGERS_ANALYSED_TOGETHER triggers at a time, yielding in between,
- * each step seeing the retirements the one before applied; the slot index is built once per group.
- * A step of 8 triggers of the bench's crowded slots still took 47-131 ms (npm run bench:drain), so a
- * step also stops once its triggers' analysis would meet ANALYSIS_STEP_CLAIMS claims (see
- * analysisCost: a count, so a run splits its work the same way on any machine); one trigger is
- * what a step can least be.
+ * reads little more than a small one (a backlog read in groups of 400 read about a third of the
+ * rows it read in groups of 25). Analysis is synchronous, and a crowded slot's timeline costs tens
+ * of milliseconds, so with an in-process worker a big step stalls every request the process
+ * serves. So what was read is analysed at most TRIGGERS_ANALYSED_TOGETHER triggers at a time,
+ * yielding in between, each step seeing the retirements the one before applied; the slot index is
+ * built once per group. A step also stops once its triggers' analysis would meet
+ * ANALYSIS_STEP_CLAIMS claims (see analysisCost: a count, so a run splits its work the same way on
+ * any machine); one trigger is what a step can least be. Figures:
+ * docs/performance/2026-12-02-constants.md.
  */
 const TRIGGERS_READ_TOGETHER = 400;
 const TRIGGERS_ANALYSED_TOGETHER = 8;
 /**
- * Claims met by one analysis step at most (unless its first trigger alone meets more). Measured
- * over a drain of 1,674 triggers (npm run bench:drain): 0.5 ms per 1,000 claims met at the median,
- * 0.9 at the 90th percentile, so a step holds the process for about 10-20 ms.
+ * Claims met by one analysis step at most (unless its first trigger alone meets more): it bounds
+ * how long a step holds the process, about 10-20 ms at the cost per claim measured by
+ * `npm run bench:drain` (docs/performance/2026-12-02-constants.md).
  */
 const ANALYSIS_STEP_CLAIMS = 20_000;
 /**

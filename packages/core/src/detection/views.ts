@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError } from '../errors.ts';
-import { Scope } from '../facts/schemas.ts';
+import { showCitations, ShownCitation } from '../facts/citations.ts';
+import { MemberName, Scope } from '../facts/schemas.ts';
 import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
@@ -43,8 +44,10 @@ const ConflictFact = z.object({
   content: z.string(),
   scope: z.string(),
   agent_id: z.string(),
+  member: MemberName,
   committed_at: z.string(),
   valid_until: z.string().nullable().describe('Set when the fact is no longer current.'),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites: re-read it to answer a stale question.'),
 });
 
 /** Most facts listed per conflict. */
@@ -114,7 +117,11 @@ export async function listConflicts(db: Database, principal: MemberPrincipal, in
 
 /** A conflict as `engram_conflicts` lists it: its newest facts, and how many older ones are left out. */
 const conflictItem = (c: ConflictView): ConflictItem =>
-  ConflictItem.parse({ ...c, facts: c.facts.slice(-MAX_LISTED_FACTS), facts_omitted: Math.max(0, c.facts.length - MAX_LISTED_FACTS) });
+  ConflictItem.parse({
+    ...c,
+    facts: c.facts.slice(-MAX_LISTED_FACTS).map(({ citations, ...f }) => ({ ...f, ...(citations?.length ? { citations: showCitations(citations) } : {}) })),
+    facts_omitted: Math.max(0, c.facts.length - MAX_LISTED_FACTS),
+  });
 
 const conflictNotFound = (id: string) =>
   new EngramError('not_found', `Conflict ${id} was not found in this workspace. Take the conflict_id from engram_conflicts.`);

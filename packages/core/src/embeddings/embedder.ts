@@ -2,6 +2,11 @@
 export interface Embedder {
   /** Recorded in `facts.embedding_model`; only vectors of the same model are ever compared. */
   readonly model: string;
+  /**
+   * How much this embedder's ranking counts beside full text's when the two are fused (1, equal
+   * weight, when unset). Set from the retrieval benchmark where it was measured (docs/retrieval.md).
+   */
+  readonly fusionWeight?: number;
   embed(texts: string[]): Promise<number[][]>;
 }
 

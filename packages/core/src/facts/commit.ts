@@ -7,11 +7,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
+  attachCitations,
   closeLineage,
   factWriterOf,
   factsMatching,
   findCurrentDuplicate,
   forWorkspace,
+  getFact,
   insertFact,
   lineageFacts,
   nearestCurrentInScope,
@@ -31,6 +33,7 @@ import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { disagree, EXTRACTOR_VERSION, familyOf, matchKeysOf, readFact, sameThing, viewOf } from '../language/index.ts';
+import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
@@ -183,6 +186,8 @@ export interface FactDraft {
   source: NewFact['source'];
   lineageId: string | null;
   supersedesFactId: string | null;
+  /** The code the fact cites (see citations.ts); none when absent. */
+  citations?: NewFact['citations'];
 }
 
 /**
@@ -193,7 +198,7 @@ export async function storeNewFact(
   tenant: TenantDb,
   services: FactServices,
   draft: FactDraft,
-  options: { last?: boolean; unlessCorroboratingAt?: Date; grouped?: boolean } = {},
+  options: { last?: boolean; unlessCorroboratingAt?: Date; grouped?: boolean; idempotency?: IdempotencyClaim } = {},
 ) {
   const id = uuidv7(draft.committedAt.getTime());
   const ttlForExpiry = draft.ttlDays ?? (draft.durability === 'ephemeral' ? EPHEMERAL_TTL_DAYS : null);
@@ -222,12 +227,14 @@ export async function storeNewFact(
     supersedesFactId: draft.supersedesFactId,
     durability: draft.durability,
     source: draft.source,
+    citations: draft.citations ?? null,
   };
   const insert = {
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
     // A little wider than the corroboration threshold: the database measures in its own floating point.
     unlessCorroborating: options.unlessCorroboratingAt ? { at: options.unlessCorroboratingAt, maxDistance: 1 - CORROBORATION_SIMILARITY + 1e-6 } : undefined,
+    idempotency: options.idempotency ? { key: options.idempotency.key, requestHash: options.idempotency.requestHash } : undefined,
   };
   // Grouped: with the workspace's other commits of the moment, in one transaction (group commit).
   const stored = options.grouped
@@ -264,12 +271,55 @@ async function resolveLineage(
   return { lineageId: null, supersedes: null };
 }
 
-/** Commits one fact for a member (SPEC §5 `engram_commit`). */
+/**
+ * Commits one fact for a member (SPEC §5 `engram_commit`). With an `idempotency_key`, a retry of a
+ * commit that stored its fact answers as the first call did and stores nothing (see idempotency.ts).
+ */
 export async function commitFact(
   services: FactServices,
   principal: MemberPrincipal,
   input: CommitInput,
   now = new Date(),
+): Promise<CommitOutput> {
+  if (!input.idempotency_key) return commitOnce(services, principal, input, now);
+  const tenant = forWorkspace(services.db, principal.workspaceId);
+  const { idempotency_key: key, ...request } = input;
+  const claim: IdempotencyClaim = { key, operation: 'commit', requestHash: requestHash(request) };
+  const replayed = await replay(tenant, claim);
+  if (replayed) return replayed;
+  const result = await commitOnce(services, principal, input, now, claim);
+  // The first call may have stored the fact while this one was on its way (it was still running
+  // when its caller gave up): then this one found it as an identical fact.
+  if (result.duplicate && !result.corroborated) return (await replay(tenant, claim)) ?? result;
+  return result;
+}
+
+/** The answer a key's first commit got, when it stored a fact. */
+async function replay(tenant: TenantDb, claim: IdempotencyClaim): Promise<CommitOutput | null> {
+  const earlier = await earlierUse(tenant, claim);
+  const fact = earlier?.factId ? await getFact(tenant, earlier.factId) : null;
+  if (!fact) return null;
+  return {
+    fact_id: fact.id,
+    lineage_id: fact.lineage_id,
+    committed_at: iso(fact.committed_at),
+    duplicate: false,
+    corroborated: false,
+    memory_op: fact.memory_op,
+    supersedes_fact_id: fact.supersedes_fact_id,
+    verified: fact.provenance !== null,
+    durability: fact.durability,
+    expires_at: iso(fact.expires_at),
+    note: 'Already stored by an earlier call with this idempotency_key: this is its answer, and nothing was stored again.',
+  };
+}
+
+async function commitOnce(
+  services: FactServices,
+  principal: MemberPrincipal,
+  input: CommitInput,
+  now: Date,
+  idempotency?: IdempotencyClaim,
 ): Promise<CommitOutput> {
   const tenant = forWorkspace(services.db, principal.workspaceId);
   const base: CommitOutput = {
@@ -329,6 +379,7 @@ export async function commitFact(
     source: 'commit',
     lineageId: null,
     supersedesFactId: null,
+    citations: input.citations ?? null,
   };
   const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
   // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
@@ -337,7 +388,7 @@ export async function commitFact(
   // Either way the pipeline below decides, from what the statement saw in the way when it says.
   let seen: InsertedFact['seen'];
   if (input.operation === 'add' && !input.corrects_lineage) {
-    const first = await storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined });
+    const first = await storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined, idempotency });
     if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
     seen = first.stored.seen;
   }
@@ -373,7 +424,7 @@ export async function commitFact(
   let restated: { lineageId: string; supersedes: string } | null = null;
   if (existing) {
     if (!(await changedSince(tenant, existing, draftFact))) {
-      return duplicateResult(existing, 'An identical fact is already current in this scope.', false);
+      return duplicateResult(existing, `An identical fact is already current in this scope.${await citedToo(tenant, existing.id, input)}`, false);
     }
     restated = { lineageId: existing.lineage_id, supersedes: existing.id };
   }
@@ -387,7 +438,7 @@ export async function commitFact(
       await addCorroboration(tenant, corroborated.id);
       return duplicateResult(
         corroborated,
-        'A near-identical fact from another agent is already current; counted as corroboration.',
+        `A near-identical fact from another agent is already current; counted as corroboration.${await citedToo(tenant, corroborated.id, input)}`,
         true,
       );
     }
@@ -399,21 +450,32 @@ export async function commitFact(
       await tenant.transaction(async (tx) => {
         await closeLineage(tx, restated.lineageId, now);
         // The transaction's last statement: it goes with COMMIT, in one round trip.
-        return storeNewFact(tx, services, toStore, { last: true });
+        return storeNewFact(tx, services, toStore, { last: true, idempotency });
       })
     : // A new lineage goes with the workspace's other commits of the moment; an update closes the
       // lineage it continues in the same statement.
-      await storeNewFact(tenant, services, toStore, { grouped: true });
+      await storeNewFact(tenant, services, toStore, { grouped: true, idempotency });
   if (!stored.inserted) {
     // An identical commit won a race for the same scope; answer like the dedup check would have.
     const winner = stored.seen?.identical ?? (await findCurrentDuplicate(tenant, input.scope, hash));
-    if (winner) return duplicateResult(winner, 'An identical fact is already current in this scope.', false);
+    if (winner) return duplicateResult(winner, `An identical fact is already current in this scope.${await citedToo(tenant, winner.id, input)}`, false);
     throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
   }
   const note = restated
     ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
     : lineage.note;
   return committed(services, principal, fact, stored, note);
+}
+
+/**
+ * A commit that turned out to restate a current fact keeps what it cites: the fact takes the
+ * citations when it has none. Returns what the answer's note should add.
+ */
+async function citedToo(tenant: TenantDb, factId: string, input: CommitInput): Promise<string> {
+  if (!input.citations?.length) return '';
+  return (await attachCitations(tenant, factId, input.citations))
+    ? ' Your citations were added to it.'
+    : ' It already cites code; yours were not added (commit with corrects_lineage to replace them).';
 }
 
 /** A stored commit's answer (and its log line). */

@@ -16,7 +16,7 @@
  * on the embedded database; see docs/performance.md for this way's figures, and for group commit,
  * which was faster but queued a statement's jobs out of order.
  */
-import { findCurrentDuplicate, findImportedAt, forWorkspace, nearestCurrentInScope, type FactEntity, type InsertedFact, type TenantDb } from '@engram/db';
+import { findCurrentDuplicate, findImportedAt, forWorkspace, nearestCurrentInScope, recordIdempotentResponse, type FactEntity, type InsertedFact, type TenantDb } from '@engram/db';
 import { scopeAccess } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, type FieldProblem, InvalidInputError, problemsFromZod } from '../errors.ts';
@@ -32,6 +32,7 @@ import {
   type FactDraft,
   type FactServices,
 } from './commit.ts';
+import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import { ImportFact, type ImportFactFields, type ImportInput, type ImportOutput, type ImportResult } from './schemas.ts';
 import { findSecret } from './secrets.ts';
@@ -94,7 +95,26 @@ export async function importFacts(
   principal: MemberPrincipal,
   input: ImportInput,
   now = new Date(),
+  options: { idempotencyKey?: string } = {},
 ): Promise<ImportOutput> {
+  if (!options.idempotencyKey) return importOnce(services, principal, input, now);
+  // With a key, a retry gets the first answer word for word (without one, it is still safe: the
+  // facts it stored are found again, as duplicates).
+  const tenant = forWorkspace(services.db, principal.workspaceId);
+  const claim: IdempotencyClaim = { key: options.idempotencyKey, operation: 'import', requestHash: requestHash(input) };
+  const earlier = await earlierUse(tenant, claim);
+  if (earlier?.response) return earlier.response as ImportOutput;
+  const answer = await importOnce(services, principal, input, now);
+  try {
+    await recordIdempotentResponse(tenant, { ...claim, response: answer });
+  } catch (error) {
+    // The facts are stored; a retry without the record finds them again, as duplicates.
+    services.log.warn({ err: error, workspace_id: principal.workspaceId }, 'the import is stored but its idempotency key could not be recorded');
+  }
+  return answer;
+}
+
+async function importOnce(services: FactServices, principal: MemberPrincipal, input: ImportInput, now: Date): Promise<ImportOutput> {
   const results = new Array<ImportResult>(input.facts.length);
   const refused: RefusedResult[] = [];
   const accepted: { index: number; fact: ImportFact }[] = [];
@@ -190,6 +210,7 @@ function draftOf(p: Prepared, memberId: string | null): FactDraft {
     source: 'import',
     lineageId: null,
     supersedesFactId: null,
+    citations: p.fact.citations ?? null,
   };
 }
 

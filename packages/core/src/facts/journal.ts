@@ -1,4 +1,4 @@
-import { forWorkspace, journalPage, type Database, type FactRow } from '@engram/db';
+import { forWorkspace, journalPage, type Database, type FactCitation, type FactRow } from '@engram/db';
 import { canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 
@@ -17,6 +17,8 @@ export interface JournalEntry {
   confidence: number;
   provenance: string | null;
   durability: string;
+  /** Present when the fact cites code (an import takes them back). */
+  citations?: FactCitation[];
 }
 
 export function journalEntry(row: FactRow): JournalEntry {
@@ -34,6 +36,7 @@ export function journalEntry(row: FactRow): JournalEntry {
     confidence: Number(row.confidence),
     provenance: row.provenance,
     durability: row.durability,
+    ...(row.citations?.length ? { citations: row.citations } : {}),
   };
 }
 

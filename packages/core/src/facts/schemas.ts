@@ -5,6 +5,7 @@
 import { FACT_TYPES } from '@engram/db';
 import { z } from 'zod';
 import { Instant } from '../input.ts';
+import { Citations, ShownCitation } from './citations.ts';
 
 /** Longest fact content accepted (SPEC §5). */
 export const MAX_CONTENT_LENGTH = 4000;
@@ -49,6 +50,16 @@ const FactType = z.enum(FACT_TYPES, { error: 'must be "observation", "inference"
 const Provenance = z.string().trim().min(1).max(2000, { error: 'must be at most 2000 characters' });
 
 /** `engram_commit` arguments. */
+/**
+ * A client's retry key (engram_commit's `idempotency_key`, an import's `Idempotency-Key` header):
+ * printable, without spaces, short enough to index.
+ */
+export const IdempotencyKey = z
+  .string({ error: 'must be a string, e.g. a UUID' })
+  .min(8, { error: 'must be at least 8 characters (a UUID is a good key)' })
+  .max(200, { error: 'must be at most 200 characters' })
+  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (a UUID is a good key)' });
+
 export const CommitInput = z
   .object({
     content: Content.describe(
@@ -84,6 +95,12 @@ export const CommitInput = z
       .enum(['durable', 'ephemeral'], { error: 'must be "durable" or "ephemeral"' })
       .default('durable')
       .describe('"ephemeral" for scratch notes: hidden from default queries, expire in a day unless they prove useful.'),
+    idempotency_key: IdempotencyKey.optional().describe(
+      'Any unique string (e.g. a UUID) for this commit. If the call fails or times out, send it again with the same key: you get the original answer and the fact is never stored twice.',
+    ),
+    citations: Citations.optional().describe(
+      'The code you verified the claim against: up to 10 {path, start_line?, end_line?, commit?, repo?}, path relative to the repository root, commit from `git rev-parse HEAD`, repo from `git remote get-url origin`.',
+    ),
   })
   .strict()
   .superRefine((input, ctx) => {
@@ -147,6 +164,12 @@ export const QueryInput = z
   .strict();
 export type QueryInput = z.output<typeof QueryInput>;
 
+/** Who stands behind a fact, for people: the member's display name beside the agent id. */
+export const MemberName = z
+  .string()
+  .nullable()
+  .describe('Display name of the member whose agent committed the fact (null in anonymous mode or when the member has no name).');
+
 export const QueryResultFact = z.object({
   fact_id: z.string(),
   lineage_id: z.string(),
@@ -156,6 +179,7 @@ export const QueryResultFact = z.object({
   confidence: z.number(),
   fact_type: z.enum(FACT_TYPES),
   agent_id: z.string(),
+  member: MemberName,
   committed_at: z.string(),
   valid_from: z.string(),
   valid_until: z.string().nullable().describe('Null while current; set when superseded, retired or expired.'),
@@ -164,7 +188,16 @@ export const QueryResultFact = z.object({
   provenance: z.string().nullable(),
   durability: z.enum(['durable', 'ephemeral']),
   corroborating_agents: z.number().int(),
+  citations: z.array(ShownCitation).optional().describe('The code the fact cites. Re-read those lines before relying on the fact.'),
+  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true.'),
   truncated: z.boolean().optional().describe('The content was cut to fit the response budget.'),
+  closed: z
+    .object({
+      closed_by: z.enum(['superseded', 'deleted', 'expired', 'detector', 'resolution']),
+      replaced_by: z.string().nullable().describe('The fact that took its place, when one did.'),
+    })
+    .optional()
+    .describe('Set on a closed fact shown because it matches the topic better than any current one: history, not what holds now.'),
 });
 export type QueryResultFact = z.infer<typeof QueryResultFact>;
 
@@ -204,6 +237,7 @@ export const ImportFact = z
     fact_type: FactType.optional(),
     confidence: Confidence.optional(),
     provenance: Provenance.optional(),
+    citations: Citations.optional(),
   })
   .strict();
 export type ImportFact = z.output<typeof ImportFact>;
@@ -221,6 +255,7 @@ const ImportFactFields = z
     fact_type: z.string({ error: 'must be "observation", "inference" or "decision"' }).optional(),
     confidence: z.number({ error: 'must be a number from 0 to 1' }).optional(),
     provenance: z.string({ error: 'must be a string: the evidence for the fact' }).optional(),
+    citations: z.array(z.unknown(), { error: 'must be an array of {path, start_line?, end_line?, commit?, repo?}' }).optional(),
   })
   .strict();
 export type ImportFactFields = z.output<typeof ImportFactFields>;

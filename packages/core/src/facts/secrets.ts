@@ -160,6 +160,15 @@ const SPECIFIC_PATTERNS: SecretPattern[] = [
     regex: /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/,
     accept: (m) => entropy(m[0]) >= 4,
   },
+  {
+    // Twilio's auth token (and others of its kind) is 32 hex digits with no prefix of its own, so
+    // only the name before it gives it away: `auth token 9f3c…`, `TWILIO_AUTH_TOKEN (prod) - 9f3c…`.
+    name: 'auth_token_hex',
+    label: 'an auth token',
+    regex: /(?:\b|_)auth[_ -]?token\b[ \t\w()-]{0,30}?[\s:=("'\x60-]+([0-9a-f]{32})(?![0-9a-z])/i,
+    keywords: ['auth'],
+    accept: (m) => looksRandom(m[1] ?? '', 32, 3.0) && !namedAsIdentifier(m, m[1] ?? ''),
+  },
   { name: 'mapbox_secret_token', label: 'a Mapbox secret token', regex: /\bsk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}/, keywords: ['sk.eyj'] },
   { name: 'groq_api_key', label: 'a Groq API key', regex: /\bgsk_[A-Za-z0-9]{52}\b/, keywords: ['gsk_'], accept: notFiller },
   { name: 'replicate_api_token', label: 'a Replicate API token', regex: /\br8_[A-Za-z0-9]{37}\b/, keywords: ['r8_'], accept: notFiller },

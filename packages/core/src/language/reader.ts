@@ -71,9 +71,8 @@ let pipelinesBuilt = 0;
  * server reading facts for months would grow without bound. The pipeline is rebuilt once it has
  * learned this many words (about 14 MB), and the rebuild is one synchronous piece of 60-200 ms,
  * which every request then waits for. So it counts the words learned (the ids handed out beyond
- * the model's own), not the tokens read: a fact in known words brings the next rebuild no closer.
- * The bench's facts, each with one new word in 14 tokens, rebuilt every 22,000 commits when the
- * limit was 300,000 tokens, and every 100,000 now.
+ * the model's own), not the tokens read: a fact in known words brings the next rebuild no closer
+ * (docs/performance/2026-12-02-constants.md).
  */
 const WORDS_PER_PIPELINE = 100_000;
 

@@ -3,12 +3,11 @@
  * stored) or names itself by the https URL of its Client ID Metadata Document, which is fetched
  * (and cached for a few minutes) whenever the client is met.
  */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { findOAuthClient, insertOAuthClient, type Database } from '@engram/db';
 import { z } from 'zod';
 import { hashToken, secretsEqual } from '../credentials.ts';
+import { addressProblem, fetchPinned, isLoopbackAddress, systemResolver, type PinnedResponse, type ResolvedAddress, type Resolver } from './addresses.ts';
 import { CLIENT_AUTH_METHODS, isLoopbackHost, OAuthError, redirectUriProblem, type ClientAuthMethod } from './protocol.ts';
 
 /** A client as the authorization server deals with it. */
@@ -93,19 +92,17 @@ export function isMetadataDocumentId(clientId: string): boolean {
   return /^https?:\/\//i.test(clientId);
 }
 
-// Private and special-purpose addresses a metadata fetch must not reach (SSRF).
-const PRIVATE_V4 = [/^0\./, /^10\./, /^127\./, /^169\.254\./, /^172\.(1[6-9]|2\d|3[01])\./, /^192\.168\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./, /^(22[4-9]|2[3-5]\d)\./];
-function isPrivateAddress(address: string): boolean {
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) return PRIVATE_V4.some((range) => range.test(v4));
-  const v6 = address.toLowerCase();
-  return v6 === '::' || v6 === '::1' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80') || v6.startsWith('ff');
-}
-
 /** Largest metadata document read (the draft suggests documents stay under 5 KB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024;
 const DOCUMENT_CACHE_MS = 5 * 60_000;
+/** How long a metadata fetch may take in all (the authorization page waits on it). */
 const FETCH_TIMEOUT_MS = 5_000;
+
+/** How a directory reaches metadata documents: tests give a resolver of their own. */
+export interface DocumentFetchOptions {
+  resolve?: Resolver;
+  timeoutMs?: number;
+}
 
 /**
  * Finds clients: registered ones in the database, metadata-document ones by fetching their URL.
@@ -114,9 +111,11 @@ const FETCH_TIMEOUT_MS = 5_000;
 export class ClientDirectory {
   readonly #db: Database;
   readonly #documents = new Map<string, { client: OAuthClient; expires: number }>();
+  readonly #fetch: Required<DocumentFetchOptions>;
 
-  constructor(db: Database) {
+  constructor(db: Database, fetchOptions: DocumentFetchOptions = {}) {
     this.#db = db;
+    this.#fetch = { resolve: fetchOptions.resolve ?? systemResolver, timeoutMs: fetchOptions.timeoutMs ?? FETCH_TIMEOUT_MS };
   }
 
   /**
@@ -148,7 +147,7 @@ export class ClientDirectory {
   async #fromDocument(url: string, allowLoopback: boolean): Promise<OAuthClient> {
     const cached = this.#documents.get(url);
     if (cached && cached.expires > Date.now()) return cached.client;
-    const client = await fetchClientDocument(url, allowLoopback);
+    const client = await fetchClientDocument(url, allowLoopback, this.#fetch);
     if (this.#documents.size >= 1000) this.#documents.delete(this.#documents.keys().next().value as string);
     this.#documents.set(url, { client, expires: Date.now() + DOCUMENT_CACHE_MS });
     return client;
@@ -158,8 +157,25 @@ export class ClientDirectory {
 const documentError = (url: string, why: string) =>
   new OAuthError('invalid_client', `The client metadata document at ${url.slice(0, 200)} ${why}.`, 400);
 
+/**
+ * Resolves a document's host once and checks every address it has: all must be public (or, for a
+ * loopback URL while the server itself runs on loopback, all loopback). The fetch then connects to
+ * these addresses only.
+ */
+async function checkedAddresses(url: URL, clientId: string, local: boolean, resolve: Resolver): Promise<ResolvedAddress[]> {
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = await resolve(hostname).catch(() => []);
+  if (addresses.length === 0) throw documentError(clientId, 'names a host that does not resolve');
+  for (const { address } of addresses) {
+    if (local ? isLoopbackAddress(address) : addressProblem(address) === null) continue;
+    const why = local ? 'is not a loopback address' : `is ${addressProblem(address)}`;
+    throw documentError(clientId, `names a host whose address ${address} ${why}, which this server does not fetch`);
+  }
+  return addresses;
+}
+
 /** Fetches and checks a Client ID Metadata Document. */
-async function fetchClientDocument(clientId: string, allowLoopback: boolean): Promise<OAuthClient> {
+async function fetchClientDocument(clientId: string, allowLoopback: boolean, options: Required<DocumentFetchOptions>): Promise<OAuthClient> {
   let url: URL;
   try {
     url = new URL(clientId);
@@ -171,20 +187,16 @@ async function fetchClientDocument(clientId: string, allowLoopback: boolean): Pr
   if (url.pathname === '/' || url.hash || url.username || url.password) {
     throw documentError(clientId, 'must be an https URL with a path, without fragment or credentials');
   }
-  if (!local) {
-    const hostname = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = isIP(hostname) ? [hostname] : (await lookup(hostname, { all: true }).catch(() => [])).map((a) => a.address);
-    if (addresses.length === 0) throw documentError(clientId, 'names a host that does not resolve');
-    if (addresses.some(isPrivateAddress)) throw documentError(clientId, 'is on a private or loopback address, which this server does not fetch');
-  }
-  let response: Response;
+  const addresses = await checkedAddresses(url, clientId, local, options.resolve);
+  let response: PinnedResponse;
   try {
-    response = await fetch(url, { redirect: 'error', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    response = await fetchPinned(url, addresses, { timeoutMs: options.timeoutMs, maxBytes: MAX_DOCUMENT_BYTES, accept: 'application/json' });
   } catch (error) {
     throw documentError(clientId, `could not be fetched (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (!response.ok) throw documentError(clientId, `answered HTTP ${response.status}`);
-  const body = await readLimited(response, MAX_DOCUMENT_BYTES).catch(() => null);
+  if (response.status >= 300 && response.status < 400) throw documentError(clientId, `answered with a redirect (HTTP ${response.status}), which this server does not follow: serve the document at its own URL`);
+  if (response.status < 200 || response.status >= 300) throw documentError(clientId, `answered HTTP ${response.status}`);
+  const body = response.body;
   if (body === null) throw documentError(clientId, `is larger than ${MAX_DOCUMENT_BYTES} bytes`);
   let document: unknown;
   try {
@@ -209,24 +221,6 @@ async function fetchClientDocument(clientId: string, allowLoopback: boolean): Pr
     authMethod: 'none',
     secretHash: null,
   };
-}
-
-async function readLimited(response: Response, max: number): Promise<string | null> {
-  const reader = (response.body as ReadableStream<Uint8Array> | null)?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A token request's client credentials (RFC 6749 §2.3): from the body or HTTP Basic. */

@@ -23,11 +23,8 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
  * fsync, and at most 256 MB of WAL kept for reuse after a checkpoint (Postgres' default is 1 GB;
  * the worker runs the checkpoints, see worker.ts). The buffer pool is 16 MB instead of 128: it
  * lives in the WebAssembly memory, which never shrinks, and a page it does not hold is read from
- * the operating system's cache, which costs the single-threaded database little. On 10,000 facts
- * (the concurrency bench, 10 and 200 clients) the server idled at 357 MiB and peaked at 392,
- * against 405 and 443 with 64 MB, at the same throughput (90 and 83 ops/s, against 78-84 and
- * 79-81); at 100,000 facts, 73 and 86 ops/s at 1 and 10 clients peaking at 346 MiB, against 59
- * and 74 ops/s and 398 MiB (one run each).
+ * the operating system's cache, which costs the single-threaded database little: the server's
+ * memory went down with no loss of throughput (docs/performance/2026-12-02-constants.md).
  */
 export const DURABLE_START_PARAMS: readonly string[] = [
   ...PGlite.defaultStartParams.filter((param) => param !== '-F'),

@@ -8,8 +8,8 @@
  * `commit` or `rollback`; only statements of that transaction run while it is open.
  *
  * Checkpoints are this thread's job too: Postgres in single-user mode (PGlite) never starts one by
- * itself (only at start and shutdown), so without them the WAL grows without end (measured: 1.4 GB
- * of WAL after 1.4 GB of inserts, never recycled), filling the disk and lengthening recovery.
+ * itself (only at start and shutdown), so without them the WAL grows without end, never recycled
+ * (docs/performance/2026-12-02-constants.md), filling the disk and lengthening recovery.
  */
 import fs from 'node:fs';
 import path from 'node:path';

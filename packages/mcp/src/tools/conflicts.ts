@@ -17,7 +17,7 @@ export const conflictsTool = defineTool({
     '',
     'Call this when engram_query returns facts with has_open_conflict=true, before relying on them,',
     'and before architectural decisions in an area. Conflicts come grouped by scope, most severe',
-    'first; each has every fact involved (content, scope, agent, time, oldest first), how it was',
+    'first; each has every fact involved (content, scope, agent and its member, time, oldest first), how it was',
     'detected, and the question that settles it: which of the values is right now, in the order of',
     'the facts, so the answer names the fact to keep. Ask the user that question when the answer matters to the',
     'task; do not guess. Once the user has decided, settle it with engram_resolve (or they can, in',

@@ -24,7 +24,7 @@ import { createOpenAIClient } from '../../embeddings/factory.ts';
 import type { Logger } from '../../logger.ts';
 import { DEFAULT_SETTINGS } from '../../management.ts';
 import { yieldTurn } from '../../turns.ts';
-import { askDetective, type CallOutcome, type DetectiveCallOptions } from './client.ts';
+import { askDetective, type CallOutcome, type DetectiveCallOptions } from './ask-detective.ts';
 import { gatherEvidence } from './evidence.ts';
 import { applyForgetting, type Survivor } from './forgetting.ts';
 import { batchStory, composeStory, fillBudget, type StoryLine } from './story.ts';
@@ -277,7 +277,7 @@ export function createDetective(
   if (!client) return undefined;
   return {
     client,
-    call: { model: config.openai.detectiveModel, timeoutMs: 60_000, attempts: 4, backoffMs: 1_000, maxRetryAfterMs: 60_000, ...overrides },
+    call: { model: config.openai.detectiveModel, timeoutMs: 60_000, attempts: 4, ...overrides },
     storyChars: config.openai.detectiveStoryChars,
     baseStoryChars: BASE_STORY_CHARS,
     storyCharsPerTrigger: STORY_CHARS_PER_TRIGGER,

@@ -3,6 +3,7 @@
  * name only the places where the current state is genuinely unclear. The story is data — the
  * system prompt says so, and each fact's text is a quoted string the model is told never to obey.
  */
+import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 
 export const SYSTEM_PROMPT = [
@@ -69,31 +70,8 @@ export const Confusion = z.object({
 export const DetectiveReply = z.object({ confusions: z.array(Confusion).max(50) });
 export type DetectiveReply = z.infer<typeof DetectiveReply>;
 
-/** The reply's JSON schema, for OpenAI structured outputs (strict mode). */
-export const REPLY_JSON_SCHEMA = {
-  name: 'confusions',
-  strict: true,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['confusions'],
-    properties: {
-      confusions: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['fact_ids', 'kind', 'question'],
-          properties: {
-            fact_ids: { type: 'array', items: { type: 'string' } },
-            kind: { type: 'string', enum: [...NARRATIVE_KINDS] },
-            question: { type: 'string' },
-          },
-        },
-      },
-    },
-  },
-} as const;
+/** The reply's format for OpenAI structured outputs (strict mode), made from `DetectiveReply` by the SDK. */
+export const REPLY_FORMAT = zodResponseFormat(DetectiveReply, 'confusions');
 
 /**
  * Reads a reply leniently, for OpenAI-compatible servers without structured outputs: the JSON may

@@ -1,19 +1,19 @@
 /**
- * The embedded database: PGlite (a real Postgres engine compiled to WebAssembly, with pgvector) in
- * the data directory, or in memory for `memory://`. It runs on a thread of its own (embedded/), so
- * the server keeps answering whatever it does; every statement is bounded by the request deadline,
- * writes are refused while the disk is nearly full, and commits are flushed to stable storage.
- * One process owns a data directory at a time.
+ * Opens the embedded database: PGlite (a real Postgres engine compiled to WebAssembly, with
+ * pgvector) in the data directory, or in memory for `memory://`. It runs on a thread of its own
+ * (thread-client.ts, worker.ts), so the server keeps answering whatever it does; every statement is
+ * bounded by the request deadline, writes are refused while the disk is nearly full, and commits are
+ * flushed to stable storage. One process owns a data directory at a time.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { DatabaseLimits } from '@engram/config';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import type { Database, DbHandle } from './client.ts';
-import { EmbeddedClient } from './embedded/client.ts';
-import { DatabaseUnavailableError, databaseFault, type DatabaseHealth } from './faults.ts';
-import * as schema from './schema.ts';
+import type { Database, DbHandle } from '../database.ts';
+import { DatabaseUnavailableError, databaseFault, type DatabaseHealth } from '../faults.ts';
+import * as schema from '../schema.ts';
+import { EmbeddedClient } from './thread-client.ts';
 
 /** Opening the database (a new one, or recovery after a crash) and schema work may take this long. */
 const SLOW_WORK_DEADLINE_MS = 10 * 60_000;
@@ -21,6 +21,8 @@ const SLOW_WORK_DEADLINE_MS = 10 * 60_000;
 const DISK_CHECK_INTERVAL_MS = 1_000;
 /** Postgres' WAL segment size: the room a write may need at once. */
 const WAL_SEGMENT_MB = 16;
+/** Room a start after a crash may need to replay and checkpoint its WAL (several segments). */
+const RECOVERY_ROOM_MB = 4 * WAL_SEGMENT_MB;
 
 /** Thrown when the embedded database directory is already open in another process. */
 export class DatabaseLockedError extends Error {
@@ -51,8 +53,9 @@ export async function openEmbedded(dataDir: string, limits: DatabaseLimits, heal
       diskExhausted: async () => !inMemory && ((await freeMb(dataDir)) ?? Number.POSITIVE_INFINITY) < WAL_SEGMENT_MB,
       watchdogMs: SLOW_WORK_DEADLINE_MS,
     }).catch(async (error: unknown) => {
-      if (!inMemory) await refuseToStartOnFullDisk(dataDir, limits.minFreeDiskMb, error);
-      throw inMemory ? error : new Error(`The embedded database in ${dataDir} could not be opened: ${(error as Error).message}`, { cause: error });
+      if (inMemory) throw error;
+      await refuseToStartOnFullDisk(dataDir, limits.minFreeDiskMb, error);
+      throw new Error(`The embedded database in ${dataDir} could not be opened: ${(error as Error).message}. ${await spaceReport(dataDir, limits.minFreeDiskMb)}`, { cause: error });
     });
     const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Database;
     // Control work takes the next turn (see EmbeddedClient.control).
@@ -64,6 +67,10 @@ export async function openEmbedded(dataDir: string, limits: DatabaseLimits, heal
       kind: 'pglite',
       health,
       writeProblem,
+      busy: () => {
+        const busy = client.busy();
+        return busy && `the embedded database is busy: ${busy.inFlight} statement(s) running, ${busy.waiting} waiting for their turn, last answer ${busy.lastAnswerMsAgo} ms ago`;
+      },
       close: async () => {
         try {
           await client.close();
@@ -85,7 +92,7 @@ export async function openEmbedded(dataDir: string, limits: DatabaseLimits, heal
  */
 async function refuseToStartOnFullDisk(dataDir: string, minFreeMb: number, failure?: unknown): Promise<void> {
   const free = await freeMb(dataDir);
-  const ranOut = failure !== undefined && databaseFault(failure)?.kind === 'disk_full';
+  const ranOut = failure !== undefined && (databaseFault(failure)?.kind === 'disk_full' || /ENOSPC|no space left on device/i.test(String((failure as Error).message ?? failure)));
   if (free === undefined || (free >= minFreeMb && !ranOut)) return;
   const what = free < minFreeMb ? `has ${free} MB free` : `ran out of space while it started (${free} MB free now)`;
   throw new DatabaseUnavailableError(
@@ -94,6 +101,21 @@ async function refuseToStartOnFullDisk(dataDir: string, minFreeMb: number, failu
       `(ENGRAM_MIN_FREE_DISK_MB). Free some space there, then start again` +
       (failure === undefined ? '' : `. PGlite said: ${(failure as Error).message}`),
     { cause: failure },
+  );
+}
+
+/**
+ * The free space of the disk under `dataDir` and what to do when it is short: PGlite's own words on
+ * a failed start ("failed to initialize") never say that a restart replays its write-ahead log,
+ * which needs room beyond ENGRAM_MIN_FREE_DISK_MB.
+ */
+async function spaceReport(dataDir: string, minFreeMb: number): Promise<string> {
+  const free = await freeMb(dataDir);
+  if (free === undefined) return `The free space of the disk under ${dataDir} could not be read.`;
+  return (
+    `The disk under ${dataDir} has ${free} MB free (ENGRAM_MIN_FREE_DISK_MB asks for ${minFreeMb} MB; starting after a crash ` +
+    `replays the write-ahead log, which may need ${RECOVERY_ROOM_MB} MB or more). If that disk is nearly full, free space on it ` +
+    '(or move ENGRAM_DATA_DIR to a larger disk) and start again; otherwise restore the directory from a backup or export.'
   );
 }
 

@@ -1,84 +1,23 @@
-import { defaultDatabaseLimits, type Config, type DatabaseLimits } from '@engram/config';
+/**
+ * The Postgres engine through postgres.js: three pools (requests, control, background), prepared
+ * statements, and the pipelined confiner that runs a tenant's transaction in fewer round trips.
+ */
+import type { DatabaseLimits } from '@engram/config';
 import { sql, type SQL } from 'drizzle-orm';
-import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { openEmbedded } from './embedded.ts';
-import { DatabaseHealth, databaseFault, droppedConnection, type HealthLogger } from './faults.ts';
+import { queryRows, type Database, type DbHandle } from './database.ts';
+import { databaseFault, droppedConnection, type DatabaseHealth } from './faults.ts';
 import * as schema from './schema.ts';
-
-/** A drizzle database over either driver; query functions accept this or a transaction of it. */
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-/** An open database: the drizzle handles, which engine is behind them, its health, and how to close it. */
-export interface DbHandle {
-  /** For requests. */
-  db: Database;
-  /**
-   * For authentication, `engram_status` and health checks: on Postgres a small pool of its own with
-   * short timeouts, so these answer while request work waits on a lock or a slow statement.
-   */
-  control: Database;
-  /** For detection runs and maintenance: on Postgres a small pool of its own with the detection timeout. */
-  background: Database;
-  kind: 'postgres' | 'pglite';
-  /** Faults seen and outages in progress (each logged once). */
-  health: DatabaseHealth;
-  /** Why a write would fail now (the embedded database's disk is nearly full), or undefined. */
-  writeProblem(): Promise<string | undefined>;
-  close(): Promise<void>;
-}
-
-export interface CreateDbOptions {
-  /** Request pool size for postgres.js (default: limits.poolSize). */
-  maxConnections?: number;
-  /** Pool sizes and bounded waits (default: the documented defaults). */
-  limits?: DatabaseLimits;
-  /** Where outages are logged (once each). */
-  log?: HealthLogger;
-}
-
-/** The health of each database opened by createDb, by any of its handles. */
-const healths = new WeakMap<object, DatabaseHealth>();
-/** The health tracker of the database behind `db` (undefined for a handle not opened by createDb). */
-export const healthOf = (db: Database): DatabaseHealth | undefined => healths.get(db);
-
-/** The control handle of the database behind `db`: itself, unless createDb gave it a pool of its own. */
-const controls = new WeakMap<object, Database>();
-export const controlOf = (db: Database): Database => controls.get(db) ?? db;
-
-/** `make`'s product, one per database handle: made on first use, forgotten with the handle. */
-export function perDatabase<T>(make: (db: Database) => T): (db: Database) => T {
-  const made = new WeakMap<Database, T>();
-  return (db) => {
-    if (!made.has(db)) made.set(db, make(db));
-    return made.get(db)!;
-  };
-}
-
-/**
- * Opens the configured database: postgres.js for `DATABASE_URL`, otherwise PGlite (a real
- * Postgres engine in-process, with pgvector) in the data directory. `memory://` keeps PGlite in
- * memory, for tests.
- */
-export async function createDb(database: Config['database'], options: CreateDbOptions = {}): Promise<DbHandle> {
-  const limits = options.limits ?? defaultDatabaseLimits();
-  const health = new DatabaseHealth(options.log);
-  const handle = database.kind === 'postgres' ? openPostgres(database.url, limits, options, health) : await openEmbedded(database.dataDir, limits, health);
-  for (const db of [handle.db, handle.control, handle.background]) {
-    healths.set(db, health);
-    controls.set(db, handle.control);
-  }
-  return handle;
-}
 
 /**
  * Statements are prepared, and after five runs on a connection Postgres may switch a statement to
  * one generic plan for every parameter value, so for every workspace. Workspaces differ in size by
- * orders of magnitude: the hybrid query's generic plan took 63-90 ms where the plan made for the
- * workspace took 7 ms (a 10,000-fact workspace beside 200 small ones). So reads (the hybrid query,
- * searches, listings) and detection are planned on every run; writes keep Postgres' choice, as
- * planning the commit's statements each time cost about 1 ms of CPU per commit.
+ * orders of magnitude: a generic plan made for none of them was many times slower than one made
+ * for the workspace at hand. So reads (the hybrid query, searches, listings) and detection are
+ * planned on every run; writes keep Postgres' choice, as planning the commit's statements each time
+ * costs CPU on every commit (docs/performance/2026-12-02-constants.md).
  */
 const PLAN_EACH_RUN = 'force_custom_plan';
 /** How a read-only request transaction begins. */
@@ -90,7 +29,7 @@ const BEGIN_READ = `begin read only; set local plan_cache_mode = ${PLAN_EACH_RUN
  * carries its class's statement and lock timeouts; read-only request transactions lower the
  * statement timeout to the read timeout (see the confiner).
  */
-function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOptions, health: DatabaseHealth): DbHandle {
+export function openPostgres(url: string, limits: DatabaseLimits, maxConnections: number | undefined, health: DatabaseHealth): DbHandle {
   const pool = (max: number, statementTimeoutMs: number, lockTimeoutMs: number, name: string, planEachRun = false) =>
     postgres(url, {
       max,
@@ -108,7 +47,7 @@ function openPostgres(url: string, limits: DatabaseLimits, options: CreateDbOpti
         lock_timeout: lockTimeoutMs,
       },
     });
-  const requests = pool(options.maxConnections ?? limits.poolSize, limits.writeTimeoutMs, limits.lockTimeoutMs, 'engram');
+  const requests = pool(maxConnections ?? limits.poolSize, limits.writeTimeoutMs, limits.lockTimeoutMs, 'engram');
   const control = pool(3, Math.min(limits.readTimeoutMs, 2_000), Math.min(limits.lockTimeoutMs, 500), 'engram-control');
   // Detection reads whole stories of one workspace: planned for it on every run.
   const background = pool(2, limits.detectionTimeoutMs, Math.max(limits.lockTimeoutMs, 10_000), 'engram-background', true);
@@ -303,9 +242,9 @@ const dialect = new PgDialect();
 /**
  * Drizzle sends every query through `sql.unsafe(text, params, { prepare: false })`, which costs
  * postgres.js an extra round trip (describe, then execute) per query. Drizzle's query text is
- * stable per query shape, so preparing it is safe and about halves the latency of a short query
- * (measured: 0.36 → 0.15 ms for a primary-key lookup). Transactions and savepoints hand drizzle a
- * new `sql`, which gets the same treatment.
+ * stable per query shape, so preparing it is safe and saves that round trip, about half of a short
+ * query's latency (docs/performance/2026-12-02-constants.md). Transactions and savepoints hand
+ * drizzle a new `sql`, which gets the same treatment.
  */
 function preparedByDefault(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
@@ -324,29 +263,4 @@ function preparedByDefault(client: postgres.Sql): postgres.Sql {
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
-}
-
-/**
- * Runs a hand-written query and returns its rows, whichever driver is behind `db`
- * (postgres.js answers with an array, PGlite with `{ rows }`).
- */
-export async function queryRows<T extends Record<string, unknown>>(db: Database, query: SQL): Promise<T[]> {
-  const result: unknown = await db.execute(query);
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []);
-}
-
-/** Runs a trivial query; throws what the driver threw when the database cannot answer it. */
-export async function probe(db: Database): Promise<void> {
-  await db.execute(sql`select 1`);
-}
-
-/** True when the database answers a trivial query. */
-export async function ping(db: Database): Promise<boolean> {
-  try {
-    await db.execute(sql`select 1`);
-    return true;
-  } catch {
-    return false;
-  }
 }

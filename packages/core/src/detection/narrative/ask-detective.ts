@@ -1,29 +1,28 @@
 /**
  * One call of the detective on one batch, through the `openai` SDK (OpenAI or any compatible
  * server): temperature 0, structured output when the server supports it (else the reply is read
- * leniently), and its own retries — 429 after the server's `retry-after`, 5xx, timeouts, lost
- * connections and replies that are not the asked-for JSON — with exponential backoff. Whatever
- * happens, the caller gets an outcome, never an exception, and the tokens every attempt cost.
+ * leniently). Transport failures — 408, 409, 429 after the server's `retry-after`, 5xx, timeouts,
+ * lost connections — are retried by the SDK itself (`maxRetries`, with its exponential backoff); a
+ * reply that is not the asked-for JSON is asked again here. Both share one budget of attempts per
+ * batch, and every attempt has its own deadline. Whatever happens, the caller gets an outcome,
+ * never an exception, and the tokens every attempt cost.
  */
 import OpenAI from 'openai';
-import { DetectiveReply, parseReply, REPLY_JSON_SCHEMA, SYSTEM_PROMPT, userPrompt } from './prompt.ts';
+import { DetectiveReply, parseReply, REPLY_FORMAT, SYSTEM_PROMPT, userPrompt } from './prompt.ts';
 
 export interface DetectiveCallOptions {
   model: string;
-  /** Per attempt. */
+  /** Per attempt: an attempt that has not answered by then is abandoned (and retried while attempts remain). */
   timeoutMs: number;
-  /** Attempts per batch, the first included. */
+  /** Requests per batch, the first included: the SDK's retries and the re-asks after a malformed reply alike. */
   attempts: number;
-  /** First backoff; doubled per retry (with jitter). */
-  backoffMs: number;
-  /** Longest wait honoured from a `retry-after` header. */
-  maxRetryAfterMs: number;
 }
 
 export interface CallOutcome {
   reply: DetectiveReply | null;
   /** Why the batch failed after its last attempt (null on success). */
   error: string | null;
+  /** Requests sent for the batch, each of the SDK's retries included. */
   attempts: number;
   promptTokens: number;
   completionTokens: number;
@@ -33,28 +32,6 @@ class Malformed extends Error {}
 
 /** Servers that rejected `response_format: json_schema` once are asked without it from then on. */
 const withoutStructuredOutput = new WeakSet<OpenAI>();
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** How long a 429 or 503 asks us to wait, from `retry-after-ms` or `retry-after` (seconds or a date). */
-function retryAfterMs(error: unknown): number | null {
-  if (!(error instanceof OpenAI.APIError)) return null;
-  const headers = (error as { headers?: Headers }).headers;
-  if (!headers) return null;
-  const ms = Number(headers.get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms > 0) return ms;
-  const after = headers.get('retry-after');
-  if (!after) return null;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
-}
-
-const retryable = (error: unknown) =>
-  error instanceof Malformed ||
-  error instanceof OpenAI.APIConnectionError || // includes timeouts
-  (error instanceof OpenAI.APIError && (error.status === 429 || error.status === 408 || (error.status ?? 0) >= 500));
 
 const describe = (error: unknown) =>
   error instanceof OpenAI.APIConnectionTimeoutError
@@ -71,11 +48,20 @@ const rejectsStructuredOutput = (error: unknown) =>
 /** Asks the detective about one batch of story lines. */
 export async function askDetective(client: OpenAI, story: string, options: DetectiveCallOptions): Promise<CallOutcome> {
   const outcome: CallOutcome = { reply: null, error: null, attempts: 0, promptTokens: 0, completionTokens: 0 };
+  // The SDK retries out of sight: its fetch is where each of its requests can be counted.
+  const counted = client.withOptions({
+    fetch: (input, init) => {
+      outcome.attempts++;
+      return fetch(input, init);
+    },
+  });
+  // Asking again without structured output, after a server said it has none, is not a retry.
+  let unbudgeted = 0;
+  const used = () => outcome.attempts - unbudgeted;
   for (;;) {
-    outcome.attempts++;
     const structured = !withoutStructuredOutput.has(client);
     try {
-      const completion = await client.chat.completions.create(
+      const completion = await counted.chat.completions.create(
         {
           model: options.model,
           temperature: 0,
@@ -83,9 +69,9 @@ export async function askDetective(client: OpenAI, story: string, options: Detec
             { role: 'system', content: SYSTEM_PROMPT },
             { role: 'user', content: userPrompt(story) },
           ],
-          ...(structured ? { response_format: { type: 'json_schema' as const, json_schema: { ...REPLY_JSON_SCHEMA, schema: { ...REPLY_JSON_SCHEMA.schema } } } } : {}),
+          ...(structured ? { response_format: REPLY_FORMAT } : {}),
         },
-        { timeout: options.timeoutMs, maxRetries: 0 },
+        { timeout: options.timeoutMs, maxRetries: Math.max(0, options.attempts - used() - 1) },
       );
       outcome.promptTokens += completion.usage?.prompt_tokens ?? 0;
       outcome.completionTokens += completion.usage?.completion_tokens ?? 0;
@@ -104,16 +90,14 @@ export async function askDetective(client: OpenAI, story: string, options: Detec
     } catch (error) {
       if (structured && rejectsStructuredOutput(error)) {
         withoutStructuredOutput.add(client);
-        outcome.attempts--; // asking again without structured output is not a retry
+        unbudgeted++;
         continue;
       }
-      if (!retryable(error) || outcome.attempts >= options.attempts) {
+      // Anything but a malformed reply is final here: the SDK has already retried what it could.
+      if (!(error instanceof Malformed) || used() >= options.attempts) {
         outcome.error = describe(error);
         return outcome;
       }
-      const backoff = options.backoffMs * 2 ** (outcome.attempts - 1) * (1 + Math.random() * 0.25);
-      const asked = retryAfterMs(error);
-      await sleep(asked === null ? backoff : Math.min(options.maxRetryAfterMs, Math.max(asked, 0)));
     }
   }
 }

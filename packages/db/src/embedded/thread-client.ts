@@ -74,9 +74,9 @@ const DISK_RECHECK_MS = 1_000;
 
 /**
  * The database thread's young generation (V8's new space is two thirds of it): the thread's
- * JavaScript is messages and rows, short-lived and small. Under the 200-client embedded bench (README,
- * Performance) the server peaked at 389–406 MiB in five runs with 6, against 418–432 MiB in two with
- * the server's 48 (its 16 MiB semi-spaces).
+ * JavaScript is messages and rows, short-lived and small, so a few MiB serve it, where the
+ * server's own (48 MiB, from its 16 MiB semi-spaces) would add to the process's peak memory under
+ * load for nothing (docs/performance/2026-12-02-constants.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 6;
 
@@ -96,6 +96,8 @@ export class EmbeddedClient {
   #lastAnswer: Promise<void> = Promise.resolve();
   /** When the request the thread is stuck on was sent, once it is past its deadline. */
   #overdueSince: number | undefined;
+  /** When the thread last answered a request (`performance.now()` time). */
+  #lastAnsweredAt = performance.now();
   #watchdog: NodeJS.Timeout | undefined;
   /** Why calls fail at once while the thread is started again. */
   #down: DatabaseUnavailableError | undefined;
@@ -108,6 +110,18 @@ export class EmbeddedClient {
   private constructor(dataDir: string, options: EmbeddedClientOptions) {
     this.#dataDir = dataDir;
     this.#options = options;
+  }
+
+  /**
+   * What the database is doing when a caller cannot get a turn at once: working through what it was
+   * sent, every statement within its deadline and the last answer recent (busy, and there), or
+   * undefined when it is idle, overdue on a statement, being started again or closed.
+   */
+  busy(): { inFlight: number; waiting: number; lastAnswerMsAgo: number } | undefined {
+    if (this.#closed || this.#down || this.#overdueSince !== undefined || !this.#turns.held) return undefined;
+    const lastAnswerMsAgo = Math.round(performance.now() - this.#lastAnsweredAt);
+    if (lastAnswerMsAgo > this.#options.deadlineMs) return undefined;
+    return { inFlight: this.#pending.size, waiting: this.#turns.waiting, lastAnswerMsAgo };
   }
 
   /** Threads started so far: one per open, one more after creating the database, one per restart. */
@@ -399,6 +413,7 @@ export class EmbeddedClient {
     const settle = this.#pending.get(id);
     if (!settle) return;
     this.#pending.delete(id);
+    if (!(reply instanceof DatabaseUnavailableError)) this.#lastAnsweredAt = performance.now();
     // Only a thread with requests in flight keeps the process alive, as PGlite on the main thread did.
     if (this.#pending.size === 0) this.#worker?.unref();
     if (!(reply instanceof DatabaseUnavailableError) && this.#overdueSince !== undefined) {
@@ -536,6 +551,16 @@ class Turnstile {
       while (at > 0 && this.#waiting[at - 1]!.place > place) at--;
       this.#waiting.splice(at, 0, waiter);
     });
+  }
+
+  /** Whether someone has the turn now. */
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** Callers waiting for a turn. */
+  get waiting(): number {
+    return this.#waiting.filter((w) => !w.gone).length;
   }
 
   leave(): void {

@@ -1,0 +1,167 @@
+/**
+ * Data access for citations and verifications (issue 57), through a TenantDb: the current facts
+ * that cite code (what `engram check` compares), the verifications of facts, and the stale
+ * questions a changed citation or an outdated verification raises.
+ */
+import { sql } from 'drizzle-orm';
+import type { FactCitation } from './schema.ts';
+import type { TenantDb } from './tenant.ts';
+import { toDate, ts, uuidArrayLiteral } from './values.ts';
+
+/** A current fact that cites code, as `engram check` reads it. */
+export interface CitedFactRow {
+  id: string;
+  lineage_id: string;
+  content: string;
+  scope: string;
+  citations: FactCitation[];
+  committed_at: Date;
+  verified_at: Date | null;
+}
+
+/** The workspace's current facts that cite code, oldest first, a page after `afterId`. */
+export async function citedFacts(tenant: TenantDb, params: { afterId?: string; limit: number; now: Date }): Promise<CitedFactRow[]> {
+  const rows = await tenant.read<Record<string, unknown>>(
+    sql`select f.id, f.lineage_id, f.content, f.scope, f.citations, f.committed_at, f.verified_at from facts f
+        where f.workspace_id = ${tenant.workspaceId} and f.citations is not null and f.valid_until is null
+          and (f.expires_at is null or f.expires_at > ${ts(params.now)}) and f.erased_at is null
+          ${params.afterId ? sql`and f.id > ${params.afterId}::uuid` : sql``}
+        order by f.id limit ${params.limit}`,
+  );
+  return rows.map((r) => ({
+    ...(r as unknown as CitedFactRow),
+    citations: (typeof r.citations === 'string' ? JSON.parse(r.citations) : r.citations) as FactCitation[],
+    committed_at: toDate(r.committed_at)!,
+    verified_at: toDate(r.verified_at),
+  }));
+}
+
+/**
+ * Gives a current fact citations when it has none: a commit that restates a fact with the code it
+ * checked adds what it cites instead of dropping it. Returns whether it did.
+ */
+export async function attachCitations(tenant: TenantDb, factId: string, citations: readonly FactCitation[]): Promise<boolean> {
+  const rows = await tenant.rows<{ id: string }>(
+    sql`update facts set citations = ${JSON.stringify(citations)}::jsonb
+        where workspace_id = ${tenant.workspaceId} and id = ${factId} and citations is null
+        returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** One verification of a fact. */
+export interface NewVerification {
+  factId: string;
+  status: 'still_true' | 'outdated' | 'unsure';
+  evidence: string | null;
+  commit: string | null;
+  source: 'agent' | 'check';
+  memberId: string | null;
+  agentId: string | null;
+  at: Date;
+}
+
+/**
+ * Records a verification; a `still_true` one also becomes the fact's `verified_at` (never moved
+ * back). One statement. Returns the verification's id.
+ */
+export async function recordVerification(tenant: TenantDb, v: NewVerification): Promise<string> {
+  const [row] = await tenant.rows<{ id: string }>(
+    sql`with verified as (
+          update facts set verified_at = greatest(coalesce(verified_at, ${ts(v.at)}), ${ts(v.at)})
+          where ${v.status === 'still_true'}::boolean and workspace_id = ${tenant.workspaceId} and id = ${v.factId}
+        )
+        insert into fact_verifications (workspace_id, fact_id, status, evidence, commit, source, member_id, agent_id, created_at)
+        values (${tenant.workspaceId}, ${v.factId}, ${v.status}, ${v.evidence}, ${v.commit}, ${v.source}, ${v.memberId}, ${v.agentId}, ${ts(v.at)})
+        returning id`,
+  );
+  return row!.id;
+}
+
+/** A verification as people and agents see it. */
+export interface VerificationRow {
+  id: string;
+  fact_id: string;
+  status: 'still_true' | 'outdated' | 'unsure';
+  evidence: string | null;
+  commit: string | null;
+  source: 'agent' | 'check';
+  member_id: string | null;
+  member: string | null;
+  agent_id: string | null;
+  created_at: Date;
+}
+
+/** The verifications of these facts, newest first, at most `perFact` each. */
+export async function verificationsOf(tenant: TenantDb, factIds: readonly string[], perFact: number): Promise<VerificationRow[]> {
+  if (factIds.length === 0) return [];
+  const rows = await tenant.read<Record<string, unknown>>(
+    sql`select v.id, v.fact_id, v.status, v.evidence, v.commit, v.source, v.member_id, m.display_name as member, v.agent_id, v.created_at
+        from unnest(${uuidArrayLiteral(factIds)}::uuid[]) as ids(id)
+        cross join lateral (
+          select * from fact_verifications v
+          where v.workspace_id = ${tenant.workspaceId} and v.fact_id = ids.id
+          order by v.created_at desc, v.id limit ${perFact}
+        ) v
+        left join members m on m.workspace_id = v.workspace_id and m.id = v.member_id
+        order by v.created_at desc, v.id`,
+  );
+  return rows.map((r) => ({ ...(r as unknown as VerificationRow), created_at: toDate(r.created_at)! }));
+}
+
+/** The latest verification of a fact, if any. */
+export async function latestVerification(tenant: TenantDb, factId: string): Promise<VerificationRow | null> {
+  const [row] = await verificationsOf(tenant, [factId], 1);
+  return row ?? null;
+}
+
+/** A stale question about one fact. */
+export interface StaleConflict {
+  factId: string;
+  /** Unique per workspace (see conflicts.fact_set_key): the same question is never raised twice. */
+  key: string;
+  question: string;
+  explanation: string;
+  detectedBy: 'citation_check' | 'agent_verify';
+  severity: 'high' | 'medium' | 'low';
+}
+
+/**
+ * Raises a `stale` conflict on one fact, unless one with the same key was ever raised or one is
+ * open on the fact already. Returns the new conflict's id, or the open one's (`raised` false).
+ */
+export async function raiseStaleConflict(tenant: TenantDb, c: StaleConflict): Promise<{ id: string | null; raised: boolean }> {
+  const w = tenant.workspaceId;
+  const [row] = await tenant.rows<{ id: string | null; raised: boolean }>(
+    sql`with open as (
+          select cf.conflict_id as id from conflict_facts cf
+          join conflicts k on k.id = cf.conflict_id and k.workspace_id = cf.workspace_id
+          where cf.workspace_id = ${w} and cf.fact_id = ${c.factId} and k.kind = 'stale' and k.status = 'open'
+          limit 1
+        ),
+        created as (
+          insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
+          select ${w}, 'stale', ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${c.key}
+          where not exists (select 1 from open)
+          on conflict (workspace_id, fact_set_key) do nothing
+          returning id
+        ),
+        linked as (
+          insert into conflict_facts (workspace_id, conflict_id, fact_id)
+          select ${w}, id, ${c.factId}::uuid from created
+        )
+        select coalesce((select id from created), (select id from open)) as id, exists (select 1 from created) as raised`,
+  );
+  return { id: row?.id ?? null, raised: Boolean(row?.raised) };
+}
+
+/** The settlement (a resolved conflict) that closed `factId` in favour of `winnerId`, if any. */
+export async function settlementOf(tenant: TenantDb, factId: string, winnerId: string): Promise<string | null> {
+  const [row] = await tenant.read<{ id: string }>(
+    sql`select c.id from conflict_facts cf
+        join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
+        where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = ${factId} and c.winning_fact_id = ${winnerId} and c.status = 'resolved'
+        order by c.detected_at desc limit 1`,
+  );
+  return row?.id ?? null;
+}
