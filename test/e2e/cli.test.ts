@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -219,6 +220,66 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     }
   });
 
+  it('lists members, issues tokens and creates workspaces while engram start holds the embedded database', async () => {
+    const env = cliEnv({ ENGRAM_DATA_DIR: dataDir, PORT: '0' });
+    const cli = await startCli(env);
+    const url = new URL(cli.mcpUrl).origin;
+    const workspaceOf = async (token: string) => {
+      const res = await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { engram_id: string }).engram_id;
+    };
+    try {
+      const local = JSON.parse(fs.readFileSync(path.join(dataDir, 'local-workspace.json'), 'utf8')) as { engram_id: string };
+      const listed = await runCli(['member', 'list', '--workspace', local.engram_id, '--url', url], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stderr).toContain(`(The embedded database is open in the running server; asking it at ${url}.)`);
+      expect(listed.stdout).toMatch(new RegExp(`^Members of ${local.engram_id} "Local workspace":\n[0-9a-f-]{36} {2}owner +\\d+ active token\\(s\\)`));
+
+      // A lost owner token: a new one, without stopping the server.
+      const issued = await runCli(['token', 'create', '--workspace', local.engram_id, '--label', 'lost laptop', '--url', url], env);
+      expect(issued.code, issued.stderr).toBe(0);
+      const token = /^(egm_\S+)$/m.exec(issued.stdout)?.[1];
+      expect(issued.stdout).toMatch(/^Token [0-9a-f-]{36} for owner /);
+      expect(await workspaceOf(token!)).toBe(local.engram_id);
+
+      const created = await runCli(['workspace', 'create', '--name', 'While running', '--owner-name', 'Rita', '--json', '--url', url], env);
+      expect(created.code, created.stderr).toBe(0);
+      const body = JSON.parse(created.stdout) as { engram_id: string; owner_token: string; mcp_url: string };
+      expect(body.mcp_url).toBe(`${url}/mcp`);
+      expect(await workspaceOf(body.owner_token)).toBe(body.engram_id);
+      // Any workspace of the database, not only the one the server created.
+      const theirs = await runCli(['member', 'list', '--workspace', body.engram_id, '--url', url], env);
+      expect(theirs.stdout).toMatch(/ {2}owner +1 active token\(s\) +Rita$/m);
+
+      const missing = await runCli(['token', 'create', '--workspace', 'ENG-NONE-NONE', '--url', url], env);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('answered 404: No workspace ENG-NONE-NONE on this database.');
+
+      // A leaked token, or a member who left: revoked and removed without stopping the server,
+      // and this server stops accepting them at once.
+      const tokenId = /^Token ([0-9a-f-]{36}) /.exec(issued.stdout)![1]!;
+      const revoked = await runCli(['token', 'revoke', tokenId, '--workspace', local.engram_id, '--url', url], env);
+      expect(revoked.stdout, revoked.stderr).toBe(`Revoked token ${tokenId}.\n`);
+      expect((await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${token!}` } })).status).toBe(401);
+      const rita = /^([0-9a-f-]{36}) {2}owner /m.exec(theirs.stdout)![1]!;
+      const lastOwner = await runCli(['member', 'remove', '--workspace', body.engram_id, '--member', rita, '--url', url], env);
+      expect(lastOwner.code).toBe(1);
+      expect(lastOwner.stderr).toMatch(/answered 409: "Rita" is the last owner of the workspace/);
+      const joined = await fetch(`${url}/api/v1/join`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ invite_key: (JSON.parse(created.stdout) as { invite_key: string }).invite_key, display_name: 'Sam' }),
+      });
+      const sam = (await joined.json()) as { member_id: string; token: string };
+      const removed = await runCli(['member', 'remove', '--workspace', body.engram_id, '--member', sam.member_id, '--url', url], env);
+      expect(removed.stdout, removed.stderr).toMatch(new RegExp(`^Removed member Sam from ${body.engram_id}: 1 token\\(s\\) revoked`));
+      expect((await fetch(`${url}/api/v1/workspace`, { headers: { authorization: `Bearer ${sam.token}` } })).status).toBe(401);
+    } finally {
+      await cli.stop();
+    }
+  });
+
   it('names an owner nobody named "Owner", says how to rename, and renames members for an operator (names unique, audited)', async () => {
     const env = cliEnv({ ENGRAM_DATA_DIR: dataDir });
     const made = await runCli(['workspace', 'create', '--name', 'Unnamed crew', '--invite-label', 'launch day'], env);
@@ -265,6 +326,26 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('PORT must be an integer from 0 to 65535');
     expect(result.stderr).toContain('ENGRAM_SECRET is required when DATABASE_URL is set');
+    const noScheme = await runCli(['start'], cliEnv({ ENGRAM_DATA_DIR: dataDir, ENGRAM_PUBLIC_URL: 'engram.example.com' }));
+    expect(noScheme.code).toBe(2);
+    expect(noScheme.stderr).toBe(
+      'Invalid configuration:\n  - ENGRAM_PUBLIC_URL must be an http(s) URL with its scheme, e.g. ENGRAM_PUBLIC_URL=https://engram.example.com (got "engram.example.com")\n',
+    );
+  });
+
+  it('refuses a port in use before it creates anything in the data directory', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    const fresh = path.join(dataDir, 'never-created');
+    try {
+      const result = await runCli(['start'], cliEnv({ ENGRAM_DATA_DIR: fresh, PORT: String(port) }));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`engram: port ${port} is in use: set PORT to a free port (e.g. PORT=${port + 1}) or stop the other process\n`);
+      expect(fs.existsSync(fresh)).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('explains unknown commands', async () => {

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, staleReason } from '../../infra/dashboard-build.ts';
-import { startBearerProxy, type BearerProxy } from '../support/bearer-proxy.ts';
+import { startBearerProxy, type BearerProxy } from '../../infra/bearer-proxy.ts';
 import { REPO_ROOT } from '../support/cli.ts';
 import { startTestServer } from '../support/server.ts';
 

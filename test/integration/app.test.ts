@@ -3,6 +3,7 @@ import type { DbHandle } from '@engram/db';
 import { createDb } from '@engram/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localOperatorToken } from '@engram/server';
 import { TEST_ADMIN_TOKEN, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 import { MIGRATION_COUNT } from '../support/migrations.ts';
@@ -194,8 +195,8 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
       expect(wrong.json().error.code).toBe('invalid_token');
     });
 
-    it('is disabled without ENGRAM_ADMIN_TOKEN', async () => {
-      const disabled = await testApp(handle, { adminToken: undefined });
+    it('is disabled without ENGRAM_ADMIN_TOKEN on a hosted database', async () => {
+      const disabled = await testApp(handle, { adminToken: undefined, database: { kind: 'postgres', url: 'postgres://db.example/engram' } });
       try {
         const res = await disabled.inject({ method: 'POST', url, headers: admin, payload: {} });
         expect(res.statusCode).toBe(403);
@@ -203,6 +204,86 @@ describe.each(testDatabases())('HTTP app on $name', (engine) => {
         expect(res.json().error.message).toMatch(/ENGRAM_ADMIN_TOKEN/);
       } finally {
         await disabled.close();
+      }
+    });
+
+    it('lists members and issues tokens by workspace id, like engram member list and token create', async () => {
+      const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Rescue', owner_display_name: 'Olive' });
+      const listed = await app.inject({ url: `/api/v1/admin/members?engram_id=${created.engramId}`, headers: admin });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.json()).toEqual({
+        engram_id: created.engramId,
+        name: 'Rescue',
+        members: [{ id: created.ownerMemberId, role: 'owner', display_name: 'Olive', active_tokens: 1, removed_at: null }],
+      });
+
+      // No member named: the oldest owner (a lost owner token).
+      const issued = await app.inject({ method: 'POST', url: '/api/v1/admin/tokens', headers: admin, payload: { engram_id: created.engramId, label: 'rescue' } });
+      expect(issued.statusCode).toBe(201);
+      expect(issued.json()).toMatchObject({ workspace_id: created.workspaceId, member: { id: created.ownerMemberId, role: 'owner', display_name: 'Olive' } });
+      const workspace = await app.inject({ url: '/api/v1/workspace', headers: { ...HOST, authorization: `Bearer ${issued.json().token}` } });
+      expect(workspace.json()).toMatchObject({ engram_id: created.engramId });
+      const tokens = await app.inject({ url: `/api/v1/admin/members?engram_id=${created.engramId}`, headers: admin });
+      expect(tokens.json().members[0].active_tokens).toBe(2);
+
+      const forMember = await app.inject({ method: 'POST', url: '/api/v1/admin/tokens', headers: admin, payload: { engram_id: created.engramId, member_id: created.ownerMemberId } });
+      expect(forMember.json().member.id).toBe(created.ownerMemberId);
+      const nobody = await app.inject({
+        method: 'POST',
+        url: '/api/v1/admin/tokens',
+        headers: admin,
+        payload: { engram_id: created.engramId, member_id: '00000000-0000-7000-8000-000000000000' },
+      });
+      expect(nobody.statusCode).toBe(404);
+      expect(nobody.json().error.message).toBe(
+        `No member 00000000-0000-7000-8000-000000000000 in ${created.engramId}. List them with: engram member list --workspace ${created.engramId}`,
+      );
+      const noWorkspace = await app.inject({ url: '/api/v1/admin/members?engram_id=ENG-NONE-NONE', headers: admin });
+      expect(noWorkspace.statusCode).toBe(404);
+      expect(noWorkspace.json().error.message).toBe('No workspace ENG-NONE-NONE on this database.');
+      const unauthenticated = await app.inject({ url: `/api/v1/admin/members?engram_id=${created.engramId}`, headers: HOST });
+      expect(unauthenticated.statusCode).toBe(401);
+    });
+
+    it('revokes tokens and removes members by workspace id, like engram token revoke and member remove', async () => {
+      const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Offboarding', owner_display_name: 'Olive' });
+      const engram = `engram_id=${created.engramId}`;
+      const issued = await app.inject({ method: 'POST', url: '/api/v1/admin/tokens', headers: admin, payload: { engram_id: created.engramId } });
+      const tokenId = issued.json<{ token_id: string }>().token_id;
+      const revoked = await app.inject({ method: 'DELETE', url: `/api/v1/admin/tokens/${tokenId}?${engram}`, headers: admin });
+      expect(revoked.json()).toEqual({ workspace_id: created.workspaceId, token_id: tokenId, revoked: true });
+      expect((await app.inject({ url: '/api/v1/workspace', headers: { ...HOST, authorization: `Bearer ${issued.json().token}` } })).statusCode).toBe(401);
+      expect((await app.inject({ method: 'DELETE', url: `/api/v1/admin/tokens/${tokenId}?${engram}`, headers: admin })).json().revoked).toBe(false);
+
+      const lastOwner = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${created.ownerMemberId}?${engram}`, headers: admin });
+      expect(lastOwner.statusCode).toBe(409);
+      const joined = await app.inject({ method: 'POST', url: '/api/v1/join', headers: HOST, payload: { invite_key: created.inviteKey, display_name: 'Sam' } });
+      const sam = joined.json<{ member_id: string; token: string }>();
+      const removed = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${sam.member_id}?${engram}`, headers: admin });
+      expect(removed.json()).toMatchObject({ member_id: sam.member_id, display_name: 'Sam', removed_now: true, tokens_revoked: 1 });
+      expect((await app.inject({ url: '/api/v1/workspace', headers: { ...HOST, authorization: `Bearer ${sam.token}` } })).statusCode).toBe(401);
+      const elsewhere = await app.inject({ method: 'DELETE', url: `/api/v1/admin/members/${sam.member_id}?engram_id=ENG-NONE-NONE`, headers: admin });
+      expect(elsewhere.statusCode).toBe(404);
+    });
+
+    it('takes the local operator token derived from the secret in embedded mode only', async () => {
+      const local = { ...HOST, authorization: `Bearer ${localOperatorToken(TEST_SECRET)}` };
+      const embedded = await testApp(handle, { adminToken: undefined });
+      const hosted = await testApp(handle, { database: { kind: 'postgres', url: 'postgres://db.example/engram' } });
+      try {
+        const res = await embedded.inject({ method: 'POST', url, headers: local, payload: { name: 'Second' } });
+        expect(res.statusCode).toBe(201);
+        expect(res.json().name).toBe('Second');
+        const refused = await hosted.inject({ method: 'POST', url, headers: local, payload: {} });
+        expect(refused.statusCode).toBe(401);
+        expect(refused.json().error.code).toBe('invalid_token');
+        expect((await embedded.inject({ method: 'POST', url, headers: admin, payload: {} })).statusCode).toBe(401);
+        // Beside ENGRAM_ADMIN_TOKEN, both work.
+        expect((await app.inject({ method: 'POST', url, headers: local, payload: {} })).statusCode).toBe(201);
+        expect((await app.inject({ method: 'POST', url, headers: admin, payload: {} })).statusCode).toBe(201);
+      } finally {
+        await embedded.close();
+        await hosted.close();
       }
     });
 

@@ -199,6 +199,25 @@ describe.each(testDatabases())('malformed input on $name', (engine) => {
       payload: payload as never,
     });
 
+  it('answers an as_of that is not a timestamp with one message and an example, not also the year range', async () => {
+    const headers = { host: HOST, authorization: `Bearer ${owner.ownerToken}` };
+    const rest = await app.inject({ method: 'GET', url: '/api/v1/facts?as_of=yesterday', headers });
+    expect(rest.statusCode).toBe(400);
+    expect(rest.json<{ error: { details: { problems: unknown[] } } }>().error.details.problems).toEqual([
+      { field: 'as_of', message: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' },
+    ]);
+    const res = await mcp(owner.ownerToken, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'engram_query', arguments: { topic: 'which port does the fuzz service use', as_of: 'yesterday' } },
+    });
+    const result = res.json<{ result: { isError?: boolean; content: { text: string }[] } }>().result;
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain('must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z');
+    expect(result.content[0]!.text).not.toMatch(/0001|9999/);
+  });
+
   // Arguments under which each tool gets past validation, so one bad field at a time goes deep.
   const BASE: Record<string, Record<string, unknown>> = {
     engram_commit: { content: 'The fuzz service listens on port 8080', scope: 'fuzz', confidence: 0.7 },

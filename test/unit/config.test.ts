@@ -103,6 +103,18 @@ describe('loadConfig', () => {
     expect(problemsOf({ ENGRAM_PUBLIC_URL: 'ftp://example.com' })[0]).toMatch(/^ENGRAM_PUBLIC_URL must be an http\(s\) URL/);
   });
 
+  it('answers a URL without its scheme with the variable, the value given and a valid example', () => {
+    // The path check after the URL check must not run on a value that is not a URL at all: it
+    // threw a bare "Invalid URL" that named nothing.
+    expect(problemsOf({ ENGRAM_PUBLIC_URL: 'engram.example.com' })).toEqual([
+      'ENGRAM_PUBLIC_URL must be an http(s) URL with its scheme, e.g. ENGRAM_PUBLIC_URL=https://engram.example.com (got "engram.example.com")',
+    ]);
+    expect(problemsOf({ ENGRAM_ALLOWED_ORIGINS: 'https://a.example,app.example.com' })).toEqual([
+      'ENGRAM_ALLOWED_ORIGINS must be an http(s) URL with its scheme, e.g. ENGRAM_ALLOWED_ORIGINS=https://app.example.com,http://localhost:6274 (got "https://a.example,app.example.com")',
+    ]);
+    expect(problemsOf({ OPENAI_BASE_URL: 'localhost:11434/v1' })[0]).toMatch(/^OPENAI_BASE_URL must be an http\(s\) URL with its scheme, e\.g\. OPENAI_BASE_URL=http/);
+  });
+
   it('splits ENGRAM_ALLOWED_ORIGINS and rejects entries that are not origins', () => {
     expect(loadConfig({ ENGRAM_ALLOWED_ORIGINS: 'https://a.example, http://localhost:6274' }).allowedOrigins).toEqual([
       'https://a.example',

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '@engram/config';
-import { toProvisionedWorkspaceBody, provisionWorkspace } from '@engram/core';
+import { provisionWorkspace, toProvisionedWorkspaceBody, type ProvisionedWorkspaceBody, type ProvisionWorkspaceInput } from '@engram/core';
 import { createDb, migrate } from '@engram/db';
 import { renameCommand, startupBanner } from './banner.ts';
 import { resolveSecret } from './local-state.ts';
@@ -16,6 +16,7 @@ import { checkCommand } from './commands/check.ts';
 import { detectionCommand } from './commands/detection.ts';
 import { exportCommand, importCommand } from './commands/journal.ts';
 import { memberCommand } from './commands/members.ts';
+import { openUnlessHeld, operatorClient } from './commands/running-server.ts';
 import { reembedCommand } from './commands/reembed.ts';
 import { tokenCommand } from './commands/tokens.ts';
 import { workerCommand } from './commands/worker.ts';
@@ -35,6 +36,8 @@ Commands:
       --anonymous             Strip member identity from stored facts
       --anon-agents           Replace agent ids with per-session random ids
       --json                  Print JSON instead of text
+      --url <url>             While engram start holds the embedded database, the server to ask
+                              (default: ENGRAM_PUBLIC_URL or http://127.0.0.1:$PORT)
   import FILE               Import facts (NDJSON or JSON) into a running server's workspace
       --url <url>             Server (default: ENGRAM_PUBLIC_URL or http://127.0.0.1:$PORT)
       --token <token>         Member token (default: the embedded owner token in ENGRAM_DATA_DIR)
@@ -56,8 +59,10 @@ Commands:
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    Another member
       --label <text>          Label shown in token lists
-  token revoke TOKEN_ID     Revoke a token (--workspace required)
-  member list               List a workspace's members with their ids (--workspace required)
+      --url <url>             As for workspace create
+  token revoke TOKEN_ID     Revoke a token (--workspace required; --url as for workspace create)
+  member list               List a workspace's members with their ids (--workspace required;
+                              --url as for workspace create)
   member rename             Rename a member (names are unique in a workspace, ignoring case)
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    The member (see member list)
@@ -66,6 +71,7 @@ Commands:
                             sessions, keeps their facts (audited)
       --workspace <ENG-id>    Workspace (required)
       --member <member id>    The member (see member list)
+      --url <url>             As for workspace create
   worker                    Run detection workers as their own process (needs DATABASE_URL;
                             start the service with ENGRAM_IN_PROCESS_WORKER=false)
       --concurrency <n>       Workers in this process (default 1)
@@ -138,39 +144,54 @@ async function createWorkspace(config: Config, args: string[]): Promise<void> {
       anonymous: { type: 'boolean', default: false },
       'anon-agents': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      url: { type: 'string' },
     },
   });
   const inviteLabel = values['invite-label']?.trim();
   if (values['invite-label'] !== undefined && (!inviteLabel || inviteLabel.length > 100)) {
     throw new Error('--invite-label must be 1 to 100 characters, e.g. --invite-label "backend team"');
   }
-  const db = await createDb(config.database, { limits: config.databaseLimits });
+  const input: ProvisionWorkspaceInput = {
+    name: values.name,
+    owner_display_name: values['owner-name'],
+    anonymous_mode: values.anonymous,
+    anon_agents: values['anon-agents'],
+    ...(inviteLabel ? { invite: { label: inviteLabel } } : {}),
+  };
+  const { result, owner } = await provisionHereOrThere(config, input, values.url);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    process.stdout.write(
+      [
+        `Workspace "${result.name}" created: ${result.engram_id}`,
+        `  MCP URL      ${result.mcp_url}`,
+        `  Owner token  ${result.owner_token}`,
+        ...(owner ? [`  Owner name   ${owner.name}${values['owner-name'] ? '' : ` (rename: ${renameCommand(result.engram_id, owner.memberId)})`}`] : []),
+        `  Invite key   ${result.invite_key}`,
+        `  (invite expires ${result.invite_expires_at}; the token and key are shown only now)`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+/**
+ * Provisions in the database, or through the running `engram start` that holds the embedded one
+ * (whose answer does not carry the owner's member id: `engram member list` shows it).
+ */
+async function provisionHereOrThere(
+  config: Config,
+  input: ProvisionWorkspaceInput,
+  url: string | undefined,
+): Promise<{ result: ProvisionedWorkspaceBody; owner?: { name: string; memberId: string } }> {
+  const db = await openUnlessHeld(config);
+  if (!db) return { result: await operatorClient(config, url).call<ProvisionedWorkspaceBody>('POST', '/api/v1/admin/workspaces', input) };
   try {
     await migrate(db.db);
-    const created = await provisionWorkspace(db.db, resolveSecret(config), {
-      name: values.name,
-      owner_display_name: values['owner-name'],
-      anonymous_mode: values.anonymous,
-      anon_agents: values['anon-agents'],
-      ...(inviteLabel ? { invite: { label: inviteLabel } } : {}),
-    });
-    const mcpUrl = `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`;
-    const result = toProvisionedWorkspaceBody(created, mcpUrl);
-    if (values.json) {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    } else {
-      process.stdout.write(
-        [
-          `Workspace "${result.name}" created: ${result.engram_id}`,
-          `  MCP URL      ${result.mcp_url}`,
-          `  Owner token  ${result.owner_token}`,
-          `  Owner name   ${created.ownerName}${values['owner-name'] ? '' : ` (rename: ${renameCommand(result.engram_id, created.ownerMemberId)})`}`,
-          `  Invite key   ${result.invite_key}`,
-          `  (invite expires ${result.invite_expires_at}; the token and key are shown only now)`,
-          '',
-        ].join('\n'),
-      );
-    }
+    const created = await provisionWorkspace(db.db, resolveSecret(config), input);
+    const result = toProvisionedWorkspaceBody(created, `${config.publicUrl ?? `http://localhost:${config.port}`}/mcp`);
+    return { result, owner: { name: created.ownerName, memberId: created.ownerMemberId } };
   } finally {
     await db.close();
   }

@@ -3,17 +3,16 @@
  * workspace's owner token, so `npm start` works on a fresh clone and prints the same token after a
  * restart. Both files are written with mode 0600.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '@engram/config';
 import { authenticateToken, DEFAULT_INVITE, EngramError, issueToken, provisionWorkspace } from '@engram/core';
 import { countWorkspaces, findOldestWorkspace, forWorkspace, oldestLiveOwner, type Database } from '@engram/db';
-import { z } from 'zod';
+import { LOCAL_WORKSPACE_FILE, readRecordedWorkspace, type RecordedWorkspace } from './local-server.ts';
 
 const SECRET_FILE = 'secret';
-const LOCAL_WORKSPACE_FILE = 'local-workspace.json';
 
 function writePrivate(file: string, contents: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -40,12 +39,23 @@ export function resolveSecret(config: Config): string {
   return secret;
 }
 
-const LocalWorkspace = z.object({ workspace_id: z.uuid(), engram_id: z.string(), owner_token: z.string() });
+/**
+ * Embedded mode's operator credential for the admin API, derived from the server secret: the
+ * operator commands (`engram member list`, `token create`, `workspace create`) send it to the
+ * running `engram start` that holds the embedded database, so they work without stopping it. Whoever
+ * can read the secret can already open the data directory (and seal invite keys), so it grants
+ * nothing new; nothing stores it, and ENGRAM_ADMIN_TOKEN stays the credential of a hosted
+ * deployment.
+ */
+export function localOperatorToken(secret: string): string {
+  return `ego_${createHmac('sha256', secret).update('engram local operator token').digest('base64url')}`;
+}
+
 /**
  * The embedded default workspace. When this start created it, also the invite key it was created
  * with (shown once, in the banner, so teammates can join; it is not stored in the data directory).
  */
-export type LocalWorkspace = z.infer<typeof LocalWorkspace> & {
+export type LocalWorkspace = RecordedWorkspace & {
   created: boolean;
   invite?: { key: string; expiresAt: Date; uses: number };
   /** The owner this start created, and whether their name is the stand-in (no account name to take). */
@@ -62,19 +72,6 @@ export function defaultOwnerName(): string | undefined {
   }
 }
 
-function readLocalWorkspace(file: string): z.infer<typeof LocalWorkspace> | undefined {
-  try {
-    return LocalWorkspace.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The owner token recorded in the data directory by an embedded start, if any. */
-export function localOwnerToken(dataDir: string): string | undefined {
-  return readLocalWorkspace(path.join(dataDir, LOCAL_WORKSPACE_FILE))?.owner_token;
-}
-
 /**
  * The embedded default workspace: the one recorded in the data directory if its token still works;
  * otherwise the first run creates one, and a data directory that lost its token file gets a new
@@ -87,7 +84,7 @@ export async function ensureLocalWorkspace(
   options: { ownerName?: string } = {},
 ): Promise<LocalWorkspace> {
   const file = path.join(dataDir, LOCAL_WORKSPACE_FILE);
-  const recorded = readLocalWorkspace(file);
+  const recorded = readRecordedWorkspace(file);
   if (recorded) {
     try {
       await authenticateToken(db, recorded.owner_token);
@@ -97,7 +94,7 @@ export async function ensureLocalWorkspace(
     }
   }
 
-  let local: z.infer<typeof LocalWorkspace>;
+  let local: RecordedWorkspace;
   let invite: LocalWorkspace['invite'];
   let owner: LocalWorkspace['owner'];
   if ((await countWorkspaces(db)) === 0) {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { Config } from '@engram/config';
 import { AuditLog, createDetective, createEmbedder, startDetectionWorker, RateLimiter, TokenCache, warmFactReading, type DetectionWorker } from '@engram/core';
 import { migrate, type DbHandle } from '@engram/db';
@@ -29,11 +30,31 @@ function displayHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
+/** The message for a port another process holds: what to change, not the socket error. */
+function portInUse(port: number): Error {
+  return new Error(`port ${port} is in use: set PORT to a free port (e.g. PORT=${port < 65535 ? port + 1 : 8080}) or stop the other process`);
+}
+
 /**
- * Opens the database, applies migrations, ensures embedded mode's default workspace (its owner
- * named `ownerName` when this start creates it), and listens.
+ * Fails with {@link portInUse} when `host:port` cannot be bound, before anything is created: a
+ * first start would otherwise make the data directory, the database and a workspace, then fail.
+ * The listen below still reports a port taken in between the same way.
+ */
+export async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? portInUse(port) : error));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/**
+ * Checks the port, opens the database, applies migrations, ensures embedded mode's default
+ * workspace (its owner named `ownerName` when this start creates it), and listens.
  */
 export async function startServer(config: Config, logger: Logger, options: { ownerName?: string } = {}): Promise<RunningServer> {
+  await checkPortFree(config.host, config.port);
   const db = await openDatabase(config, logger);
   try {
     const migrations = await migrate(db.db);
@@ -45,7 +66,9 @@ export async function startServer(config: Config, logger: Logger, options: { own
     const audit = new AuditLog(db.db, logger);
     const limits = new RateLimiter(db.control, { log: logger });
     const app = await buildApp({ config, db, secret, embedder, tokens: new TokenCache(), audit, limits }, { logger });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'EADDRINUSE' ? portInUse(config.port) : error;
+    });
     // The language model loads now, in the turn after the server starts listening, rather than in
     // the first commit (or import) that needs it.
     setImmediate(() => {

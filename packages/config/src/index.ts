@@ -91,10 +91,13 @@ const blankToUndefined = (value: unknown) =>
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 
+// `abort` stops at a value that is not a URL at all: the refinements after it parse the value
+// with `new URL`, which would otherwise throw a bare "Invalid URL" that names no variable.
 const httpUrl = (name: string, example: string) =>
   z.url({
     protocol: /^https?$/,
-    error: `${name} must be an http(s) URL, e.g. ${name}=${example}`,
+    error: `${name} must be an http(s) URL with its scheme, e.g. ${name}=${example}`,
+    abort: true,
   });
 
 const booleanFlag = (name: string) =>

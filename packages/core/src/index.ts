@@ -13,6 +13,7 @@ export * from './access.ts';
 export * from './audit.ts';
 export * from './management.ts';
 export * from './members.ts';
+export * from './operator.ts';
 export * from './onboarding.ts';
 export * from './rate-limits.ts';
 export * from './detection/index.ts';

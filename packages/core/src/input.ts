@@ -46,7 +46,9 @@ const LAST_YEAR = 9999;
 
 /** An ISO 8601 instant with an offset, within years 0001–9999 (UTC). */
 export const Instant = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z' })
+  // `abort`: a value that is not a timestamp at all (e.g. a relative day) gets this message alone,
+  // not also the range check below, which cannot read it.
+  .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-03-01T12:00:00Z', abort: true })
   .refine(
     (value) => {
       const year = new Date(value).getUTCFullYear();

@@ -10,9 +10,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { AuditLog, describeBacklog } from '@engram/core';
-import { createDb, DatabaseLockedError, detectionBacklog, findWorkspaceByEngramId, migrate, requeueFailedJobs, type DbHandle } from '@engram/db';
-import { localOwnerToken } from '../local-state.ts';
+import { detectionBacklog, findWorkspaceByEngramId, migrate, requeueFailedJobs, type DbHandle } from '@engram/db';
+import { localOwnerToken, localServerUrl } from '../local-server.ts';
 import { createLogger } from '../logger.ts';
+import { openUnlessHeld, serverClient } from './running-server.ts';
 
 const USAGE = [
   'Usage: engram detection status [--workspace ENG-XXXX-XXXX] [--json]',
@@ -54,13 +55,8 @@ export async function detectionCommand(config: Config, args: string[]): Promise<
     return 2;
   }
 
-  let db: DbHandle;
-  try {
-    db = await createDb(config.database, { limits: config.databaseLimits });
-  } catch (error) {
-    if (error instanceof DatabaseLockedError) return viaRunningServer(config, action, values);
-    throw error;
-  }
+  const db = await openUnlessHeld(config);
+  if (!db) return viaRunningServer(config, action, values);
   try {
     await migrate(db.db);
     const workspace = values.workspace ? await findWorkspaceByEngramId(db.db, values.workspace) : undefined;
@@ -163,7 +159,7 @@ async function requeue(config: Config, db: DbHandle, scope: { workspaceId?: stri
 
 /** The embedded database is open in `engram start`: ask that server, as its owner. */
 async function viaRunningServer(config: Config, action: 'status' | 'requeue', values: Options): Promise<number> {
-  const url = (values.url ?? config.publicUrl ?? `http://127.0.0.1:${config.port || 8080}`).replace(/\/+$/, '');
+  const url = localServerUrl(config, values.url);
   const token = values.token ?? localOwnerToken(config.dataDir);
   if (!token) {
     process.stderr.write(
@@ -172,25 +168,7 @@ async function viaRunningServer(config: Config, action: 'status' | 'requeue', va
     );
     return 1;
   }
-  const call = async <T>(method: 'GET' | 'POST', path: string): Promise<T> => {
-    let response: Response;
-    try {
-      response = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-        ...(method === 'POST' ? { body: '{}' } : {}),
-      });
-    } catch (error) {
-      throw new Error(
-        `The embedded database is open in a running engram start, which did not answer at ${url} (${(error as Error).message}). ` +
-          'Pass --url with the address it printed, or stop it and run this again.',
-        { cause: error },
-      );
-    }
-    const body = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
-    if (!response.ok) throw new Error(`${url}${path} answered ${response.status}: ${body.error?.message ?? 'no details'}`);
-    return body;
-  };
+  const { call } = serverClient(url, token);
   const workspace = await call<{ engram_id: string; name: string }>('GET', '/api/v1/workspace');
   if (values.workspace && values.workspace.toUpperCase() !== workspace.engram_id) {
     process.stderr.write(

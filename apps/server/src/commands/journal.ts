@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '@engram/config';
 import { MAX_IMPORT_BATCH } from '@engram/core';
-import { localOwnerToken } from '../local-state.ts';
+import { localOwnerToken, localServerUrl } from '../local-server.ts';
 
 interface Connection {
   url: string;
@@ -16,7 +16,7 @@ interface Connection {
 
 /** Where and as whom: --url/--token, else this machine's server and its embedded owner token. */
 export function connection(config: Config, values: { url?: string; token?: string }): Connection {
-  const url = (values.url ?? config.publicUrl ?? `http://127.0.0.1:${config.port || 8080}`).replace(/\/+$/, '');
+  const url = localServerUrl(config, values.url);
   const token = values.token ?? localOwnerToken(config.dataDir);
   if (!token) {
     throw new Error('No token: pass --token egm_... (or run this next to an embedded `engram start`, which records one).');

@@ -13,6 +13,7 @@ import {
 } from '@engram/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { localOperatorToken } from '../local-state.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -132,17 +133,26 @@ export async function requireMember(ctx: AppContext, request: FastifyRequest, re
   throw error;
 }
 
-/** Checks the operator token (`ENGRAM_ADMIN_TOKEN`) in constant time. */
-export function requireOperator(config: Config, request: FastifyRequest, reply: FastifyReply): void {
-  if (!config.adminToken) {
+/**
+ * Checks the operator token in constant time: `ENGRAM_ADMIN_TOKEN`, or in embedded mode the local
+ * operator token derived from the server secret (what the operator commands send to a running
+ * server; see {@link localOperatorToken}).
+ */
+export function requireOperator(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
+  const accepted = [ctx.config.adminToken, ctx.config.database.kind === 'pglite' ? localOperatorToken(ctx.secret) : undefined].filter(
+    (t): t is string => t !== undefined,
+  );
+  if (accepted.length === 0) {
     throw new EngramError('admin_disabled', 'The admin API is disabled on this server: set ENGRAM_ADMIN_TOKEN to enable it.');
   }
   const token = bearerToken(request);
-  if (!token || !secretsEqual(token, config.adminToken)) {
+  // Every candidate is compared, so the time taken does not say which one matched.
+  const matches = accepted.filter((t) => token !== undefined && secretsEqual(token, t)).length;
+  if (!token || matches === 0) {
     const error = token
       ? new EngramError('invalid_token', 'The operator token is not valid.')
       : unauthorized('The admin API needs `Authorization: Bearer <ENGRAM_ADMIN_TOKEN>`.');
-    challenge(reply, config, request, error);
+    challenge(reply, ctx.config, request, error);
     throw error;
   }
 }

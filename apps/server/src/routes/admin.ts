@@ -1,5 +1,13 @@
 import {
+  issueTokenForOperator,
+  listMembersForOperator,
+  removeMemberForOperator,
+  revokeTokenForOperator,
   notFound,
+  OperatorMembersBody,
+  OperatorMembersQuery,
+  OperatorTokenBody,
+  OperatorTokenInput,
   ProvisionedWorkspaceBody,
   ProvisionWorkspaceInput,
   provisionWorkspace,
@@ -34,7 +42,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         body: z.preprocess((body) => body ?? {}, ProvisionWorkspaceInput),
         response: { 201: ProvisionedWorkspaceBody },
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request, reply) => {
       const created = await provisionWorkspace(ctx.db.db, ctx.secret, request.body);
@@ -59,7 +67,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
           }),
         },
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request) => {
       const engramId = request.body.engram_id;
@@ -92,6 +100,82 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
     },
   );
 
+  // The operator commands' own work, for when they cannot open the database themselves (the
+  // embedded one is held by `engram start`): `engram member list|remove`, `engram token create|revoke`.
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/api/v1/admin/members',
+    {
+      schema: {
+        summary: "A workspace's members, removed ones included, like `engram member list`",
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        querystring: OperatorMembersQuery,
+        response: { 200: OperatorMembersBody },
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => listMembersForOperator(ctx.db.db, request.query.engram_id),
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/api/v1/admin/tokens',
+    {
+      schema: {
+        summary: "Issue a token for a member, or for the workspace's oldest owner, like `engram token create`",
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        body: OperatorTokenInput,
+        response: { 201: OperatorTokenBody },
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request, reply) => {
+      const issued = await issueTokenForOperator(ctx.db.db, request.body);
+      request.auditWorkspaceId = issued.workspace_id;
+      return reply.code(201).send(issued);
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    '/api/v1/admin/tokens/:token_id',
+    {
+      schema: {
+        summary: 'Revoke a token of a workspace, like `engram token revoke`; idempotent',
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        params: z.object({ token_id: z.uuid({ error: 'must be a token id (UUID)' }) }),
+        querystring: OperatorMembersQuery,
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => {
+      const revoked = await revokeTokenForOperator(ctx.db.db, request.query.engram_id, request.params.token_id);
+      request.auditWorkspaceId = revoked.workspace_id;
+      ctx.tokens.clear();
+      return revoked;
+    },
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().delete(
+    '/api/v1/admin/members/:member_id',
+    {
+      schema: {
+        summary: 'Remove a member of a workspace, like `engram member remove`: tokens revoked, sessions ended, facts kept',
+        tags: ['admin'],
+        security: [{ operatorToken: [] }],
+        params: z.object({ member_id: z.uuid({ error: 'must be a member id (UUID)' }) }),
+        querystring: OperatorMembersQuery,
+      },
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
+    },
+    async (request) => {
+      const removed = await removeMemberForOperator(ctx.db.db, request.query.engram_id, request.params.member_id);
+      request.auditWorkspaceId = removed.workspace_id;
+      ctx.tokens.clear();
+      return removed;
+    },
+  );
+
   app.withTypeProvider<ZodTypeProvider>().delete(
     '/api/v1/admin/workspaces/:id',
     {
@@ -101,7 +185,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: AppContext): Promis
         security: [{ operatorToken: [] }],
         params: z.object({ id: z.uuid({ error: 'must be a workspace id (UUID)' }) }),
       },
-      preHandler: async (request, reply) => requireOperator(ctx.config, request, reply),
+      preHandler: async (request, reply) => requireOperator(ctx, request, reply),
     },
     async (request) => {
       if (!(await softDeleteWorkspace(ctx.db.db, request.params.id))) throw notFound(`Workspace ${request.params.id}`);
