@@ -53,6 +53,6 @@ export async function closingsOf(tenant: TenantDb, ids: readonly string[], now: 
     fact_id: String(r.fact_id),
     closed_at: toDate(r.closed_at)!,
     closed_by: r.closed_by as ClosedBy,
-    replaced_by: r.replaced_by ? String(r.replaced_by) : null,
+    replaced_by: (r.replaced_by as string | null) ?? null,
   }));
 }
