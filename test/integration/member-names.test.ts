@@ -5,12 +5,10 @@
  * (rename, join); a first owner with no name; invite labels.
  */
 import { provisionWorkspace } from '@engram/core';
-import type { DbHandle } from '@engram/db';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { appSuite, TEST_SECRET } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
-import { connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
+import { connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, serverSuite } from '../support/mcp.ts';
 
 const HOST = 'localhost:8080';
 
@@ -39,19 +37,10 @@ interface Conflicts {
 }
 
 describe.each(testDatabases())('member names and invite labels on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token?: string, payload?: Record<string, unknown>) =>
-    app.inject({
+    suite.app.inject({
       method,
       url,
       headers: { host: HOST, ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -62,7 +51,7 @@ describe.each(testDatabases())('member names and invite labels on $name', (engin
   const nameOf = async (token: string, memberId: string) => (await membersSeenBy(token)).find((m) => m.member_id === memberId)?.display_name;
 
   async function team() {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Names', owner_display_name: 'Olive', invite: { max_uses: 10 } });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Names', owner_display_name: 'Olive', invite: { max_uses: 10 } });
     const joinAs = async (role: 'member' | 'reader', display_name: string) => {
       const invite = (await call('POST', '/api/v1/invites', created.ownerToken, { role })).json<{ invite_key: string }>();
       const joined = await call('POST', '/api/v1/join', undefined, { invite_key: invite.invite_key, display_name });
@@ -95,7 +84,7 @@ describe.each(testDatabases())('member names and invite labels on $name', (engin
     expect(await nameOf(t.ownerToken, t.rex.member_id)).toBe('Rex Reader');
 
     // engram_status shows the new name at once (the token cache is dropped on rename).
-    const status = await app.inject({
+    const status = await suite.app.inject({
       method: 'POST',
       url: '/mcp',
       headers: { host: HOST, authorization: `Bearer ${t.mia.token}`, accept: 'application/json, text/event-stream' },
@@ -137,7 +126,7 @@ describe.each(testDatabases())('member names and invite labels on $name', (engin
     expect(late.json<ErrorBody>().error.message).toMatch(/was removed from the workspace at .*keeps the name they had/);
 
     // Names in other workspaces do not count.
-    const other = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Elsewhere', owner_display_name: 'Olive' });
+    const other = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Elsewhere', owner_display_name: 'Olive' });
     expect(await nameOf(other.ownerToken, other.ownerMemberId)).toBe('Olive');
   });
 
@@ -153,7 +142,7 @@ describe.each(testDatabases())('member names and invite labels on $name', (engin
   });
 
   it('names a first owner nobody named "Owner", renamable like anyone', async () => {
-    const created = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'Unnamed' });
+    const created = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'Unnamed' });
     expect(created.ownerName).toBe('Owner');
     expect(await nameOf(created.ownerToken, created.ownerMemberId)).toBe('Owner');
     expect((await rename(created.ownerToken, created.ownerMemberId, 'Ada')).statusCode).toBe(200);
@@ -182,27 +171,17 @@ describe.each(testDatabases())('member names and invite labels on $name', (engin
     expect(long.json<ErrorBody>().error.message).toContain('label: must be at most 100 characters');
 
     // A workspace's first invite can carry one too (admin API, `engram workspace create --invite-label`).
-    const first = await provisionWorkspace(handle.db, TEST_SECRET, { name: 'First', invite: { label: 'launch day' } });
+    const first = await provisionWorkspace(suite.handle.db, TEST_SECRET, { name: 'First', invite: { label: 'launch day' } });
     const firstListed = (await call('GET', '/api/v1/invites', first.ownerToken)).json<{ invites: { label: string | null }[] }>().invites;
     expect(firstListed.map((i) => i.label)).toEqual(['launch day']);
   });
 });
 
 describe.each(isolatedServerEngines())('member names beside facts over a real MCP connection on $name', (engine) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  let cleanup = async () => {};
-  beforeAll(async () => {
-    const prepared = await engine.prepare();
-    cleanup = () => prepared.cleanup();
-    server = await startTestServer({ ...prepared.overrides, inProcessWorker: true });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup();
-  });
+  const suite = serverSuite(engine, { inProcessWorker: true });
 
   async function join(inviteKey: string, displayName: string): Promise<string> {
-    const res = await fetch(`${server.baseUrl}/api/v1/join`, {
+    const res = await fetch(`${suite.server.baseUrl}/api/v1/join`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ invite_key: inviteKey, display_name: displayName }),
@@ -224,7 +203,7 @@ describe.each(isolatedServerEngines())('member names beside facts over a real MC
   }
 
   it("shows each member's name beside their agents' facts in engram_query, engram_conflicts and the conflict resource", async () => {
-    const created = await provisionOverHttp(server.baseUrl, { name: 'Payments', owner_display_name: 'Alice' });
+    const created = await provisionOverHttp(suite.server.baseUrl, { name: 'Payments', owner_display_name: 'Alice' });
     const bobToken = await join(created.invite_key, 'Bob');
     const alice = await connectMcp(created.mcp_url, created.owner_token);
     const bob = await connectMcp(created.mcp_url, bobToken);
@@ -247,7 +226,7 @@ describe.each(isolatedServerEngines())('member names beside facts over a real MC
       expect(read.facts.map((f) => f.member)).toEqual(['Alice', 'Bob']);
 
       // A rename shows at once beside every fact already committed.
-      const renamed = await fetch(`${server.baseUrl}/api/v1/members/${(await memberIdOf(created.owner_token, 'Bob'))!}`, {
+      const renamed = await fetch(`${suite.server.baseUrl}/api/v1/members/${(await memberIdOf(created.owner_token, 'Bob'))!}`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${created.owner_token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ display_name: 'Bob Builder' }),
@@ -262,7 +241,7 @@ describe.each(isolatedServerEngines())('member names beside facts over a real MC
   });
 
   it('names nobody in an anonymous workspace', async () => {
-    const created = await provisionOverHttp(server.baseUrl, { name: 'Private', owner_display_name: 'Alice', anonymous_mode: true });
+    const created = await provisionOverHttp(suite.server.baseUrl, { name: 'Private', owner_display_name: 'Alice', anonymous_mode: true });
     const client = await connectMcp(created.mcp_url, created.owner_token);
     try {
       await mustCall(client, 'engram_commit', { content: 'The search service replica count is 3', scope: 'search', confidence: 1, agent_id: 'agent-a' });
@@ -274,7 +253,7 @@ describe.each(isolatedServerEngines())('member names beside facts over a real MC
   });
 
   async function memberIdOf(token: string, name: string): Promise<string | undefined> {
-    const res = await fetch(`${server.baseUrl}/api/v1/members`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${suite.server.baseUrl}/api/v1/members`, { headers: { authorization: `Bearer ${token}` } });
     return ((await res.json()) as { members: MemberView[] }).members.find((m) => m.display_name === name)?.member_id;
   }
 });

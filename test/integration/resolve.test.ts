@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { provisionWorkspace, runDeterministicPass, silentLogger, type ConflictItem, type ProvisionedWorkspace } from '@engram/core';
 import { agents, conflicts, detectionFeedback, facts } from '@engram/db';
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appSuite, TEST_SECRET } from '../support/app.ts';
 import { isolatedTestDatabases } from '../support/databases.ts';
 import { eventually } from '../support/poll.ts';
-import { callTool, connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, startTestServer } from '../support/mcp.ts';
+import { callTool, connectMcp, isolatedServerEngines, mustCall, provisionOverHttp, serverSuite } from '../support/mcp.ts';
 
 const HOST = 'localhost:8080';
 
@@ -485,21 +485,11 @@ describe.each(isolatedTestDatabases())('resolving conflicts on $name', (engine) 
 });
 
 describe.each(isolatedServerEngines())('engram_resolve over a real MCP connection on $name', (engine) => {
-  let server: Awaited<ReturnType<typeof startTestServer>>;
-  let cleanup = async () => {};
-  beforeAll(async () => {
-    const prepared = await engine.prepare();
-    cleanup = () => prepared.cleanup();
-    server = await startTestServer({ ...prepared.overrides, inProcessWorker: true });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup();
-  });
+  const suite = serverSuite(engine, { inProcessWorker: true });
 
   it('lists the tool with its annotations, and settles what the background detector raised', async () => {
-    const created = await provisionOverHttp(server.baseUrl);
-    const client = await connectMcp(`${server.baseUrl}/mcp`, created.owner_token);
+    const created = await provisionOverHttp(suite.server.baseUrl);
+    const client = await connectMcp(`${suite.server.baseUrl}/mcp`, created.owner_token);
     try {
       const { tools } = await client.listTools();
       const listed = tools.find((x) => x.name === 'engram_resolve');

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TEST_SECRET, testApp } from '../support/app.ts';
+import { appSuite, TEST_SECRET, testApp } from '../support/app.ts';
 import { testDatabases } from '../support/databases.ts';
 import { callTool, connectMcp, provisionOverHttp, startTestServer } from '../support/mcp.ts';
 import { createScratchDatabase, dropScratchDatabase } from '../support/postgres-admin.ts';
@@ -30,26 +30,17 @@ const resultOf = (res: { json<T>(): T }) =>
   res.json<{ result: { isError?: boolean; content: { text: string }[]; structuredContent?: Record<string, unknown> } }>().result;
 
 describe.each(testDatabases())('idempotency keys on $name', (engine) => {
-  let handle: DbHandle;
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    handle = await engine.open();
-    app = await testApp(handle);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await handle?.close();
-  });
+  const suite = appSuite(engine);
 
   const factsWith = async (workspaceId: string, content: string) =>
-    Number((await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from facts where workspace_id = ${workspaceId} and content = ${content}`))[0]?.n);
+    Number((await queryRows<{ n: number }>(suite.handle.db, sql`select count(*)::int as n from facts where workspace_id = ${workspaceId} and content = ${content}`))[0]?.n);
 
   it('answers a commit retried with the same key as the first time, and stores one fact', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const args = { content: 'The ledger service batches writes every 250 ms.', scope: 'ledger', confidence: 0.9, idempotency_key: 'commit-key-0001' };
-    const first = resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args));
+    const first = resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', args));
     expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
-    const again = resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args));
+    const again = resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', args));
     expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
     const { note, ...replayed } = again.structuredContent!;
     const { note: _firstNote, ...original } = first.structuredContent!;
@@ -60,46 +51,46 @@ describe.each(testDatabases())('idempotency keys on $name', (engine) => {
   });
 
   it('refuses a key reused for another commit, and keeps keys apart per workspace', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    const other = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
+    const other = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const args = { content: 'The ledger service keeps 30 days of journals.', scope: 'ledger', confidence: 0.9, idempotency_key: 'commit-key-0002' };
-    expect(resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args)).isError).toBeFalsy();
-    const reused = resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', { ...args, content: 'The ledger service keeps 90 days of journals.' }));
+    expect(resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', args)).isError).toBeFalsy();
+    const reused = resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', { ...args, content: 'The ledger service keeps 90 days of journals.' }));
     expect(reused.isError).toBe(true);
     expect(reused.content[0]?.text).toMatch(/first used at .* for a different commit.*same arguments.*new key.*\(code: idempotency_key_reused\)/);
     expect(await factsWith(ws.workspaceId, 'The ledger service keeps 90 days of journals.')).toBe(0);
     // The same key in another workspace is another key.
-    const elsewhere = resultOf(await mcpCall(app, other.ownerToken, 'engram_commit', args));
+    const elsewhere = resultOf(await mcpCall(suite.app, other.ownerToken, 'engram_commit', args));
     expect(elsewhere.isError).toBeFalsy();
     expect(elsewhere.structuredContent?.note).toBeUndefined();
     expect(await factsWith(other.workspaceId, args.content)).toBe(1);
     // A key must look like one.
-    const bad = resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', { ...args, idempotency_key: 'a b' }));
+    const bad = resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', { ...args, idempotency_key: 'a b' }));
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/idempotency_key/);
   });
 
   it('forgets a key after a week, when a retry is long over', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const args = { content: 'The ledger archive moves to cold storage after a year.', scope: 'ledger', confidence: 0.9, idempotency_key: 'commit-key-0005' };
-    expect(resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args)).isError).toBeFalsy();
-    const keys = () => queryRows<{ key: string }>(handle.db, sql`select key from idempotency_keys where workspace_id = ${ws.workspaceId}`);
+    expect(resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', args)).isError).toBeFalsy();
+    const keys = () => queryRows<{ key: string }>(suite.handle.db, sql`select key from idempotency_keys where workspace_id = ${ws.workspaceId}`);
     expect(await keys()).toEqual([{ key: 'commit-key-0005' }]);
-    await handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '6 days' where workspace_id = ${ws.workspaceId}`);
-    await purgeIdempotencyKeys(handle.db);
+    await suite.handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '6 days' where workspace_id = ${ws.workspaceId}`);
+    await purgeIdempotencyKeys(suite.handle.db);
     expect(await keys()).toHaveLength(1);
-    await handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '8 days' where workspace_id = ${ws.workspaceId}`);
-    expect(await purgeIdempotencyKeys(handle.db)).toBeGreaterThanOrEqual(1);
+    await suite.handle.db.execute(sql`update idempotency_keys set created_at = now() - interval '8 days' where workspace_id = ${ws.workspaceId}`);
+    expect(await purgeIdempotencyKeys(suite.handle.db)).toBeGreaterThanOrEqual(1);
     expect(await keys()).toEqual([]);
     // The fact stays; the same call again is now answered as what it is, an identical fact.
-    expect(resultOf(await mcpCall(app, ws.ownerToken, 'engram_commit', args)).structuredContent).toMatchObject({ duplicate: true });
+    expect(resultOf(await mcpCall(suite.app, ws.ownerToken, 'engram_commit', args)).structuredContent).toMatchObject({ duplicate: true });
   });
 
   it('answers an import retried with the same Idempotency-Key word for word, and refuses the key for another body', async () => {
-    const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
+    const ws = await provisionWorkspace(suite.handle.db, TEST_SECRET, {});
     const body = { facts: [{ content: 'The ledger nightly job starts at 01:30.', scope: 'ledger', committed_at: '2026-01-05T10:00:00Z', agent_id: 'importer', confidence: 0.8 }] };
     const post = (payload: unknown, key?: string) =>
-      app.inject({
+      suite.app.inject({
         method: 'POST',
         url: '/api/v1/facts/import',
         headers: { host: HOST, authorization: `Bearer ${ws.ownerToken}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Config } from '@engram/config';
 import { TEST_ADMIN_TOKEN } from './app.ts';
 import { createScratchDatabase, dropScratchDatabase } from './postgres-admin.ts';
@@ -89,4 +89,28 @@ export function isolatedServerEngines(): {
         ]
       : []),
   ];
+}
+
+/**
+ * A server on one of {@link isolatedServerEngines}, started before the suite's tests and stopped
+ * (its scratch database dropped) after them; read `server` inside a test or a later hook.
+ */
+export function serverSuite(engine: ReturnType<typeof isolatedServerEngines>[number], overrides: Partial<Config> = {}) {
+  let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  let cleanup = async () => {};
+  beforeAll(async () => {
+    const prepared = await engine.prepare();
+    cleanup = () => prepared.cleanup();
+    server = await startTestServer({ ...prepared.overrides, ...overrides });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await cleanup();
+  });
+  return {
+    get server() {
+      if (server === undefined) throw new Error('the suite starts its server in beforeAll: read it inside a test or a later hook');
+      return server;
+    },
+  };
 }
