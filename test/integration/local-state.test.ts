@@ -37,7 +37,9 @@ describe('embedded mode state', () => {
     expect(fs.statSync(path.join(dataDir, 'local-workspace.json')).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(path.join(dataDir, 'local-workspace.json'), 'utf8')).not.toContain(first.invite!.key);
     const second = await ensureLocalWorkspace(handle.db, 'local-secret-0123456789-abcdefghijklmnop', dataDir);
-    const { invite: _invite, ...recorded } = first;
+    // The invite and how the owner was named are told once, by the start that created them.
+    expect(first.owner).toMatchObject({ name: expect.any(String), memberId: expect.any(String) });
+    const { invite: _invite, owner: _owner, ...recorded } = first;
     expect(second).toEqual({ ...recorded, created: false });
     expect(await countWorkspaces(handle.db)).toBe(1);
     expect((await authenticateToken(handle.db, second.owner_token)).engramId).toBe(first.engram_id);

@@ -129,13 +129,25 @@ describe('a request its deadline answered is answered once', () => {
 
   it('answers an engram_commit stuck behind the database with 503 "outcome unknown", and never a second time', async () => {
     const ws = await provisionWorkspace(handle.db, TEST_SECRET, {});
-    // The embedded database has one connection: a long statement holds every request behind it.
-    const busy = handle.db.execute(sql`select pg_sleep(3)`);
+    // The embedded database has one connection: a transaction on it holds every request behind it.
+    // A transaction holds the one connection until the answer is in: the commit cannot finish first,
+    // however busy the machine.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const busy = handle.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1`);
+      holding();
+      await released;
+    });
+    await held;
     const content = 'The ledger export runs after the nightly job.';
     const res = await mcpCall(app, ws.ownerToken, 'engram_commit', { content, scope: 'ledger', confidence: 0.9, idempotency_key: 'commit-key-0003' });
     expect(res.statusCode).toBe(503);
     expect(res.json().error).toMatchObject({ code: 'unavailable', details: { done: 'unknown' } });
     expect(res.json().error.message).toMatch(/may yet take effect \(outcome: unknown\).*idempotency_key/);
+    release();
     await busy;
     // The call went on and finished: its audit entry is written once its answer was made.
     await expect
