@@ -8,6 +8,7 @@ import {
   analysisSteps,
   analyzeSlots,
   analyzeStatements,
+  withAnnouncedUpdates,
   candidatesOf,
   familyOf,
   groupBySharedSlots,
@@ -32,7 +33,7 @@ function analyzeAll(facts: DetectorFact[]) {
   const ids = new Set(facts.map((f) => f.id));
   const slots = analyzeSlots(facts, ids);
   const statements = analyzeStatements(facts, ids);
-  return { retirements: [...slots.retirements, ...statements.retirements], conflicts: [...slots.conflicts, ...statements.conflicts] };
+  return withAnnouncedUpdates({ retirements: [...slots.retirements, ...statements.retirements], conflicts: [...slots.conflicts, ...statements.conflicts] }, facts, ids);
 }
 
 const retired = (outcome: { retirements: { factId: string }[] }) => outcome.retirements.map((r) => r.factId);
@@ -457,5 +458,54 @@ describe('explaining a disagreement', () => {
     expect(conflict!.explanation).toMatch(/^Current facts state different values: "30 seconds" \(2 facts: billing, [A-Z][a-z]{2} \d{1,2}, \d{4}(; billing, [A-Z][a-z]{2} \d{1,2}, \d{4})?\) vs "60 seconds" \(2 facts: billing, /);
     // The question names each value once too.
     expect(conflict!.question).toBe('Which is the timeout of billing now: 30 seconds or 60 seconds?');
+  });
+});
+
+describe('changes announced in words no slot links', () => {
+  const asked = (outcome: { conflicts: readonly ConflictRecord[] }) => outcome.conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds);
+
+  it('asks about the one earlier fact of the scope the change most plausibly updates, and retires nothing', () => {
+    const vendor = fact('Feature toggles are served by Flagsmith; the server key is FLAGSMITH_KEY in the api env', { scope: 'web/toggles', hoursAgo: 900 });
+    const naming = fact('Toggle names are kebab-case and start with the owning team', { scope: 'web/toggles', hoursAgo: 800 });
+    const moved = fact('Toggles moved off Flagsmith to a self-hosted GrowthBook; the api reads GROWTHBOOK_URL now', { scope: 'web/toggles', hoursAgo: 20 });
+    const outcome = analyzeAll([vendor, naming, moved]);
+    expect(outcome.retirements).toEqual([]);
+    expect(asked(outcome)).toEqual([[vendor.id, moved.id]]);
+    expect(outcome.conflicts.find((c) => c.factIds.includes(moved.id))!.question).toMatch(/^Probable update: is "Feature toggles are served by Flagsmith.*" still true, now that a later fact says "Toggles moved off Flagsmith/);
+  });
+
+  it('asks about a fact naming the value a replacement names, when the product is in no list', () => {
+    const tiles = fact('The route planner draws its map with Leafmap tiles from the vendor CDN', { scope: 'web/planner', hoursAgo: 700 });
+    const replaced = fact('Replaced Leafmap with Protomaps for the route planner; the vendor token is gone', { scope: 'web/planner', hoursAgo: 30 });
+    expect(asked(analyzeAll([tiles, replaced]))).toEqual([[tiles.id, replaced.id]]);
+  });
+
+  it('asks nothing for a plan, a condition, another environment, another setting, or an earlier fact that already says it', () => {
+    const window = fact('Cluster upgrades happen in the Wednesday maintenance window, 04:00-06:00 UTC', { scope: 'infra/k8s', hoursAgo: 900 });
+    const planned = fact('Planned: cluster upgrade to 1.31 in a Wednesday maintenance window once the mesh upgrade lands', { scope: 'infra/k8s', hoursAgo: 10 });
+    expect(asked(analyzeAll([window, planned]))).toEqual([]);
+
+    const retries = fact('The invoice-sync job retries a failed upload against the ledger three times', { scope: 'billing/sync', hoursAgo: 900 });
+    const conditional = fact('If the ledger upload fails for an hour, invoice-sync moves the batch to the dead-letter queue', { scope: 'billing/sync', hoursAgo: 10 });
+    expect(asked(analyzeAll([retries, conditional]))).toEqual([]);
+
+    const prod = fact('In production the quote-api runs 6 workers behind the quote gateway', { scope: 'quotes', hoursAgo: 900 });
+    const staging = fact('In staging we switched the quote-api gateway to Envoy', { scope: 'quotes', hoursAgo: 10 });
+    expect(asked(analyzeAll([prod, staging]))).toEqual([]);
+
+    const table = fact('order_events is append-only and very hot; keep queries on it index-only', { scope: 'data/pg', hoursAgo: 900 });
+    const setting = fact('autovacuum_analyze_scale_factor is lowered to 0.01 on order_events because it grows fast', { scope: 'data/pg', hoursAgo: 10 });
+    expect(asked(analyzeAll([table, setting]))).toEqual([]);
+
+    const raised = fact('Raised the audit-log topic partitions from 12 to 24 for the consumer lag', { scope: 'data/kafka', hoursAgo: 900 });
+    const reminder = fact('Reminder: the audit-log topic has 24 partitions now, so consumers can scale to 24', { scope: 'data/kafka', hoursAgo: 10 });
+    expect(asked(analyzeAll([raised, reminder]))).toEqual([]);
+  });
+
+  it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
+    const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
+    const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });
+    const moved = fact('The export-worker moved to the shared bucket', { scope: 'reports', hoursAgo: 10 });
+    expect(asked(analyzeAll([a, b, moved]))).toEqual([]);
   });
 });

@@ -353,6 +353,8 @@ export type FactEntity =
       changed?: string[];
       /** What its clauses saying something ended or someone left name ("the freeze ended", "Ana left"). */
       ended?: string[];
+      /** Some clause of it is a plan, work in progress or a condition: it may not state what holds now. */
+      hedged?: true;
     };
 
 /** A place in the code a fact was verified against (validated by @engram/core's Citation schema). */

@@ -11,6 +11,8 @@
  *    ("bumped the pool to 40", "switched the queue to SQS", "dropped Sentry"), or one that names it
  *    in a fact stating several things, raises a `probable_update` question for people: is the
  *    earlier fact still true? Queries rank the later fact first meanwhile.
+ *    A change announced in words no slot links asks about the one earlier fact of its scope it most
+ *    plausibly updates, once both tiers are done (announced.ts).
  * 3. **Conflicts.** What still disagrees among current facts is one conflict: a reversal when the
  *    latest value is one the story had moved away from (A → B → A), stale when an old version
  *    claim outlives newer ones by a week, cross-scope across scopes, else a value mismatch or an

@@ -1,3 +1,4 @@
+export * from './announced.ts';
 export * from './backlog.ts';
 export * from './deterministic.ts';
 export * from './questions.ts';

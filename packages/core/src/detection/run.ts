@@ -21,6 +21,7 @@ import type { Logger } from '../logger.ts';
 import { yieldTurn } from '../turns.ts';
 import { analysisCost, analysisSteps, indexingSteps } from './deterministic.ts';
 import { probesOf } from './per-fact.ts';
+import { withAnnouncedUpdates } from './announced.ts';
 import { analyzeStatements } from './statements.ts';
 import { viewOf } from '../language/index.ts';
 import { NarrativeFailure, runNarrativePass, type NarrativeDetective } from './narrative/pass.ts';
@@ -176,7 +177,7 @@ export async function runDeterministicPass(
       if (live.length === 0) continue;
       const triggerIds = new Set(live.map((t) => t.id));
       // The analysis too (one trigger of a crowded slot is ten thousand comparisons).
-      const outcome = mergeOutcomes(await inSlices(analysisSteps(facts, triggerIds, index)), analyzeStatements(facts, triggerIds));
+      const outcome = withAnnouncedUpdates(mergeOutcomes(await inSlices(analysisSteps(facts, triggerIds, index)), analyzeStatements(facts, triggerIds)), facts, triggerIds);
       // Nothing to apply: no transaction (most steps of a busy workspace's backlog).
       if (outcome.retirements.length === 0 && outcome.conflicts.length === 0) {
         await nextSlice();

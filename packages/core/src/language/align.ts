@@ -33,6 +33,8 @@ export interface FactView {
   /** What it says changed (clauses announcing a change or a correction), and what ended or left. */
   changed: ReadonlySet<string>;
   ended: ReadonlySet<string>;
+  /** Some clause is a plan, work in progress or a condition. */
+  hedged: boolean;
 }
 
 const views = new WeakMap<DetectorFact, FactView>();
@@ -50,6 +52,7 @@ export function viewOf(fact: DetectorFact): FactView {
   let mentions: string[] = [];
   let changed: string[] = [];
   let ended: string[] = [];
+  let hedged = false;
   for (const e of entities) {
     if (e.type === 'claim') claims.push({ ...e, fact, index: claims.length });
     else if (e.type === 'statement') statements.push({ ...e, fact });
@@ -59,6 +62,7 @@ export function viewOf(fact: DetectorFact): FactView {
       mentions = e.value;
       changed = e.changed ?? [];
       ended = e.ended ?? [];
+      hedged = e.hedged === true;
     }
   }
   const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
@@ -72,6 +76,7 @@ export function viewOf(fact: DetectorFact): FactView {
     scopeSegments: fact.scope.toLowerCase().split('/'),
     changed: new Set(changed),
     ended: new Set(ended),
+    hedged,
   };
   views.set(fact, view);
   return view;

@@ -42,7 +42,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 7;
+export const EXTRACTOR_VERSION = 8;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -172,7 +172,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   });
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
   const correction = has(CHANGE.correction, tokens);
-  const change = has(CHANGE.markers, tokens) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+  // "Update:" announces a change; "position updates", "status update" name a kind of message.
+  const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
+  const change = has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
@@ -212,6 +214,11 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
   clauses.forEach((c, i) => {
     const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
     if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
+    // A heading of a word or two before a colon ("Planned:", "Proposed change:") that names a plan.
+    if (!opens) return;
+    const colon = c.words.findIndex((w) => w.text === ':');
+    const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
+    if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w))) out.add(c.sentence);
   });
   return out;
 }
@@ -853,7 +860,9 @@ export function readFactText(content: string): FactEntity[] {
     const base = /^(?:.*\/)?([a-z][\w-]*)\.(?:ya?ml|json|toml|ini|conf|cfg|env)$/.exec(m)?.[1];
     if (base) mentions.add(base);
   }
-  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}) });
+  // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
+  const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
+  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}), ...(hedged ? { hedged: true as const } : {}) });
   return entities;
 }
 

@@ -1,0 +1,129 @@
+/**
+ * Announced changes that the claim alignment cannot link. A later fact that says something changed
+ * ("flags moved off one vendor to another", "CI now uses hosted runners instead of our own pool")
+ * often shares no slot with the earlier fact it updates: the measure is unnamed, the product is in
+ * no list, the old value is a word of a longer name. Such a fact is asked about against the one
+ * earlier fact of its scope it most plausibly updates: a probable-update question, never a
+ * settlement, so a wrong guess costs one dismissed question and retires nothing.
+ *
+ * Precision first: the later fact must announce a change in a clause that is neither a plan nor a
+ * condition (and no clause of it may be one), the earlier fact must state something current (no
+ * plan of its own) and must not already say what the later fact says now, and it must be the single
+ * best match of its scope by what the two name, with at least MIN_SHARED things in common beyond
+ * their scope's own words. A tie asks nothing: the guess would be a coin toss.
+ */
+import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
+import { mentions, viewOf, type Claim } from '../language/align.ts';
+import { GENERIC } from '../language/lexicon.ts';
+import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
+
+/**
+ * Things two facts must name in common (a value the later one names as replaced counts twice): one
+ * shared word is any two facts of a scope; two is a subject and what is said of it.
+ */
+export const MIN_SHARED = 2;
+
+/** The claims of a fact that announce a change it made (not a plan, not a denial). */
+const changeClaims = (fact: DetectorFact): Claim[] => viewOf(fact).claims.filter((c) => !c.mode && (c.cue === 'change' || c.cue === 'correction' || (c.previous?.length ?? 0) > 0));
+
+/** Does the fact announce a change, with no clause of it a plan or a condition? */
+function announces(fact: DetectorFact): boolean {
+  const view = viewOf(fact);
+  if (view.hedged) return false;
+  return changeClaims(fact).length > 0 || view.changed.size > 0;
+}
+
+/** What a fact names that can tell its scope's facts apart: not a common word, not its scope's own words. */
+function distinctive(fact: DetectorFact): string[] {
+  const view = viewOf(fact);
+  return [...view.mentions].filter((w) => w.length > 2 && /[a-z]/.test(w) && !GENERIC.has(w) && !view.scopeWords.has(w));
+}
+
+/**
+ * How strongly `earlier` reads as what `later` updates: things in common, an old value it names
+ * counting twice; 0 unless it names what `later` says changed (an old value, or what a changed
+ * clause is about) and every setting a changed claim names (a change of `work_mem` is not one of
+ * the table it is set on).
+ */
+function affinity(earlier: DetectorFact, later: DetectorFact): number {
+  const view = viewOf(earlier);
+  const changed = changeClaims(later);
+  const replaced = new Set(changed.flatMap((c) => c.previous ?? []));
+  const oldValues = [...replaced].filter((v) => mentions(view, v)).length;
+  const laterView = viewOf(later);
+  const aboutChange = [...laterView.changed].some((w) => !GENERIC.has(w) && !laterView.scopeWords.has(w) && mentions(view, w));
+  if (oldValues === 0 && !aboutChange) return 0;
+  if (changed.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
+  const shared = distinctive(later).filter((w) => !replaced.has(w) && mentions(view, w)).length;
+  return shared + 2 * oldValues;
+}
+
+/** Does `earlier` already say what `later` says holds now (every new value it states)? Then nothing is outdated. */
+function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
+  const now = changeClaims(later).flatMap((c) => c.values);
+  const view = viewOf(earlier);
+  return now.length > 0 && now.every((v) => mentions(view, v));
+}
+
+/** Does `later` change something in one environment that `earlier` states of another ("in staging" against "in production")? */
+function otherEnvironment(earlier: DetectorFact, later: DetectorFact): boolean {
+  const envs = (claims: readonly Claim[]) => new Set(claims.flatMap((c) => (c.env ? [c.env] : [])));
+  const changed = envs(changeClaims(later));
+  const stated = envs(viewOf(earlier).claims);
+  return changed.size > 0 && stated.size > 0 && ![...changed].some((e) => stated.has(e));
+}
+
+const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}…` : text);
+
+/**
+ * For each trigger that announces a change, the probable-update question about the earlier current
+ * fact of its scope it most plausibly updates, unless the alignment already linked it (`linked`: ids of
+ * facts a draft or a settlement of this run holds).
+ */
+export function announcedUpdates(
+  facts: readonly DetectorFact[],
+  triggerIds: ReadonlySet<string>,
+  isCurrent: (fact: DetectorFact) => boolean,
+  linked: ReadonlySet<string>,
+): ConflictRecord[] {
+  const out: ConflictRecord[] = [];
+  for (const later of facts) {
+    if (!triggerIds.has(later.id) || linked.has(later.id) || !isCurrent(later) || !announces(later)) continue;
+    let best: DetectorFact[] = [];
+    let bestScore = MIN_SHARED;
+    for (const earlier of facts) {
+      if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
+      if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).hedged) continue;
+      const score = affinity(earlier, later);
+      if (score < bestScore) continue;
+      if (score > bestScore) [best, bestScore] = [[], score];
+      best.push(earlier);
+    }
+    if (best.length !== 1 || alreadySays(best[0]!, later) || otherEnvironment(best[0]!, later)) continue;
+    const earlier = best[0]!;
+    out.push({
+      kind: 'probable_update',
+      detectedBy: 'narrative_rules',
+      severity: 'medium',
+      factIds: [earlier.id, later.id],
+      question: `${PROBABLE_UPDATE_PREFIX}is "${clip(earlier.content)}" still true, now that a later fact says "${clip(later.content)}"?`,
+      explanation: `A later fact (${explanationDate(later.committed_at)}) announces a change in scope "${later.scope}"; of that scope's earlier facts, the one (${explanationDate(earlier.committed_at)}) naming most of what it names stays current until someone says whether it still holds.`,
+    });
+  }
+  return out;
+}
+
+/**
+ * A step's outcome (both tiers) with the questions about announced changes neither tier linked: a
+ * fact either tier put in a conflict or a settlement is left to that tier.
+ */
+export function withAnnouncedUpdates(
+  outcome: { retirements: RetirementRecord[]; conflicts: ConflictRecord[] },
+  facts: readonly DetectorFact[],
+  triggerIds: ReadonlySet<string>,
+): { retirements: RetirementRecord[]; conflicts: ConflictRecord[] } {
+  const retired = new Set(outcome.retirements.map((r) => r.factId));
+  const linked = new Set([...outcome.conflicts.flatMap((c) => c.factIds), ...outcome.retirements.flatMap((r) => [r.factId, r.byFactId])]);
+  const asked = announcedUpdates(facts, triggerIds, (f) => f.valid_until === null && !retired.has(f.id), linked);
+  return asked.length === 0 ? outcome : { retirements: outcome.retirements, conflicts: [...outcome.conflicts, ...asked] };
+}
