@@ -224,6 +224,15 @@ describe('settling: only what cannot be a mistake', () => {
     });
   });
 
+  it('asks, rather than flags an ambiguity, when another clause of the later fact announces the change', () => {
+    const older = fact('The thumbnailer runs as an AWS Lambda function', { scope: 'media', hoursAgo: 600 });
+    const moved = fact('The thumbnailer no longer runs on Lambda; it is a container on ECS Fargate', { scope: 'media', hoursAgo: 40 });
+    const outcome = analyzeAll([older, moved]);
+    expect(outcome.retirements).toEqual([]);
+    // Both tiers ask (the run records one conflict per fact set); neither calls it an ambiguity.
+    expect(new Set(outcome.conflicts.map((c) => `${c.kind} ${c.factIds.join(' ')}`))).toEqual(new Set([`probable_update ${older.id} ${moved.id}`]));
+  });
+
   it('asks, rather than settles, when a later fact corrects the record without naming the old value', () => {
     const older = fact('The coupon-api burst limit is 500 req/s', { scope: 'coupons', hoursAgo: 48 });
     const actually = fact('The coupon-api burst limit is actually 900 req/s', { scope: 'coupons', hoursAgo: 24 });

@@ -71,7 +71,16 @@ const sameSession = (older: Claim, newer: Claim) => older.fact.agent_id === newe
 export function probablyUpdates(older: Claim, newer: Claim): boolean {
   if (newer.mode || older.mode || time(newer) < time(older)) return false;
   if (namesReplaced(older, newer)) return true;
-  return (newer.cue === 'change' || newer.cue === 'correction' || sameSession(older, newer)) && disagree(older, newer);
+  return (newer.cue === 'change' || newer.cue === 'correction' || announcesElsewhere(newer) || sameSession(older, newer)) && disagree(older, newer);
+}
+
+/**
+ * Does another clause of the claim's fact announce the change ("no longer runs on Lambda; it is a
+ * container on Fargate"), with no clause of it a plan or a condition?
+ */
+function announcesElsewhere(claim: Claim): boolean {
+  const view = viewOf(claim.fact);
+  return !view.hedged && view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction') && familyOf(c.kind) === familyOf(claim.kind));
 }
 
 /** The claims of a run's facts, indexed so each trigger claim meets only plausible peers. */
