@@ -518,3 +518,24 @@ describe('changes announced in words no slot links', () => {
     expect(asked(analyzeAll([a, b, moved]))).toEqual([]);
   });
 });
+
+describe('qualifiers and plans written as asides', () => {
+  it('keeps apart values whose environment is named alone in parentheses', () => {
+    const prod = fact('checkout-api HPA (prod): minReplicas=4 maxReplicas=30', { scope: 'services/checkout', hoursAgo: 500 });
+    const staging = fact('checkout-api HPA (staging): min 1, max 4.', { scope: 'services/checkout', hoursAgo: 490 });
+    expect(analyzeAll([prod, staging]).conflicts).toEqual([]);
+  });
+
+  it('reads a sentence headed "WIP:" as work under way, its asides included', () => {
+    const owner = fact('Priyanka Rao leads the mobile squad', { scope: 'team/process', hoursAgo: 500 });
+    const wip = fact('WIP: halfway through moving the search dashboards to Kibana 9, 10/40 done (owner: Ravi Iyer).', { scope: 'team/process', hoursAgo: 300 });
+    expect(analyzeAll([owner, wip]).conflicts).toEqual([]);
+  });
+
+  it('asks about the earlier fact naming a person by a word of the later fact\'s name for them', () => {
+    const lead = fact('Harbor on-call lead (escalations for ingest and feeds): Tomasz Nowak.', { scope: 'team/process', hoursAgo: 900 });
+    const handed = fact('Harbor on-call lead handed over to Ewa Lis; Nowak switched to Falcon.', { scope: 'team/process', hoursAgo: 20 });
+    const asked = analyzeAll([lead, handed]).conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds);
+    expect(asked).toEqual([[lead.id, handed.id]]);
+  });
+});

@@ -214,11 +214,11 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
   clauses.forEach((c, i) => {
     const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
     if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
-    // A heading of a word or two before a colon ("Planned:", "Proposed change:") that names a plan.
+    // A heading of a word or two before a colon ("Planned:", "Proposed change:", "WIP:") that names a plan or work under way.
     if (!opens) return;
     const colon = c.words.findIndex((w) => w.text === ':');
     const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
-    if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w))) out.add(c.sentence);
+    if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w) || CHANGE.progress.has(w))) out.add(c.sentence);
   });
   return out;
 }
@@ -684,11 +684,18 @@ export function readFactText(content: string): FactEntity[] {
     // Not the values of a side remark in parentheses inside it: those are the remark's.
     const asides = views.filter((o) => o !== view && o.clause.subordinator === '(' && o.clause.start > view.clause.start && o.clause.end <= view.clause.end);
     const clauseValues = values.filter((v) => v.start >= view.clause.start && v.end <= view.clause.end + 1 && !asides.some((o) => v.start >= o.clause.start && v.end <= o.clause.end + 1));
+    // "HPA (staging): min 1": an environment named alone in parentheses qualifies the clause around it.
+    const asideEnv = asides
+      .map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text)))
+      .filter((words) => words.length > 0 && words.length <= 2)
+      .map((words) => ENVIRONMENTS.all(words)[0]?.value)
+      .find((env) => env !== undefined);
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
       if (replaced.has(v)) continue;
-      const quals = qualifiersOf(v, view, clauseValues);
+      const found = qualifiersOf(v, view, clauseValues);
+      const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const measure = measureOf(v, view, clauseValues, quals.per);
       // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
       if (HOLDERS.has(v.kind) && !gone.has(v) && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
