@@ -17,7 +17,6 @@ import {
   insertFact,
   lineageFacts,
   nearestCurrentInScope,
-  type Database,
   type CurrentFact,
   type FactEntity,
   type InsertedFact,
@@ -27,27 +26,14 @@ import {
 } from '@engram/db';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
-import type { RateLimiter } from '../rate-limits.ts';
-import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
-import type { Logger } from '../logger.ts';
 import { disagree, EXTRACTOR_VERSION, familyOf, matchKeysOf, readFact, sameThing, viewOf } from '../language/index.ts';
 import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
-
-/** What the fact operations need from the running service. */
-export interface FactServices {
-  db: Database;
-  embedder: Embedder;
-  /** Server secret (pseudonymous agent ids under `anon_agents`). */
-  secret: string;
-  log: Logger;
-  /** Shared rate limits (commits per agent per hour); none in tools that bypass the server. */
-  limits?: RateLimiter;
-}
+import { embedOrNull, type FactServices } from './services.ts';
 
 /** `operation: "update"` supersedes the most similar current fact in scope at or above this cosine. */
 export const UPDATE_SIMILARITY = 0.75;
@@ -123,16 +109,6 @@ export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]
  */
 export function entitySignature(entities: readonly FactEntity[]): string {
   return createHash('sha256').update([...statedValues(entities)].sort().join('\n')).digest('hex').slice(0, 32);
-}
-
-/** Embeds one text; on failure the fact is still stored (without a vector) and re-embedded later. */
-export async function embedOrNull(services: FactServices, texts: string[]): Promise<(number[] | null)[]> {
-  try {
-    return await services.embedder.embed(texts);
-  } catch (error) {
-    services.log.warn({ err: error, model: services.embedder.model }, 'embedding failed; storing facts without vectors');
-    return texts.map(() => null);
-  }
 }
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);

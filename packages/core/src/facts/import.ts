@@ -24,14 +24,13 @@ import { readFact } from '../language/index.ts';
 import { nextTurn } from '../turns.ts';
 import {
   corroborationTarget,
-  embedOrNull,
   entitySignature,
   resolveAgentId,
   resolveMemberId,
   storeNewFact,
   type FactDraft,
-  type FactServices,
 } from './commit.ts';
+import { embedOrNull, type FactServices } from './services.ts';
 import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import { ImportFact, type ImportFactFields, type ImportInput, type ImportOutput, type ImportResult } from './schemas.ts';

@@ -9,4 +9,5 @@ export * from './query.ts';
 export * from './verify.ts';
 export * from './schemas.ts';
 export * from './secrets.ts';
+export * from './services.ts';
 export * from './maintenance.ts';

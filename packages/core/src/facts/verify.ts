@@ -27,7 +27,8 @@ import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, InvalidInputError, notFound } from '../errors.ts';
 import { citedLines, COMMIT_SHA, showCitations, ShownCitation } from './citations.ts';
-import { resolveAgentId, resolveMemberId, type FactServices } from './commit.ts';
+import { resolveAgentId, resolveMemberId } from './commit.ts';
+import type { FactServices } from './services.ts';
 import { AgentId } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
 
