@@ -1,5 +1,6 @@
 export * from './citations.ts';
 export * from './commit.ts';
+export * from './corroboration.ts';
 export * from './idempotency.ts';
 export * from './import.ts';
 export * from './journal.ts';
