@@ -4,7 +4,7 @@
  * statement says which fact it was (and the identical current fact), so they need not find it again.
  */
 import { cosine, embedLocally, provisionWorkspace } from '@engram/core';
-import { forWorkspace, insertFact, type NewFact } from '@engram/db';
+import { CORROBORATION_GUARD_DISTANCE, forWorkspace, insertFact, type NewFact } from '@engram/db';
 import { describe, expect, it } from 'vitest';
 import { TEST_SECRET } from '../support/app.ts';
 import { databaseSuite, testDatabases } from '../support/databases.ts';
@@ -28,7 +28,7 @@ describe.each(testDatabases())('the corroboration guard of a commit on $name', (
 
   /** Inserts a fact as a plain add is inserted: guarded against a fact it may corroborate. */
   const insertGuarded = (workspaceId: string, fact: NewFact) =>
-    insertFact(forWorkspace(suite.handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: 0.08 } });
+    insertFact(forWorkspace(suite.handle.db, workspaceId), fact, { closeLineageId: null, detectionReason: null, unlessCorroborating: { at: new Date(), maxDistance: CORROBORATION_GUARD_DISTANCE } });
 
   it('holds only for another agent\'s durable, near-identical fact stating the same values', async () => {
     const guarded = await workspaceWith(newFact(RATE, { agentId: 'agent-a' }));

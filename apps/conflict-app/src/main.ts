@@ -6,42 +6,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { App, applyDocumentTheme, applyHostFonts, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
-
-/** One fact of a conflict, as engram_conflicts returns it (packages/core ConflictItem). */
-interface ConflictFact {
-  fact_id: string;
-  content: string;
-  scope: string;
-  agent_id: string;
-  /** The member behind the agent (null: anonymous mode, or a member without a name). */
-  member: string | null;
-  committed_at: string;
-  valid_until: string | null;
-  /** The code the fact cites; `url` on a known forge. */
-  citations?: { path: string; start_line?: number; end_line?: number; commit?: string; url?: string }[];
-}
-interface ConflictItem {
-  conflict_id: string;
-  kind: string;
-  severity: 'high' | 'medium' | 'low';
-  status: 'open' | 'resolved' | 'dismissed';
-  question: string;
-  explanation: string | null;
-  detected_by: string;
-  detected_at: string;
-  facts: ConflictFact[];
-  facts_omitted: number;
-}
-interface ConflictsOutput {
-  total: number;
-  groups: { scope: string; conflicts: ConflictItem[] }[];
-}
-interface ResolveOutput {
-  status: 'resolved' | 'dismissed';
-  closed_fact_ids: string[];
-  already_resolved: boolean;
-  note: string;
-}
+// What engram_conflicts and engram_resolve answer, as types only: nothing of the server is bundled.
+import type { ConflictFact, ConflictItem, ConflictsOutput, ResolveOutput } from '@engram/core/responses';
 
 const app = new App({ name: 'engram-conflicts', version: '0.1.0' }, {});
 const cards = document.getElementById('cards')!;

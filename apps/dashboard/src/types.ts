@@ -1,160 +1,64 @@
 /**
- * Shapes of the `/api/v1` responses the dashboard reads. They mirror the server's contract; the
- * dashboard treats unknown extra fields as harmless and optional ones as possibly absent.
+ * Shapes of the `/api/v1` responses the dashboard reads. Where a route or tool declares a zod
+ * output schema, the type is inferred from it (`@engram/core/responses`, imported as types only,
+ * so nothing of the server is bundled): the dashboard is checked against the server's contract.
+ * The rest mirror routes that declare no response schema yet (detection status, workspace,
+ * members, invites, tokens). The dashboard treats unknown extra fields as harmless and optional
+ * ones as possibly absent.
  */
-
-export type Role = 'owner' | 'member' | 'reader';
+import type {
+  ActivityOutput,
+  AgentActivity as AgentActivityOutput,
+  AuthorizationDecided,
+  AuthorizationView,
+  ConflictFact as ConflictFactOutput,
+  ConflictItem,
+  ConflictsOutput,
+  ExpiringOutput,
+  FactListOutput,
+  JoinOutput,
+  KnowledgeFact,
+  ResolveOutput,
+  SessionView,
+  ShownCitation,
+  TimelineOutput,
+  TimelineWindow,
+  VerificationItem,
+} from '@engram/core/responses';
 
 /** `GET|POST /api/v1/session`. */
-export interface Session {
-  member: { id: string; display_name: string | null; role: Role };
-  workspace: { id: string; name: string; engram_id?: string };
-  csrf_token: string;
-}
-
-export type FactType = 'observation' | 'inference' | 'decision';
-
-/** A place in the code a fact cites; `url` when its repository is on GitHub, GitLab or Bitbucket. */
-export interface Citation {
-  path: string;
-  start_line?: number;
-  end_line?: number;
-  commit?: string;
-  repo?: string;
-  url?: string;
-}
-
-/** `GET /api/v1/facts/:id/verifications`: one re-reading of a fact's cited code. */
-export interface Verification {
-  id: string;
-  status: 'still_true' | 'outdated' | 'unsure';
-  evidence: string | null;
-  commit: string | null;
-  source: 'agent' | 'check';
-  member: string | null;
-  agent_id: string | null;
-  created_at: string;
-}
+export type Session = SessionView;
+export type Role = Session['member']['role'];
 
 /** A current (or, with `as_of`, then-current) fact of the knowledge base. */
-export interface Fact {
-  id: string;
-  lineage_id: string;
-  content: string;
-  scope: string;
-  agent_id: string;
-  /** The member behind the agent (null: anonymous mode, or a member without a name). */
-  member: string | null;
-  fact_type: FactType;
-  confidence: number;
-  committed_at: string;
-  valid_until: string | null;
-  expires_at: string | null;
-  durability: 'durable' | 'ephemeral';
-  verified: boolean;
-  corroboration: number;
-  has_open_conflict: boolean;
-  citations?: Citation[];
-  verified_at?: string | null;
-}
+export type Fact = KnowledgeFact;
+export type FactType = Fact['fact_type'];
 
-export interface FactsResponse {
-  facts: Fact[];
-  total: number;
-}
+/** A place in the code a fact cites; `url` when its repository is on GitHub, GitLab or Bitbucket. */
+export type Citation = ShownCitation;
 
-export interface ExpiringResponse {
-  facts: Fact[];
-}
+/** `GET /api/v1/facts/:id/verifications`: one re-reading of a fact's cited code. */
+export type Verification = VerificationItem;
+
+export type FactsResponse = FactListOutput;
+export type ExpiringResponse = ExpiringOutput;
 
 /** One validity window of the timeline (`valid_until` null: still current). */
-export interface TimelineFact {
-  id: string;
-  lineage_id: string;
-  scope: string;
-  content: string;
-  agent_id: string;
-  /** The member behind the agent (null: anonymous mode, or a member without a name). */
-  member: string | null;
-  valid_from: string;
-  valid_until: string | null;
-  closed_by: string | null;
-}
+export type TimelineFact = TimelineWindow;
+export type TimelineResponse = TimelineOutput;
 
-export interface TimelineResponse {
-  facts: TimelineFact[];
-  /** More windows matched than the limit; the most recently opened were kept. */
-  truncated?: boolean;
-}
+export type AgentActivity = AgentActivityOutput;
+export type ActivityResponse = ActivityOutput;
 
-export interface AgentActivity {
-  agent_id: string;
-  /** The member behind the agent (null: anonymous mode, or a member without a name). */
-  member: string | null;
-  commits: number;
-  commits_per_day: number;
-  conflicts: number;
-  conflict_rate: number;
-  verified: number;
-  verification_rate: number;
-  last_commit_at: string | null;
-}
+export type Conflict = ConflictItem;
+export type ConflictFact = ConflictFactOutput;
+export type ConflictKind = Conflict['kind'];
+export type Severity = Conflict['severity'];
+export type ConflictStatus = Conflict['status'];
+export type ConflictsResponse = ConflictsOutput;
 
-export interface ActivityResponse {
-  days: number;
-  agents: AgentActivity[];
-}
-
-export type ConflictKind = 'reversal' | 'ambiguity' | 'stale' | 'value_mismatch' | 'cross_scope' | 'probable_update';
-export type Severity = 'high' | 'medium' | 'low';
-export type ConflictStatus = 'open' | 'resolved' | 'dismissed';
-
-export interface ConflictFact {
-  fact_id: string;
-  lineage_id: string;
-  content: string;
-  scope: string;
-  agent_id: string;
-  /** The member behind the agent (null: anonymous mode, or a member without a name). */
-  member: string | null;
-  committed_at: string;
-  valid_until: string | null;
-  citations?: Citation[];
-}
-
-export interface Conflict {
-  conflict_id: string;
-  kind: ConflictKind;
-  severity: Severity;
-  status: ConflictStatus;
-  question: string;
-  explanation: string | null;
-  detected_by: string;
-  detected_at: string;
-  resolution_type: string | null;
-  resolution: string | null;
-  winning_fact_id: string | null;
-  facts: ConflictFact[];
-  facts_omitted: number;
-}
-
-export interface ConflictsResponse {
-  total: number;
-  groups: { scope: string; conflicts: Conflict[] }[];
-}
-
-export type ResolutionType = 'winner' | 'merge' | 'dismissed';
-
-export interface ResolveResponse {
-  conflict_id: string;
-  status: ConflictStatus;
-  resolution_type: ResolutionType;
-  winning_fact_id: string | null;
-  closed_fact_ids: string[];
-  already_resolved: boolean;
-  /** Other open conflicts this settled too. */
-  settled_conflicts?: number;
-}
+export type ResolveResponse = ResolveOutput;
+export type ResolutionType = ResolveResponse['resolution_type'];
 
 export interface DetectionRun {
   run_id: string;
@@ -246,35 +150,11 @@ export interface Token {
   current: boolean;
 }
 
-/** `POST /api/v1/join`. */
-export interface Joined {
-  engram_id: string;
-  workspace_id: string;
-  workspace_name: string;
-  member_id: string;
-  role: Role;
-  token: string;
-  mcp_url: string;
-  client_setup?: string;
-}
+/** `POST /api/v1/join`: the tool's answer, with the client setup the route adds. */
+export type Joined = JoinOutput & { client_setup?: string };
 
 /** `GET /api/v1/oauth/authorization`: an MCP client's pending request to connect, sealed by the server. */
-export interface OAuthAuthorization {
-  client: {
-    client_id: string;
-    name: string;
-    uri: string | null;
-    redirect_uri: string;
-    /** Where the browser goes after the decision (allow or deny). */
-    redirect_host: string;
-    /** `dynamic`: the client registered itself, so its name is its own claim; `metadata_document`: read from its client_id URL. */
-    registration: 'metadata_document' | 'dynamic';
-  };
-  resource: string;
-  expires_at: string;
-  /** The dashboard session this browser already has, if any. */
-  session: Session | null;
-}
+export type OAuthAuthorization = AuthorizationView;
 
 /** `POST /api/v1/oauth/authorization`: deny, or allow as the session's member, a pasted token's member, or a new member. */
 export type OAuthDecision = { request: string } & (
@@ -283,7 +163,4 @@ export type OAuthDecision = { request: string } & (
   | { decision: 'allow'; invite_key: string; display_name?: string }
 );
 
-export interface OAuthDecided {
-  /** The client's redirect URI with the code (or the denial) attached. */
-  redirect_to: string;
-}
+export type OAuthDecided = AuthorizationDecided;

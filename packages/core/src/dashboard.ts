@@ -19,8 +19,9 @@ import {
 import { z } from 'zod';
 import { scopeReadRules } from './access.ts';
 import type { MemberPrincipal } from './auth.ts';
-import { showCitations, ShownCitation } from './facts/citations.ts';
-import { AgentId, MemberName, Scope } from './facts/schemas.ts';
+import { showCitations } from './facts/citations.ts';
+import { AgentId, Scope } from './facts/schemas.ts';
+import type { KnowledgeFact } from './responses.ts';
 import { Instant } from './input.ts';
 
 const DAY_MS = 86_400_000;
@@ -63,30 +64,6 @@ export const FactListQuery = z.preprocess(
 );
 export type FactListQuery = z.output<typeof FactListQuery>;
 
-/** A fact as the knowledge base shows it. */
-export const KnowledgeFact = z.object({
-  id: z.string(),
-  lineage_id: z.string(),
-  content: z.string(),
-  scope: z.string(),
-  agent_id: z.string(),
-  member: MemberName,
-  fact_type: z.enum(FACT_TYPES),
-  confidence: z.number(),
-  committed_at: z.string(),
-  valid_until: z.string().nullable(),
-  expires_at: z.string().nullable(),
-  durability: z.enum(DURABILITIES),
-  verified: z.boolean().describe('The fact has provenance.'),
-  provenance: z.string().nullable(),
-  corroboration: z.number().int().describe('Other agents that independently stated the same fact.'),
-  has_open_conflict: z.boolean(),
-  citations: z.array(ShownCitation).optional().describe('The code the fact cites, with links to it on a known forge.'),
-  verified_at: z.string().optional().describe('When someone last re-read the cited code and found the fact still true (absent: never).'),
-});
-export type KnowledgeFact = z.infer<typeof KnowledgeFact>;
-
-export const FactListOutput = z.object({ facts: z.array(KnowledgeFact), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -146,7 +123,6 @@ export const ExpiringQuery = z.preprocess(
     .strict(),
 );
 export type ExpiringQuery = z.output<typeof ExpiringQuery>;
-export const ExpiringOutput = z.object({ within_days: z.number().int(), facts: z.array(KnowledgeFact) });
 
 /** Current facts whose TTL runs out within `within_days`, soonest first. */
 export async function listExpiring(db: Database, principal: MemberPrincipal, query: ExpiringQuery, now = new Date()) {
@@ -175,27 +151,6 @@ export const TimelineQuery = z.preprocess(
 );
 export type TimelineQuery = z.output<typeof TimelineQuery>;
 
-export const TimelineWindow = z.object({
-  id: z.string(),
-  lineage_id: z.string(),
-  scope: z.string(),
-  content: z.string(),
-  agent_id: z.string(),
-  member: MemberName,
-  valid_from: z.string().describe('When the fact was committed.'),
-  valid_until: z.string().nullable().describe('Null while current.'),
-  closed_by: z
-    .enum(['superseded', 'deleted', 'expired', 'detector', 'resolution'])
-    .nullable()
-    .describe('Why the window closed: a later version of the lineage, a delete, its TTL, a detector settlement, or a conflict resolution.'),
-  citations: z.array(ShownCitation).optional().describe('The code the fact cites.'),
-});
-export const TimelineOutput = z.object({
-  since: z.string().nullable(),
-  until: z.string().nullable(),
-  facts: z.array(TimelineWindow).describe('By scope, then by start.'),
-  truncated: z.boolean().describe('More windows matched than `limit`; the most recently opened were kept.'),
-});
 
 /** Validity windows of durable facts, current and closed, for a Gantt chart per scope. */
 export async function readTimeline(db: Database, principal: MemberPrincipal, query: TimelineQuery, now = new Date()) {
@@ -245,18 +200,6 @@ export const ActivityQuery = z.preprocess(
 );
 export type ActivityQuery = z.output<typeof ActivityQuery>;
 
-export const AgentActivity = z.object({
-  agent_id: z.string(),
-  member: MemberName.describe('The member(s) behind the agent; null when anonymous or unnamed.'),
-  commits: z.number().int().describe('Facts committed in the window.'),
-  commits_per_day: z.number(),
-  conflicts: z.number().int().describe('Of those, facts that are part of a conflict (any status).'),
-  conflict_rate: z.number().describe('conflicts / commits, 0 to 1.'),
-  verified: z.number().int().describe('Of those, facts with provenance.'),
-  verification_rate: z.number().describe('verified / commits, 0 to 1.'),
-  last_commit_at: z.string(),
-});
-export const ActivityOutput = z.object({ days: z.number().int(), since: z.string(), agents: z.array(AgentActivity) });
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 

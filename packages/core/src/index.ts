@@ -22,3 +22,4 @@ export * from './turns.ts';
 export * from './dashboard.ts';
 export * from './language/index.ts';
 export * from './oauth/index.ts';
+export * from './responses.ts';

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { inspectInviteKey, inviteProblem, type AnonymousPrincipal, type InvitePrincipal } from './auth.ts';
 import { EngramError } from './errors.ts';
 import { withUniqueName } from './members.ts';
+import type { JoinOutput } from './responses.ts';
 import { issueToken, provisionWorkspace } from './workspaces.ts';
 
 /** Ready-to-paste configuration of the four common MCP clients for a URL and token. */
@@ -138,18 +139,6 @@ export const JoinInput = z
   .strict();
 export type JoinInput = z.output<typeof JoinInput>;
 
-export const JoinOutput = z.object({
-  status: z.literal('joined'),
-  engram_id: z.string(),
-  workspace_id: z.string(),
-  workspace_name: z.string(),
-  member_id: z.string(),
-  role: z.enum(['owner', 'member', 'reader']),
-  token: z.string().describe('Your own bearer token. Shown once.'),
-  mcp_url: z.string(),
-  next_prompt: z.string(),
-});
-export type JoinOutput = z.infer<typeof JoinOutput>;
 
 /** The member an invite key admitted, and what was done for them in the same transaction. */
 export interface Admission<T> {

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { authenticateToken, type MemberPrincipal } from './auth.ts';
 import { hashToken, looksLikeInviteKey } from './credentials.ts';
 import { EngramError, InvalidInputError, membershipEnded } from './errors.ts';
+import type { SessionView } from './responses.ts';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'engram_session';
@@ -53,14 +54,6 @@ export interface DashboardSession {
   principal: MemberPrincipal;
 }
 
-/** What the dashboard learns about its session (`POST` and `GET /api/v1/session`). */
-export const SessionView = z.object({
-  member: z.object({ id: z.string(), display_name: z.string().nullable(), role: z.enum(['owner', 'member', 'reader']) }),
-  workspace: z.object({ id: z.string(), name: z.string(), engram_id: z.string() }),
-  csrf_token: z.string().describe('Send it as the x-csrf-token header on every POST, PUT, PATCH and DELETE made with the cookie.'),
-  expires_at: z.string(),
-});
-export type SessionView = z.infer<typeof SessionView>;
 
 export function sessionView(session: Pick<DashboardSession, 'csrfToken' | 'expiresAt' | 'principal'>): SessionView {
   const p = session.principal;

@@ -4,6 +4,7 @@
  * (the commit) or drizzle cannot express it (hybrid retrieval).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { CORROBORATION } from './corroboration.ts';
 import { queryRows, type Database } from './database.ts';
 import type { FactCitation, FactEntity } from './schema.ts';
 import { joinFactMember } from './access.ts';
@@ -341,7 +342,7 @@ export async function insertFacts(
             select f.id, f.embedding <=> r.vector as distance from facts f
             where r.guard_at is not null and f.workspace_id = ${w} and f.scope = r.scope and f.embedding_model = r.embedding_model
               and f.valid_until is null and (f.expires_at is null or f.expires_at > r.guard_at) and f.entity_signature = r.entity_signature
-              and f.durability = 'durable' and f.agent_id is distinct from r.agent_id
+              and f.durability = ${CORROBORATION.durability} and f.agent_id is distinct from r.agent_id
             offset 0
           ) c
           where c.distance <= r.guard_distance

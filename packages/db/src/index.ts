@@ -11,6 +11,7 @@ export * from './values.ts';
 export * from './workspace.ts';
 export * as schema from './schema.ts';
 export * from './facts.ts';
+export * from './corroboration.ts';
 export * from './idempotency.ts';
 export * from './imports.ts';
 export * from './invites.ts';

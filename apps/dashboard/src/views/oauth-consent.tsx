@@ -88,6 +88,8 @@ type Credential = 'token' | 'invite';
 
 function Consent({ request, authorization }: { request: string; authorization: OAuthAuthorization }) {
   const { client } = authorization;
+  // A client may register without a name: then it is known by where it sends the browser back.
+  const appName = client.name ?? client.redirect_host;
   // Null once the server says the session ended: only the other credentials are offered then.
   const [session, setSession] = useState(authorization.session);
   const [withSession, setWithSession] = useState(session !== null);
@@ -147,15 +149,15 @@ function Consent({ request, authorization }: { request: string; authorization: O
 
   return (
     <div className="auth-card">
-      <h1>Connect {client.name} to Engram</h1>
+      <h1>Connect {appName} to Engram</h1>
       <p>
-        <strong>{client.name}</strong> asks to connect to your team&apos;s shared memory in Engram. After you decide, your browser goes back to{' '}
+        <strong>{appName}</strong> asks to connect to your team&apos;s shared memory in Engram. After you decide, your browser goes back to{' '}
         <strong>{client.redirect_host}</strong>.
       </p>
       {client.registration === 'dynamic' ? (
         <p className="notice notice-warning">
           This app named itself when it registered, so Engram cannot verify the name. Continue only if you started connecting from{' '}
-          {client.name} just now.
+          {appName} just now.
         </p>
       ) : null}
 
@@ -172,7 +174,7 @@ function Consent({ request, authorization }: { request: string; authorization: O
             ) : null}
             .
           </p>
-          <Meaning client={client.name} access={session.member.role === 'reader' ? 'read' : 'read and write'} who="you" whose="your" />
+          <Meaning client={appName} access={session.member.role === 'reader' ? 'read' : 'read and write'} who="you" whose="your" />
           {error ? <ErrorNotice error={error} title="Could not finish connecting" /> : null}
           {actions(() => void decide({ request, decision: 'allow' }, session))}
           <p className="auth-alt">
@@ -233,7 +235,7 @@ function Consent({ request, authorization }: { request: string; authorization: O
           )}
           {error ? <ErrorNotice error={error} title="Could not finish connecting" /> : null}
           <Meaning
-            client={client.name}
+            client={appName}
             access="read and write"
             who={credential === 'token' ? 'the member the token belongs to' : 'the new member'}
             whose="that member's"

@@ -5,6 +5,7 @@
  * format, and the two JSON calls the consent page makes.
  */
 import {
+  AuthorizationDecided,
   AuthorizationDecision,
   AuthorizationView,
   authenticateDashboardSession,
@@ -157,7 +158,7 @@ async function consentRoutes(app: FastifyInstance, ctx: AppContext, services: OA
         summary: 'Allow or deny an app: as the dashboard session (with x-csrf-token), with a member token, or joining with an invite key',
         ...consent,
         body: AuthorizationDecision,
-        response: { 200: z.object({ redirect_to: z.string().describe('Send the browser here: back to the app.') }) },
+        response: { 200: AuthorizationDecided },
       },
     },
     async (request, reply) => {

@@ -21,7 +21,6 @@ import {
   reopenSettlement,
   unflagAgents,
   resolveSettledConflicts,
-  RESOLUTION_TYPES,
   type ConflictForResolution,
   type ResolutionFact,
   type TenantDb,
@@ -30,13 +29,13 @@ import { z } from 'zod';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, InvalidInputError } from '../errors.ts';
-import { commitFact, type FactServices } from '../facts/commit.ts';
+import { commitFact } from '../facts/commit.ts';
+import type { FactServices } from '../facts/services.ts';
 import { contentHash } from '../facts/normalize.ts';
 import { CommitInput, MAX_CONTENT_LENGTH, Scope } from '../facts/schemas.ts';
 import { findSecret } from '../facts/secrets.ts';
+import { PERSON_RESOLUTIONS, type ResolveOutput } from '../responses.ts';
 
-/** How a person settles a conflict ("detector" is how the detector records its own settlements). */
-const PERSON_RESOLUTIONS = RESOLUTION_TYPES.filter((t): t is Exclude<(typeof RESOLUTION_TYPES)[number], 'detector'> => t !== 'detector');
 const ResolutionType = z
   .enum(PERSON_RESOLUTIONS, { error: 'must be "winner", "merge" or "dismissed"' })
   .describe('"winner" keeps one of the conflict\'s facts, "merge" keeps a fact you committed that combines them, "dismissed" says it was never a real conflict.');
@@ -120,20 +119,6 @@ export const ResolveRequest = z
   });
 export type ResolveRequest = z.output<typeof ResolveRequest>;
 
-/** What a resolution did (or, when already resolved this way, had done). */
-export const ResolveOutput = z.object({
-  conflict_id: z.string(),
-  status: z.enum(['resolved', 'dismissed']),
-  resolution_type: z.enum(PERSON_RESOLUTIONS),
-  winning_fact_id: z.string().nullable().describe('The fact kept (winner) or merged into (merge); null when dismissed.'),
-  closed_fact_ids: z.array(z.string()).describe('Facts whose validity window the resolution closed. They stay in history (engram_query include_history).'),
-  already_resolved: z.boolean().describe('True: the conflict had already been settled exactly this way; nothing changed.'),
-  resolution: z.string(),
-  resolved_at: z.string(),
-  settled_conflicts: z.number().int().describe('Other open conflicts this settled too (fewer than two of their facts are still current).'),
-  note: z.string(),
-});
-export type ResolveOutput = z.infer<typeof ResolveOutput>;
 
 /** A resolution as the domain takes it (from the tool, or the REST route with the id from the path). */
 export type ResolveCommand = ResolveInput & { merged_content?: string; scope?: string };

@@ -7,8 +7,9 @@ import { z } from 'zod';
 import { canRead, coversScope } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError } from '../errors.ts';
-import { showCitations, ShownCitation } from '../facts/citations.ts';
-import { MemberName, Scope } from '../facts/schemas.ts';
+import { showCitations } from '../facts/citations.ts';
+import { Scope } from '../facts/schemas.ts';
+import { ConflictItem, MAX_LISTED_FACTS, type ConflictsOutput } from '../responses.ts';
 import { describeBacklog } from './backlog.ts';
 import { detectiveBudget } from './narrative/pass.ts';
 
@@ -38,48 +39,6 @@ export const ConflictsInput = z
   .strict();
 export type ConflictsInput = z.output<typeof ConflictsInput>;
 
-const ConflictFact = z.object({
-  fact_id: z.string(),
-  lineage_id: z.string(),
-  content: z.string(),
-  scope: z.string(),
-  agent_id: z.string(),
-  member: MemberName,
-  committed_at: z.string(),
-  valid_until: z.string().nullable().describe('Set when the fact is no longer current.'),
-  citations: z.array(ShownCitation).optional().describe('The code the fact cites: re-read it to answer a stale question.'),
-});
-
-/** Most facts listed per conflict. */
-const MAX_LISTED_FACTS = 25;
-
-export const ConflictItem = z.object({
-  conflict_id: z.string(),
-  kind: z.enum(CONFLICT_KINDS),
-  severity: z.enum(['high', 'medium', 'low']),
-  status: z.enum(['open', 'resolved', 'dismissed']),
-  question: z.string().describe('The choice that settles it: which value is right now, in the order of `facts`, so the answer names the fact to keep.'),
-  explanation: z.string().nullable(),
-  detected_by: z.string().describe('Which detector raised it.'),
-  detected_at: z.string(),
-  resolved_at: z.string().nullable().describe('When it was settled (null while open).'),
-  resolution_type: z
-    .string()
-    .nullable()
-    .describe('How it was settled: winner, merge, dismissed, or detector (the detector closed the older fact because a later one replaces it explicitly; engram_resolve with another winner or "dismissed" undoes that).'),
-  resolution: z.string().nullable(),
-  winning_fact_id: z.string().nullable(),
-  facts: z.array(ConflictFact).describe(`The facts involved, oldest first (the newest ${MAX_LISTED_FACTS} when there are more).`),
-  facts_omitted: z.number().int().describe('How many older facts of this conflict are not listed.'),
-});
-export type ConflictItem = z.infer<typeof ConflictItem>;
-
-export const ConflictsOutput = z.object({
-  total: z.number().int(),
-  groups: z.array(z.object({ scope: z.string(), conflicts: z.array(ConflictItem) })),
-  next_prompt: z.string().optional(),
-});
-export type ConflictsOutput = z.infer<typeof ConflictsOutput>;
 
 const SEVERITY_RANK = { high: 0, medium: 1, low: 2 } as const;
 const rank = (c: ConflictView) => SEVERITY_RANK[c.severity as keyof typeof SEVERITY_RANK] ?? 3;

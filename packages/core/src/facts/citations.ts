@@ -5,6 +5,7 @@
  */
 import type { FactCitation } from '@engram/db';
 import { z } from 'zod';
+import type { ShownCitation } from '../responses.ts';
 
 /** Most citations one fact carries: enough for a claim spread over a few files, not a whole tree. */
 export const MAX_CITATIONS = 10;
@@ -74,16 +75,6 @@ export const Citations = z
   .min(1, { error: 'must not be empty: omit citations when you cite nothing' })
   .max(MAX_CITATIONS, { error: `must hold at most ${MAX_CITATIONS} citations: cite the places that back the claim most directly` });
 
-/** A citation as it is shown: with a link to the file at its commit on a known forge. */
-export const ShownCitation = z.object({
-  path: z.string(),
-  start_line: z.number().int().optional(),
-  end_line: z.number().int().optional(),
-  commit: z.string().optional(),
-  repo: z.string().optional(),
-  url: z.string().optional().describe('The cited lines on the forge (GitHub, GitLab, Bitbucket), at the cited commit.'),
-});
-export type ShownCitation = z.infer<typeof ShownCitation>;
 
 /**
  * The host and the repository path (`acme/api`, no `.git`) of a remote as git prints it: a URL or

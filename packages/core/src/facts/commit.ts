@@ -1,14 +1,17 @@
 /**
- * The commit pipeline (SPEC §5): validate → secret scan → normalize + hash → dedup → entities →
- * embedding → lineage → close superseded window → insert → enqueue detection, the last three in
- * one statement. A new fact that nothing current already states takes one round trip: the insert,
- * guarded against those, goes straight away; only if a guard holds do the dedup reads run.
+ * The commit pipeline (SPEC §5), in the order commitOnce reads: validate → scan for secrets →
+ * normalize (hash) → read claims → embed → decide → write, the write closing a superseded window,
+ * inserting the fact and enqueuing its detection job in one statement. A new fact that nothing
+ * current already states takes one round trip: the write, guarded against an identical current
+ * fact and a fact it may corroborate, goes first (storeAtOnce); only if a guard holds do the reads
+ * that decide run (readWhatIsInTheWay, then decideCommit in corroboration.ts).
  */
 import { createHash, createHmac } from 'node:crypto';
 import {
   addCorroboration,
   attachCitations,
   closeLineage,
+  CORROBORATION_GUARD_DISTANCE,
   factWriterOf,
   factsMatching,
   findCurrentDuplicate,
@@ -17,7 +20,6 @@ import {
   insertFact,
   lineageFacts,
   nearestCurrentInScope,
-  type Database,
   type CurrentFact,
   type FactEntity,
   type InsertedFact,
@@ -27,32 +29,18 @@ import {
 } from '@engram/db';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
-import type { RateLimiter } from '../rate-limits.ts';
-import type { Embedder } from '../embeddings/embedder.ts';
 import { EngramError, notFound } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
-import type { Logger } from '../logger.ts';
-import { disagree, EXTRACTOR_VERSION, familyOf, matchKeysOf, readFact, sameThing, viewOf } from '../language/index.ts';
+import { disagree, EXTRACTOR_VERSION, matchKeysOf, readFact, sameThing, viewOf } from '../language/index.ts';
+import { corroborationTarget, decideCommit, decidingFact, entitySignature, type InTheWay } from './corroboration.ts';
 import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import type { CommitInput, CommitOutput } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
-
-/** What the fact operations need from the running service. */
-export interface FactServices {
-  db: Database;
-  embedder: Embedder;
-  /** Server secret (pseudonymous agent ids under `anon_agents`). */
-  secret: string;
-  log: Logger;
-  /** Shared rate limits (commits per agent per hour); none in tools that bypass the server. */
-  limits?: RateLimiter;
-}
+import { embedOrNull, type FactServices } from './services.ts';
 
 /** `operation: "update"` supersedes the most similar current fact in scope at or above this cosine. */
 export const UPDATE_SIMILARITY = 0.75;
-/** A near-duplicate from another agent at or above this cosine corroborates instead of adding a row. */
-export const CORROBORATION_SIMILARITY = 0.92;
 /** Ephemeral facts expire after a day unless a TTL is given. */
 export const EPHEMERAL_TTL_DAYS = 1;
 
@@ -88,53 +76,6 @@ export function keywordsOf(content: string, entities: FactEntity[]): string[] {
   return [...words].slice(0, 32);
 }
 
-/**
- * The values a fact states, however it words them: each claim's kind, measure and canonical
- * values, what it names as replaced, and whether the fact denies something. Two facts agree only
- * when these are the same set: "retries 7 times" never agrees with "retries 3 times", "sends no
- * telemetry" never with "sends telemetry".
- */
-export function statedValues(entities: readonly FactEntity[]): Set<string> {
-  const values = new Set<string>();
-  for (const e of entities) {
-    if (e.type === 'statement' && !e.positive) values.add('denies');
-    if (e.type !== 'claim') continue;
-    const where = [e.env, e.stat, e.bound, e.mode].filter(Boolean).join('+');
-    for (const v of e.values) values.add(`${familyOf(e.kind)}:${e.measure}:${v}${where ? `@${where}` : ''}`);
-    for (const v of e.previous ?? []) values.add(`${familyOf(e.kind)}:${e.measure}:${v}<`);
-  }
-  return values;
-}
-
-/**
- * True when two facts state the same values (see statedValues). Near-duplicate texts that differ
- * in a value ("1000 req/s" vs "2000 req/s", "7 times" vs "3 times") do not agree, so they never
- * corroborate each other.
- */
-export function entitiesAgree(a: readonly FactEntity[], b: readonly FactEntity[]): boolean {
-  const left = statedValues(a);
-  const right = statedValues(b);
-  return left.size === right.size && [...left].every((v) => right.has(v));
-}
-
-/**
- * A digest of the values a fact states (statedValues, sorted). Facts that can corroborate each
- * other share it, which keeps the near-duplicate search to a handful of rows.
- */
-export function entitySignature(entities: readonly FactEntity[]): string {
-  return createHash('sha256').update([...statedValues(entities)].sort().join('\n')).digest('hex').slice(0, 32);
-}
-
-/** Embeds one text; on failure the fact is still stored (without a vector) and re-embedded later. */
-export async function embedOrNull(services: FactServices, texts: string[]): Promise<(number[] | null)[]> {
-  try {
-    return await services.embedder.embed(texts);
-  } catch (error) {
-    services.log.warn({ err: error, model: services.embedder.model }, 'embedding failed; storing facts without vectors');
-    return texts.map(() => null);
-  }
-}
-
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 function duplicateResult(
@@ -155,17 +96,6 @@ function duplicateResult(
     expires_at: iso(existing.expires_at),
     note,
   };
-}
-
-/** The near-duplicate from another agent that a new fact corroborates instead of being stored. */
-export function corroborationTarget(neighbours: readonly SimilarFact[], agentId: string, entities: readonly FactEntity[]) {
-  return neighbours.find(
-    (n) =>
-      n.similarity >= CORROBORATION_SIMILARITY &&
-      n.agent_id !== agentId &&
-      n.durability === 'durable' &&
-      entitiesAgree(n.entities, entities),
-  );
 }
 
 /** A fact ready to be stored, whatever its origin (commit or import). */
@@ -232,8 +162,8 @@ export async function storeNewFact(
   const insert = {
     closeLineageId: draft.lineageId,
     detectionReason: draft.durability === 'durable' ? draft.source : null,
-    // A little wider than the corroboration threshold: the database measures in its own floating point.
-    unlessCorroborating: options.unlessCorroboratingAt ? { at: options.unlessCorroboratingAt, maxDistance: 1 - CORROBORATION_SIMILARITY + 1e-6 } : undefined,
+    // The guard reaches a little past the corroboration rule (CORROBORATION.guardMargin); the reads decide.
+    unlessCorroborating: options.unlessCorroboratingAt ? { at: options.unlessCorroboratingAt, maxDistance: CORROBORATION_GUARD_DISTANCE } : undefined,
     idempotency: options.idempotency ? { key: options.idempotency.key, requestHash: options.idempotency.requestHash } : undefined,
   };
   // Grouped: with the workspace's other commits of the moment, in one transaction (group commit).
@@ -314,6 +244,10 @@ async function replay(tenant: TenantDb, claim: IdempotencyClaim): Promise<Commit
   };
 }
 
+/**
+ * One commit, step by step (see the module comment). With an idempotency claim, the fact is
+ * recorded under its key in the statement that stores it.
+ */
 async function commitOnce(
   services: FactServices,
   principal: MemberPrincipal,
@@ -321,8 +255,37 @@ async function commitOnce(
   now: Date,
   idempotency?: IdempotencyClaim,
 ): Promise<CommitOutput> {
+  if (input.operation === 'none') return { ...nothingStored(input), note: 'Nothing was written (operation "none").' };
+  assertCanWrite(principal, input.scope, now);
+  assertNoSecrets({ content: input.content, provenance: input.provenance });
   const tenant = forWorkspace(services.db, principal.workspaceId);
-  const base: CommitOutput = {
+  if (input.operation === 'delete') return retireLineage(tenant, principal, input, now);
+
+  const draft = await prepareDraft(services, principal, input, now);
+  const first = await storeAtOnce(tenant, services, input, draft, idempotency);
+  if (first?.stored.inserted) return committed(services, principal, first.fact, first.stored);
+
+  const decision = decideCommit(await readWhatIsInTheWay(tenant, services, input, draft, first?.stored.seen));
+  switch (decision.kind) {
+    case 'duplicate':
+      return identicalAnswer(tenant, decision.fact, input);
+    case 'corroborate':
+      await addCorroboration(tenant, decision.fact.id);
+      return duplicateResult(
+        decision.fact,
+        `A near-identical fact from another agent is already current; counted as corroboration.${await citedToo(tenant, decision.fact.id, input)}`,
+        true,
+      );
+    case 'restate':
+      return restate(tenant, services, principal, input, draft, decision.fact, idempotency);
+    case 'store':
+      return storeDecided(tenant, services, principal, input, draft, idempotency);
+  }
+}
+
+/** The answer of a commit that stored nothing (yet): what it asked for, no fact. */
+function nothingStored(input: CommitInput): CommitOutput {
+  return {
     fact_id: null,
     lineage_id: null,
     committed_at: null,
@@ -334,35 +297,36 @@ async function commitOnce(
     durability: null,
     expires_at: null,
   };
-  if (input.operation === 'none') return { ...base, note: 'Nothing was written (operation "none").' };
+}
 
-  assertCanWrite(principal, input.scope, now);
-  assertNoSecrets({ content: input.content, provenance: input.provenance });
-
-  if (input.operation === 'delete') {
-    const lineage = input.corrects_lineage!;
-    const versions = await lineageFacts(tenant, lineage);
-    if (versions.length === 0 || !canRead(principal, versions[0]!.scope, now)) {
-      throw notFound(`A fact with lineage_id ${lineage} in this workspace`);
-    }
-    assertCanWrite(principal, versions[0]!.scope, now);
-    const closed = await closeLineage(tenant, lineage, now);
-    return {
-      ...base,
-      lineage_id: lineage,
-      supersedes_fact_id: closed[0] ?? null,
-      note: closed.length ? `Retired ${closed.length} current fact(s) of this lineage.` : 'This lineage had no current fact; nothing changed.',
-    };
+/** `operation: "delete"`: closes the current facts of a lineage the caller may read and write. */
+async function retireLineage(tenant: TenantDb, principal: MemberPrincipal, input: CommitInput, now: Date): Promise<CommitOutput> {
+  const lineage = input.corrects_lineage!;
+  const versions = await lineageFacts(tenant, lineage);
+  if (versions.length === 0 || !canRead(principal, versions[0]!.scope, now)) {
+    throw notFound(`A fact with lineage_id ${lineage} in this workspace`);
   }
+  assertCanWrite(principal, versions[0]!.scope, now);
+  const closed = await closeLineage(tenant, lineage, now);
+  return {
+    ...nothingStored(input),
+    lineage_id: lineage,
+    supersedes_fact_id: closed[0] ?? null,
+    note: closed.length ? `Retired ${closed.length} current fact(s) of this lineage.` : 'This lineage had no current fact; nothing changed.',
+  };
+}
 
+/**
+ * The fact as it would be stored: normalized and hashed, its claims read, embedded, and its agent
+ * resolved and admitted by the rate limits. A new lineage until the decision says otherwise.
+ */
+async function prepareDraft(services: FactServices, principal: MemberPrincipal, input: CommitInput, now: Date): Promise<FactDraft> {
   const hash = contentHash(input.content);
   const entities = readFact(input.content);
-  const signature = entitySignature(entities);
   const [embedding] = await embedOrNull(services, [input.content]);
   const agentId = resolveAgentId(principal, input.agent_id, services.secret, now);
   await services.limits?.commit({ workspaceId: principal.workspaceId, agentId, settings: principal.settings });
-
-  const draft: FactDraft = {
+  return {
     content: input.content,
     contentHash: hash,
     scope: input.scope,
@@ -381,90 +345,131 @@ async function commitOnce(
     supersedesFactId: null,
     citations: input.citations ?? null,
   };
-  const plainAdd = input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
-  // The common case, a fact nobody stated yet, is one round trip: stored unless an identical current
-  // fact exists (the unique key) or, for a plain add, a fact it may corroborate is current (another
-  // agent's durable fact of the scope, as similar as corroboration needs, stating the same values).
-  // Either way the pipeline below decides, from what the statement saw in the way when it says.
-  let seen: InsertedFact['seen'];
-  if (input.operation === 'add' && !input.corrects_lineage) {
-    const first = await storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: plainAdd && embedding ? now : undefined, idempotency });
-    if (first.stored.inserted) return committed(services, principal, first.fact, first.stored);
-    seen = first.stored.seen;
-  }
+}
 
-  // The reads that decide what to store run each on its own, so a connection is held for one
-  // statement, never while this process works between two: under load the event loop is busy, and
-  // commits that kept one transaction open across their reads held most of the pool idle in
-  // transaction. They take no locks, so a transaction around them protected nothing; the store
-  // is still guarded by the unique key on current content, and writes that must go together do.
-  const nearest = (onlySignature?: string) =>
-    embedding
-      ? nearestCurrentInScope(tenant, {
-          scope: input.scope,
-          embedding,
-          model: services.embedder.model,
-          limit: 5,
-          at: now,
-          entitySignature: onlySignature,
-        })
-      : Promise.resolve([]);
+/** A durable add that continues no lineage: the only commit that may corroborate another agent's fact. */
+const isPlainAdd = (input: CommitInput) => input.operation === 'add' && !input.corrects_lineage && input.durability === 'durable';
 
-  // A plain add may be another agent saying what is already known. Only facts stating the same
-  // values can be that, so the search covers the scope's facts with the same entity signature;
-  // it runs alongside the exact-duplicate check (neither waits on the other). The guarded
-  // statement has already done both when it reports what kept the fact out: its guard measured
-  // every such fact (none near enough unless it names one).
-  const [existing, sameValues]: [CurrentFact | null, SimilarFact[]] = seen
+/**
+ * The common case, a fact nobody stated yet, in one round trip: an add that continues no lineage
+ * is written at once, unless an identical current fact exists (the unique key) or, for a plain
+ * add, a fact it may corroborate is current (the statement's guard, from CORROBORATION). Undefined
+ * for the commits that go to the decision directly (updates, corrections).
+ */
+async function storeAtOnce(tenant: TenantDb, services: FactServices, input: CommitInput, draft: FactDraft, idempotency?: IdempotencyClaim) {
+  if (input.operation !== 'add' || input.corrects_lineage) return undefined;
+  const guarded = isPlainAdd(input) && draft.embedding !== null;
+  return storeNewFact(tenant, services, draft, { grouped: true, unlessCorroboratingAt: guarded ? draft.committedAt : undefined, idempotency });
+}
+
+/** The current facts of the draft's scope nearest to it (only those stating its values, with a signature), most similar first. */
+function nearestInScope(tenant: TenantDb, services: FactServices, draft: FactDraft, onlySignature?: string): Promise<SimilarFact[]> {
+  if (!draft.embedding) return Promise.resolve([]);
+  return nearestCurrentInScope(tenant, {
+    scope: draft.scope,
+    embedding: draft.embedding,
+    model: services.embedder.model,
+    limit: 5,
+    at: draft.committedAt,
+    entitySignature: onlySignature,
+  });
+}
+
+/**
+ * What the decision needs: the identical current fact, the fact a plain add may corroborate, and
+ * whether the claim moved on since the one that decides. When the guarded statement kept the fact
+ * out it already saw both facts (its guard measured every fact of the same values: none near
+ * enough unless it names one), so only the claim's history is read.
+ *
+ * The reads run each on its own, so a connection is held for one statement, never while this
+ * process works between two: under load the event loop is busy, and commits that kept one
+ * transaction open across their reads held most of the pool idle in transaction. They take no
+ * locks, so a transaction around them protected nothing; the write is still guarded by the unique
+ * key on current content, and writes that must go together do.
+ */
+async function readWhatIsInTheWay(
+  tenant: TenantDb,
+  services: FactServices,
+  input: CommitInput,
+  draft: FactDraft,
+  seen: InsertedFact['seen'],
+): Promise<InTheWay> {
+  const plainAdd = isPlainAdd(input);
+  // Only facts stating the same values can be corroborated, so the search covers the scope's facts
+  // with the same entity signature, alongside the exact-duplicate check (neither waits on the other).
+  const [identical, sameValues]: [CurrentFact | null, SimilarFact[]] = seen
     ? [seen.identical, seen.corroborable ? [seen.corroborable] : []]
-    : await Promise.all([findCurrentDuplicate(tenant, input.scope, hash), plainAdd ? nearest(signature) : Promise.resolve([])]);
-  const draftFact = { content: input.content, scope: input.scope, agentId, entities, committedAt: now };
-  // A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
-  // never the old fact again: it continues the old fact's lineage and closes it.
-  let restated: { lineageId: string; supersedes: string } | null = null;
-  if (existing) {
-    if (!(await changedSince(tenant, existing, draftFact))) {
-      return duplicateResult(existing, `An identical fact is already current in this scope.${await citedToo(tenant, existing.id, input)}`, false);
-    }
-    restated = { lineageId: existing.lineage_id, supersedes: existing.id };
-  }
+    : await Promise.all([
+        findCurrentDuplicate(tenant, draft.scope, draft.contentHash),
+        plainAdd ? nearestInScope(tenant, services, draft, entitySignature(draft.entities)) : Promise.resolve([]),
+      ]);
+  const target = plainAdd ? corroborationTarget(sameValues, draft) : undefined;
+  const deciding = decidingFact({ identical, target });
+  return { identical, target, claimMovedOn: deciding ? await changedSince(tenant, deciding, draft) : false };
+}
 
-  const lineage: { lineageId: string | null; supersedes: string | null; note?: string } =
-    restated ?? (await resolveLineage(tenant, principal, input, async () => (await nearest())[0]));
+/**
+ * A restatement after the claim moved on is a new commit (the arc A → B → A must stay visible),
+ * never the old fact again: it continues the old fact's lineage and closes its window first, in
+ * one transaction.
+ */
+async function restate(
+  tenant: TenantDb,
+  services: FactServices,
+  principal: MemberPrincipal,
+  input: CommitInput,
+  draft: FactDraft,
+  earlier: CurrentFact,
+  idempotency?: IdempotencyClaim,
+): Promise<CommitOutput> {
+  const toStore = { ...draft, lineageId: earlier.lineage_id, supersedesFactId: earlier.id };
+  const { fact, stored } = await tenant.transaction(async (tx) => {
+    await closeLineage(tx, earlier.lineage_id, draft.committedAt);
+    // The transaction's last statement: it goes with COMMIT, in one round trip.
+    return storeNewFact(tx, services, toStore, { last: true, idempotency });
+  });
+  const note = 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.';
+  return written(tenant, services, principal, input, fact, stored, note);
+}
 
-  if (plainAdd && !restated) {
-    const corroborated = corroborationTarget(sameValues, agentId, entities);
-    if (corroborated && !(await changedSince(tenant, corroborated, draftFact))) {
-      await addCorroboration(tenant, corroborated.id);
-      return duplicateResult(
-        corroborated,
-        `A near-identical fact from another agent is already current; counted as corroboration.${await citedToo(tenant, corroborated.id, input)}`,
-        true,
-      );
-    }
-  }
-
+/**
+ * A fact the decision stores: a new lineage, with the workspace's other commits of the moment, or
+ * an update or correction, which closes the lineage it continues in the same statement.
+ */
+async function storeDecided(
+  tenant: TenantDb,
+  services: FactServices,
+  principal: MemberPrincipal,
+  input: CommitInput,
+  draft: FactDraft,
+  idempotency?: IdempotencyClaim,
+): Promise<CommitOutput> {
+  const lineage = await resolveLineage(tenant, principal, input, async () => (await nearestInScope(tenant, services, draft))[0]);
   const toStore = { ...draft, lineageId: lineage.lineageId, supersedesFactId: lineage.supersedes };
-  const { fact, stored } = restated
-    ? // The restatement has the old fact's content: its window is closed first, in the same transaction.
-      await tenant.transaction(async (tx) => {
-        await closeLineage(tx, restated.lineageId, now);
-        // The transaction's last statement: it goes with COMMIT, in one round trip.
-        return storeNewFact(tx, services, toStore, { last: true, idempotency });
-      })
-    : // A new lineage goes with the workspace's other commits of the moment; an update closes the
-      // lineage it continues in the same statement.
-      await storeNewFact(tenant, services, toStore, { grouped: true, idempotency });
-  if (!stored.inserted) {
-    // An identical commit won a race for the same scope; answer like the dedup check would have.
-    const winner = stored.seen?.identical ?? (await findCurrentDuplicate(tenant, input.scope, hash));
-    if (winner) return duplicateResult(winner, `An identical fact is already current in this scope.${await citedToo(tenant, winner.id, input)}`, false);
-    throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
-  }
-  const note = restated
-    ? 'Restated after the claim had changed: stored as a new commit of this lineage, so the change and the return read as one story.'
-    : lineage.note;
-  return committed(services, principal, fact, stored, note);
+  const { fact, stored } = await storeNewFact(tenant, services, toStore, { grouped: true, idempotency });
+  return written(tenant, services, principal, input, fact, stored, lineage.note);
+}
+
+/** The answer of a decided write; an identical commit may have won a race for the same scope meanwhile. */
+async function written(
+  tenant: TenantDb,
+  services: FactServices,
+  principal: MemberPrincipal,
+  input: CommitInput,
+  fact: NewFact,
+  stored: InsertedFact,
+  note?: string,
+): Promise<CommitOutput> {
+  if (stored.inserted) return committed(services, principal, fact, stored, note);
+  // Answer like the decision would have, had the winner been there.
+  const winner = stored.seen?.identical ?? (await findCurrentDuplicate(tenant, input.scope, fact.contentHash));
+  if (winner) return identicalAnswer(tenant, winner, input);
+  throw new EngramError('conflict', 'The fact could not be stored because of a concurrent change; commit it again.');
+}
+
+/** The answer when an identical fact is already current (nothing stored). */
+async function identicalAnswer(tenant: TenantDb, existing: CurrentFact, input: CommitInput): Promise<CommitOutput> {
+  return duplicateResult(existing, `An identical fact is already current in this scope.${await citedToo(tenant, existing.id, input)}`, false);
 }
 
 /**

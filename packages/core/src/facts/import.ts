@@ -22,16 +22,9 @@ import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, type FieldProblem, InvalidInputError, problemsFromZod } from '../errors.ts';
 import { readFact } from '../language/index.ts';
 import { nextTurn } from '../turns.ts';
-import {
-  corroborationTarget,
-  embedOrNull,
-  entitySignature,
-  resolveAgentId,
-  resolveMemberId,
-  storeNewFact,
-  type FactDraft,
-  type FactServices,
-} from './commit.ts';
+import { resolveAgentId, resolveMemberId, storeNewFact, type FactDraft } from './commit.ts';
+import { corroborationTarget, entitySignature } from './corroboration.ts';
+import { embedOrNull, type FactServices } from './services.ts';
 import { earlierUse, requestHash, type IdempotencyClaim } from './idempotency.ts';
 import { contentHash } from './normalize.ts';
 import { ImportFact, type ImportFactFields, type ImportInput, type ImportOutput, type ImportResult } from './schemas.ts';
@@ -222,7 +215,7 @@ function draftOf(p: Prepared, memberId: string | null): FactDraft {
 function keptOutAs(p: Prepared, seen: InsertedFact['seen']): StoredResult | undefined {
   if (seen?.identical) return { id: seen.identical.id, duplicate: true };
   const held = seen?.corroborable;
-  if (held && new Date(held.committed_at) <= p.committedAt && corroborationTarget([held], p.agentId, p.entities)) {
+  if (held && new Date(held.committed_at) <= p.committedAt && corroborationTarget([held], p)) {
     return { id: held.id, duplicate: true };
   }
   return undefined;
@@ -243,8 +236,7 @@ async function storeAlone(tenant: TenantDb, services: FactServices, p: Prepared,
     });
     const corroborated = corroborationTarget(
       neighbours.filter((n) => new Date(n.committed_at) <= p.committedAt),
-      p.agentId,
-      p.entities,
+      p,
     );
     if (corroborated) return { id: corroborated.id, duplicate: true };
   }

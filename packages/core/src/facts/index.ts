@@ -1,5 +1,6 @@
 export * from './citations.ts';
 export * from './commit.ts';
+export * from './corroboration.ts';
 export * from './idempotency.ts';
 export * from './import.ts';
 export * from './journal.ts';
@@ -9,4 +10,5 @@ export * from './query.ts';
 export * from './verify.ts';
 export * from './schemas.ts';
 export * from './secrets.ts';
+export * from './services.ts';
 export * from './maintenance.ts';

@@ -1,5 +1,6 @@
 import { expireFacts, factsToReembed, factsToReextract, setEmbedding, setExtraction, type Database } from '@engram/db';
-import { entitySignature, keywordsOf } from './commit.ts';
+import { keywordsOf } from './commit.ts';
+import { entitySignature } from './corroboration.ts';
 import { EXTRACTOR_VERSION, matchKeysOf, readFact } from '../language/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 

@@ -2,7 +2,7 @@ import { forWorkspace, getFact, promoteFact as promote } from '@engram/db';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { notFound } from '../errors.ts';
-import type { FactServices } from './commit.ts';
+import type { FactServices } from './services.ts';
 import type { PromoteOutput } from './schemas.ts';
 
 /** `engram_promote`: an ephemeral fact becomes durable and enters detection. Idempotent. */

@@ -6,7 +6,7 @@ import { candidateReaderOf, closingsOf, forWorkspace, recordEphemeralHits, type 
 import { canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { showCitations } from './citations.ts';
-import { embedOrNull, type FactServices } from './commit.ts';
+import { embedOrNull, type FactServices } from './services.ts';
 import { HISTORY_PHRASES, type QueryInput, type QueryOutput, type QueryResultFact } from './schemas.ts';
 
 /** Ephemeral facts promote themselves after this many query hits. */

@@ -5,7 +5,8 @@
 import { FACT_TYPES } from '@engram/db';
 import { z } from 'zod';
 import { Instant } from '../input.ts';
-import { Citations, ShownCitation } from './citations.ts';
+import { MemberName, ShownCitation } from '../responses.ts';
+import { Citations } from './citations.ts';
 
 /** Longest fact content accepted (SPEC §5). */
 export const MAX_CONTENT_LENGTH = 4000;
@@ -164,11 +165,6 @@ export const QueryInput = z
   .strict();
 export type QueryInput = z.output<typeof QueryInput>;
 
-/** Who stands behind a fact, for people: the member's display name beside the agent id. */
-export const MemberName = z
-  .string()
-  .nullable()
-  .describe('Display name of the member whose agent committed the fact (null in anonymous mode or when the member has no name).');
 
 export const QueryResultFact = z.object({
   fact_id: z.string(),

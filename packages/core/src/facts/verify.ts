@@ -26,8 +26,10 @@ import { z } from 'zod';
 import { assertCanWrite, canRead } from '../access.ts';
 import type { MemberPrincipal } from '../auth.ts';
 import { EngramError, InvalidInputError, notFound } from '../errors.ts';
-import { citedLines, COMMIT_SHA, showCitations, ShownCitation } from './citations.ts';
-import { resolveAgentId, resolveMemberId, type FactServices } from './commit.ts';
+import { ShownCitation, type VerificationsOutput } from '../responses.ts';
+import { citedLines, COMMIT_SHA, showCitations } from './citations.ts';
+import { resolveAgentId, resolveMemberId } from './commit.ts';
+import type { FactServices } from './services.ts';
 import { AgentId } from './schemas.ts';
 import { assertNoSecrets } from './secrets.ts';
 
@@ -317,24 +319,6 @@ export async function reportCheck(services: FactServices, principal: MemberPrinc
   return out;
 }
 
-/** A verification as the dashboard shows it. */
-export const VerificationItem = z.object({
-  id: z.string(),
-  status: z.enum(VERIFICATION_STATUSES),
-  evidence: z.string().nullable(),
-  commit: z.string().nullable(),
-  source: z.enum(['agent', 'check']).describe('agent: engram_verify. check: engram check --report.'),
-  member: z.string().nullable().describe('The member whose token recorded it (null in anonymous mode).'),
-  agent_id: z.string().nullable(),
-  created_at: z.string(),
-});
-
-export const VerificationsOutput = z.object({
-  fact_id: z.string(),
-  verified_at: z.string().nullable(),
-  verifications: z.array(VerificationItem).describe('Newest first.'),
-});
-export type VerificationsOutput = z.infer<typeof VerificationsOutput>;
 
 /** Most verifications listed per fact. */
 const LISTED_VERIFICATIONS = 50;

@@ -31,7 +31,7 @@ import type { MemberPrincipal, TokenCache } from '../auth.ts';
 import { generateToken, hashToken, openBytes, sealBytes } from '../credentials.ts';
 import { EngramError } from '../errors.ts';
 import { admitWithInvite } from '../onboarding.ts';
-import { SessionView } from '../sessions.ts';
+import type { AuthorizationView } from '../responses.ts';
 import { authenticateClient, clientCredentials, type ClientDirectory, type OAuthClient } from './clients.ts';
 import {
   ACCESS_TOKEN_TTL_MS,
@@ -169,21 +169,6 @@ export async function beginAuthorization(services: OAuthServices, query: Record<
   }
 }
 
-/** What the consent page shows (`GET /api/v1/oauth/authorization`). */
-export const AuthorizationView = z.object({
-  client: z.object({
-    client_id: z.string(),
-    name: z.string().nullable(),
-    uri: z.string().nullable(),
-    redirect_uri: z.string(),
-    redirect_host: z.string(),
-    registration: z.enum(['dynamic', 'metadata_document']).describe('dynamic: the client registered itself and named itself (unverified).'),
-  }),
-  resource: z.string(),
-  expires_at: z.string(),
-  session: SessionView.nullable().describe('The dashboard session this browser holds, if any.'),
-});
-export type AuthorizationView = z.infer<typeof AuthorizationView>;
 
 /** The consent page's decision (`POST /api/v1/oauth/authorization`). */
 export const AuthorizationDecision = z
