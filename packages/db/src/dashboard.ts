@@ -8,7 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { textArrayLiteral, toDate, ts } from './values.ts';
 import { closedByCase, type ClosedBy } from './closings.ts';
 import { joinFactMember } from './access.ts';
-import { scopeFilter } from './facts.ts';
+import { scopeFilter } from './fact-rows.ts';
 import type { FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
