@@ -2,30 +2,27 @@
  * A fact's life after its commit: closing a lineage, corroboration, ephemeral facts promoted by
  * their query hits, the expiry sweep, and re-embedding and re-extraction in the background.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './database.ts';
+import { and, asc, eq, isNotNull, isNull, lt, lte, ne, or, sql, type SQLWrapper } from 'drizzle-orm';
+import type { Database } from './database.ts';
 import { FACT_COLUMNS, factRowsOf as rows, type FactRow } from './fact-rows.ts';
-import type { FactEntity } from './schema.ts';
+import { facts, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
 
+/** `greatest(valid_from, end)`: a window closed at `end`, never before it opened. */
+const closedAt = (end: SQLWrapper) => sql`greatest(${facts.validFrom}, ${end})`;
+
 /** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */
 export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date): Promise<string[]> {
-  const closed = await rows<{ id: string }>(
-    tenant,
-    sql`update facts set valid_until = greatest(valid_from, ${ts(at)})
-        where workspace_id = ${tenant.workspaceId} and lineage_id = ${lineageId} and valid_until is null
-        returning id`,
-  );
+  const closed = await tenant
+    .update(facts, { validUntil: closedAt(ts(at)) }, eq(facts.lineageId, lineageId), isNull(facts.validUntil))
+    .returning({ id: facts.id });
   return closed.map((r) => r.id);
 }
 
 /** Counts one more independent agent agreeing with a fact. */
 export async function addCorroboration(tenant: TenantDb, factId: string): Promise<void> {
-  await tenant.execute(
-    sql`update facts set corroborating_agents = corroborating_agents + 1
-        where workspace_id = ${tenant.workspaceId} and id = ${factId}`,
-  );
+  await tenant.update(facts, { corroboratingAgents: sql`${facts.corroboratingAgents} + 1` }, eq(facts.id, factId));
 }
 
 /**
@@ -85,30 +82,28 @@ export async function promoteFact(tenant: TenantDb, factId: string): Promise<{ f
  * cross-tenant by nature). Returns how many were closed.
  */
 export async function expireFacts(db: Database, now = new Date()): Promise<number> {
-  const closed = await queryRows<{ id: string }>(
-    db,
-    sql`update facts set valid_until = greatest(valid_from, expires_at)
-        where valid_until is null and expires_at is not null and expires_at <= ${ts(now)}
-        returning id`,
-  );
+  const closed = await db
+    .update(facts)
+    .set({ validUntil: closedAt(facts.expiresAt) })
+    .where(and(isNull(facts.validUntil), isNotNull(facts.expiresAt), lte(facts.expiresAt, now)))
+    .returning({ id: facts.id });
   return closed.length;
 }
 
 /** Facts whose embedding is missing or from another model (for `engram reembed`), any workspace. */
 export async function factsToReembed(db: Database, model: string, limit: number): Promise<{ id: string; content: string }[]> {
-  return queryRows<{ id: string; content: string }>(
-    db,
-    sql`select id, content from facts
-        where (embedding is null or embedding_model is distinct from ${model}) and erased_at is null
-        order by committed_at limit ${limit}`,
-  );
+  return db
+    .select({ id: facts.id, content: facts.content })
+    .from(facts)
+    .where(and(or(isNull(facts.embedding), isNull(facts.embeddingModel), ne(facts.embeddingModel, model)), isNull(facts.erasedAt)))
+    .orderBy(asc(facts.committedAt))
+    .limit(limit);
 }
 
 /** Stores a recomputed embedding. */
 export async function setEmbedding(db: Database, factId: string, embedding: readonly number[], model: string): Promise<void> {
-  await db.execute(
-    sql`update facts set embedding = ${vectorLiteral(embedding)}::halfvec, embedding_model = ${model} where id = ${factId}`,
-  );
+  // pgvector's text form, six digits (see vectorLiteral), not the column's full-precision JSON.
+  await db.update(facts).set({ embedding: sql`${vectorLiteral(embedding)}::halfvec`, embeddingModel: model }).where(eq(facts.id, factId));
 }
 
 /** Facts whose entities an older extractor produced (re-extracted in the background), any workspace. */
@@ -117,10 +112,11 @@ export async function factsToReextract(
   version: number,
   limit: number,
 ): Promise<{ id: string; content: string; scope: string }[]> {
-  return queryRows<{ id: string; content: string; scope: string }>(
-    db,
-    sql`select id, content, scope from facts where extractor_version < ${version} and erased_at is null limit ${limit}`,
-  );
+  return db
+    .select({ id: facts.id, content: facts.content, scope: facts.scope })
+    .from(facts)
+    .where(and(lt(facts.extractorVersion, version), isNull(facts.erasedAt)))
+    .limit(limit);
 }
 
 /** Stores re-extracted entities with what derives from them. */

@@ -3,15 +3,22 @@
  * means, the scope filter, and turning a driver's rows into that shape (both drivers alike).
  */
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { FactEntity, FactCitation } from './schema.ts';
+import { alias } from 'drizzle-orm/pg-core';
+import { facts, type FactEntity, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { parseTimestamp } from './values.ts';
+import { columnsNamed, parseTimestamp } from './values.ts';
 
-/** A fact is current while its window is open and its TTL has not run out. */
+/**
+ * `facts` as `f`: built queries name it as the hand-written fragments do (CURRENT, scopeFilter,
+ * joinFactMember, closedByCase), so the two mix.
+ */
+export const f = alias(facts, 'f');
+
+/** A fact (as `f`) is current while its window is open and its TTL has not run out. */
 export const CURRENT = sql`f.valid_until is null and (f.expires_at is null or f.expires_at > now())`;
 
 /** `scope` or any scope below it (`payments` covers `payments/webhooks`). */
-export function scopeFilter(scope: string, column: SQL = sql`f.scope`): SQL {
+export function scopeFilter(scope: string, column: SQLWrapper = f.scope): SQL {
   return sql`(${column} = ${scope} or starts_with(${column}, ${`${scope}/`}))`;
 }
 
@@ -47,12 +54,15 @@ export interface FactRow {
   verified_at: Date | null;
 }
 
-export const CANDIDATE_COLUMNS = [
+export const CANDIDATE_FIELDS = [
   'id', 'lineage_id', 'content', 'scope', 'confidence', 'fact_type', 'agent_id', 'member_id', 'provenance',
   'committed_at', 'valid_from', 'valid_until', 'expires_at', 'ttl_days', 'memory_op', 'supersedes_fact_id',
   'durability', 'query_hits', 'corroborating_agents', 'source', 'embedding_model', 'retired_for_fact_id', 'citations', 'verified_at',
-].map((c) => `f.${c}`);
-export const FACT_COLUMNS = sql.raw([...CANDIDATE_COLUMNS, 'f.entities'].join(', '));
+] as const;
+/** A FactRow's columns, for hand-written statements (`f` is the fact). */
+export const FACT_COLUMNS = sql.raw([...CANDIDATE_FIELDS, 'entities'].map((c) => `f.${c}`).join(', '));
+/** A FactRow's columns, for built queries (of `f`). */
+export const factSelection = columnsNamed(f, [...CANDIDATE_FIELDS, 'entities']);
 
 const TIMESTAMP_FIELDS = ['committed_at', 'valid_from', 'valid_until', 'expires_at', 'verified_at'] as const;
 

@@ -4,19 +4,19 @@
  * (commit-statement.ts), finding them by similarity retrieval's (retrieval.ts, neighbours.ts), and
  * closing, promoting and re-deriving them the lifecycle's (fact-lifecycle.ts).
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { CURRENT, FACT_COLUMNS, factRowsOf as rows, scopeFilter, type FactRow } from './fact-rows.ts';
+import { asc, count, desc, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import { CURRENT, f, factRowsOf as rows, factSelection, scopeFilter, type FactRow } from './fact-rows.ts';
 import type { TenantDb } from './tenant.ts';
-import { ts } from './values.ts';
+import { qb } from './values.ts';
+
+/** Facts (as `f`) with a FactRow's columns, of the tenant's workspace matching the conditions. */
+const factsWhere = (tenant: TenantDb, ...conditions: (SQL | undefined)[]) => qb.select(factSelection).from(f).where(tenant.where(f, ...conditions));
 
 /** The current fact with this exact content in this scope, if any. */
 export async function findCurrentDuplicate(tenant: TenantDb, scope: string, contentHash: string): Promise<FactRow | null> {
   const [row] = await rows<FactRow & Record<string, unknown>>(
     tenant,
-    sql`select ${FACT_COLUMNS} from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.scope = ${scope} and f.content_hash = ${contentHash}
-          and f.valid_until is null
-        limit 1`,
+    factsWhere(tenant, eq(f.scope, scope), eq(f.contentHash, contentHash), isNull(f.validUntil)).limit(1),
     { readOnly: true },
   );
   return row ?? null;
@@ -26,9 +26,7 @@ export async function findCurrentDuplicate(tenant: TenantDb, scope: string, cont
 export async function findByHashAt(tenant: TenantDb, contentHash: string, committedAt: Date): Promise<FactRow | null> {
   const [row] = await rows<FactRow & Record<string, unknown>>(
     tenant,
-    sql`select ${FACT_COLUMNS} from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.content_hash = ${contentHash} and f.committed_at = ${ts(committedAt)}
-        limit 1`,
+    factsWhere(tenant, eq(f.contentHash, contentHash), eq(f.committedAt, committedAt)).limit(1),
     { readOnly: true },
   );
   return row ?? null;
@@ -36,21 +34,12 @@ export async function findByHashAt(tenant: TenantDb, contentHash: string, commit
 
 /** Facts of a lineage, newest first (current ones have `valid_until` null). */
 export async function lineageFacts(tenant: TenantDb, lineageId: string): Promise<FactRow[]> {
-  return rows<FactRow & Record<string, unknown>>(
-    tenant,
-    sql`select ${FACT_COLUMNS} from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.lineage_id = ${lineageId}
-        order by f.valid_from desc`,
-    { readOnly: true },
-  );
+  return rows<FactRow & Record<string, unknown>>(tenant, factsWhere(tenant, eq(f.lineageId, lineageId)).orderBy(desc(f.validFrom)), { readOnly: true });
 }
 
 /** A fact by id within the tenant. */
 export async function getFact(tenant: TenantDb, factId: string): Promise<FactRow | null> {
-  const [row] = await rows<FactRow & Record<string, unknown>>(
-    tenant,
-    sql`select ${FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
-  );
+  const [row] = await rows<FactRow & Record<string, unknown>>(tenant, factsWhere(tenant, eq(f.id, factId)));
   return row ?? null;
 }
 
@@ -59,17 +48,16 @@ export async function journalPage(
   tenant: TenantDb,
   params: { after: Date | null; afterId: string | null; scope?: string; limit: number },
 ): Promise<FactRow[]> {
-  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`];
-  if (params.after && params.afterId) {
-    filters.push(sql`(f.committed_at, f.id) > (${ts(params.after)}, ${params.afterId}::uuid)`);
-  } else if (params.after) {
-    filters.push(sql`f.committed_at > ${ts(params.after)}`);
-  }
-  if (params.scope) filters.push(scopeFilter(params.scope));
+  // A row comparison (the watermark is an instant and an id), which has no builder.
+  const after =
+    params.after && params.afterId
+      ? sql`(${f.committedAt}, ${f.id}) > (${params.after.toISOString()}::timestamptz, ${params.afterId}::uuid)`
+      : params.after
+        ? gt(f.committedAt, params.after)
+        : undefined;
   return rows<FactRow & Record<string, unknown>>(
     tenant,
-    sql`select ${FACT_COLUMNS} from facts f where ${sql.join(filters, sql` and `)}
-        order by f.committed_at, f.id limit ${params.limit}`,
+    factsWhere(tenant, after, params.scope ? scopeFilter(params.scope) : undefined).orderBy(asc(f.committedAt), asc(f.id)).limit(params.limit),
     { readOnly: true },
   );
 }
@@ -91,7 +79,7 @@ export async function countCurrentFacts(tenant: TenantDb, options: { exactUpTo?:
   // A large workspace's count is served from memory while fresh, or while a recount is under way.
   if (remembered && (remembered.until > Date.now() || recounting.has(workspace))) return remembered.count;
   const counting = tenant
-    .read<{ n: number }>(sql`select count(*)::int as n from facts f where f.workspace_id = ${workspace} and ${CURRENT}`)
+    .read<{ n: number | string }>(qb.select({ n: count().as('n') }).from(f).where(tenant.where(f, CURRENT)))
     .then(([row]) => Number(row?.n ?? 0));
   if (remembered) recounting.add(workspace);
   try {

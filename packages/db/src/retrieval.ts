@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { joinFactMember } from './access.ts';
 import { conflictsOfFacts } from './detection.ts';
-import { CANDIDATE_COLUMNS, CURRENT, factRowsOf as rows, scopeFilter, type FactRow } from './fact-rows.ts';
+import { CANDIDATE_FIELDS, CURRENT, factRowsOf as rows, scopeFilter, type FactRow } from './fact-rows.ts';
 import type { TenantDb } from './tenant.ts';
 import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
 
@@ -43,6 +43,9 @@ export interface RetrievalParams {
   /** Candidates taken from each retriever. */
   depth: number;
 }
+
+/** A candidate's columns (its entities are only counted). */
+const CANDIDATE_COLUMNS = sql.raw(CANDIDATE_FIELDS.map((c) => `f.${c}`).join(', '));
 
 /** Below this many fact rows, a workspace's vector search is exact rather than through HNSW, and its full text ranks every fact holding a word of the topic. */
 const EXACT_SEARCH_LIMIT = 1500;
@@ -164,7 +167,7 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
         from ${conflictsOfFacts(tenant.workspaceId, sql`array(select distinct id from fused)`)}
         where c.status = 'open' group by ids.id
       )
-      select fused.n, ${sql.raw(CANDIDATE_COLUMNS.join(', '))}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
+      select fused.n, ${CANDIDATE_COLUMNS}, case when jsonb_typeof(f.entities) = 'array' then jsonb_array_length(f.entities) else 0 end as entity_count, fused.rrf::float8 as rrf, fused.vector_rank::int as vector_rank,
              fused.text_rank::int as text_rank,
              exists (select 1 from in_conflict o where o.id = f.id) as has_open_conflict,
              -- The earlier side of an open probable update: another fact of it is later. Looked up only

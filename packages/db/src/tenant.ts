@@ -17,7 +17,7 @@
  * `audit.ts`.
  */
 import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { PgTransaction, type PgColumn, type PgTable, type PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from './database.ts';
 import { confinerOf, isReservedHandle, lastStatement } from './postgres.ts';
 
@@ -68,12 +68,12 @@ export class TenantDb {
     return this.#deferred((db) => db.insert(table).values(rows as T['$inferInsert'][]));
   }
 
-  /** Updates rows of this workspace matching the conditions. */
-  update<T extends TenantTable>(table: T, set: Partial<InsertValues<T>>, ...conditions: (SQL | undefined)[]) {
+  /** Updates rows of this workspace matching the conditions (a value may be an `sql` expression). */
+  update<T extends TenantTable>(table: T, set: Omit<PgUpdateSetSource<T>, 'workspaceId'>, ...conditions: (SQL | undefined)[]) {
     return this.#deferred((db) =>
       db
         .update(table)
-        .set(set as T['$inferInsert'])
+        .set(set as PgUpdateSetSource<T>)
         .where(this.where(table, ...conditions)),
     );
   }
