@@ -2,15 +2,12 @@
  * A fact's life after its commit: closing a lineage, corroboration, ephemeral facts promoted by
  * their query hits, the expiry sweep, and re-embedding and re-extraction in the background.
  */
-import { and, asc, eq, isNotNull, isNull, lt, lte, ne, or, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
-import { FACT_COLUMNS, factRowsOf as rows, type FactRow } from './fact-rows.ts';
+import { closedAt, FACT_COLUMNS, factRowsOf as rows, type FactRow } from './fact-rows.ts';
 import { facts, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
-
-/** `greatest(valid_from, end)`: a window closed at `end`, never before it opened. */
-const closedAt = (end: SQLWrapper) => sql`greatest(${facts.validFrom}, ${end})`;
 
 /** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */
 export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date): Promise<string[]> {

@@ -14,6 +14,9 @@ import { columnsNamed, parseTimestamp } from './values.ts';
  */
 export const f = alias(facts, 'f');
 
+/** `greatest(valid_from, end)`, for an update of `facts`: a window closed at `end`, never before it opened. */
+export const closedAt = (end: SQLWrapper) => sql`greatest(${facts.validFrom}, ${end})`;
+
 /** A fact (as `f`) is current while its window is open and its TTL has not run out. */
 export const CURRENT = sql`f.valid_until is null and (f.expires_at is null or f.expires_at > now())`;
 

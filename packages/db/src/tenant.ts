@@ -68,7 +68,7 @@ export class TenantDb {
     return this.#deferred((db) => db.insert(table).values(rows as T['$inferInsert'][]));
   }
 
-  /** Updates rows of this workspace matching the conditions (a value may be an `sql` expression). */
+  /** Updates rows of this workspace matching the conditions (a value may be an SQL expression). */
   update<T extends TenantTable>(table: T, set: Omit<PgUpdateSetSource<T>, 'workspaceId'>, ...conditions: (SQL | undefined)[]) {
     return this.#deferred((db) =>
       db
