@@ -9,9 +9,10 @@
  * back and is retried with backoff for as long as the outage lasts; jobs given up as `failed` can
  * be requeued ({@link requeueFailedJobs}).
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Database } from './database.ts';
-import { toDate, uuidArrayLiteral } from './values.ts';
+import { detectionJobs, detectionRuns } from './schema.ts';
+import { columnsNamed, qb, toDate, uuidArrayLiteral } from './values.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -168,10 +169,32 @@ export interface RunStats {
   failedBatches?: number;
 }
 
-/** The narrative columns of a run's row. */
-const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
-  sql`narrative = ${stats?.narrative ?? null}, story_facts = ${stats?.storyFacts ?? 0}, batches = ${stats?.batches ?? 0},
-      failed_batches = ${stats?.failedBatches ?? 0}, seed = ${stats?.seed ?? null}`;
+/** The figures of a finished run's row. */
+const runFigures = (stats: Partial<RunStats> | undefined) => ({
+  llmCalls: stats?.llmCalls ?? 0,
+  promptTokens: stats?.promptTokens ?? 0,
+  completionTokens: stats?.completionTokens ?? 0,
+  narrative: stats?.narrative ?? null,
+  storyFacts: stats?.storyFacts ?? 0,
+  batches: stats?.batches ?? 0,
+  failedBatches: stats?.failedBatches ?? 0,
+  seed: stats?.seed ?? null,
+});
+
+/** A run's row as it ends at `now`: its finish, its duration, no lease. */
+const ended = (now: Date) => ({
+  finishedAt: now,
+  durationMs: sql<number>`greatest(0, round(extract(epoch from (${now.toISOString()}::timestamptz - ${detectionRuns.startedAt})) * 1000))::int`,
+  leaseUntil: null,
+});
+
+/** A job's attempt given back (a run that failed for the database's sake, or was interrupted). */
+const attemptGivenBack = sql<number>`greatest(${detectionJobs.attempts} - 1, 0)`;
+
+/** The running jobs of a run. */
+const runningJobsOf = (runId: string) => and(eq(detectionJobs.runId, runId), eq(detectionJobs.status, 'running'));
+/** The run, if it is still running. */
+const stillRunning = (runId: string) => and(eq(detectionRuns.id, runId), eq(detectionRuns.status, 'running'));
 
 /**
  * Marks a run and its jobs done. False when the run was no longer ours to finish (taken over after
@@ -181,20 +204,19 @@ const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
 export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<boolean> {
   return db.transaction(async (tx) => {
     const t = tx as unknown as Database;
-    await t.execute(
-      sql`update detection_jobs set status = 'done', finished_at = ${iso(now)}::timestamptz, locked_until = null, last_error = null
-          where run_id = ${runId} and status = 'running'`,
-    );
-    const updated = await queryRows<{ id: string }>(
-      t,
-      sql`update detection_runs set status = 'succeeded', finished_at = ${iso(now)}::timestamptz,
-            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
-            facts_read = ${stats.factsRead}, conflicts_raised = ${stats.conflictsRaised}, facts_retired = ${stats.factsRetired},
-            llm_calls = ${stats.llmCalls ?? 0}, prompt_tokens = ${stats.promptTokens ?? 0},
-            completion_tokens = ${stats.completionTokens ?? 0}, ${narrativeColumns(stats)}, lease_until = null
-          where id = ${runId} and status = 'running'
-          returning id`,
-    );
+    await t.update(detectionJobs).set({ status: 'done', finishedAt: now, lockedUntil: null, lastError: null }).where(runningJobsOf(runId));
+    const updated = await t
+      .update(detectionRuns)
+      .set({
+        status: 'succeeded',
+        ...ended(now),
+        factsRead: stats.factsRead,
+        conflictsRaised: stats.conflictsRaised,
+        factsRetired: stats.factsRetired,
+        ...runFigures(stats),
+      })
+      .where(stillRunning(runId))
+      .returning({ id: detectionRuns.id });
     return updated.length > 0;
   });
 }
@@ -232,12 +254,17 @@ export async function failRun(db: Database, runId: string, error: string, option
     let retryInMs: number | null = null;
     if (options.databaseFault) {
       retryInMs = outageRetryMs(await failedRunsInARow(t, runId));
-      await t.execute(
-        sql`update detection_jobs set status = 'pending', attempts = greatest(attempts - 1, 0),
-              run_after = ${iso(new Date(now.getTime() + retryInMs))}::timestamptz,
-              locked_until = null, last_error = ${message}, finished_at = null
-            where run_id = ${runId} and status = 'running'`,
-      );
+      await t
+        .update(detectionJobs)
+        .set({
+          status: 'pending',
+          attempts: attemptGivenBack,
+          runAfter: new Date(now.getTime() + retryInMs),
+          lockedUntil: null,
+          lastError: message,
+          finishedAt: null,
+        })
+        .where(runningJobsOf(runId));
     } else {
       await t.execute(
         sql`update detection_jobs set
@@ -248,13 +275,10 @@ export async function failRun(db: Database, runId: string, error: string, option
             where run_id = ${runId} and status = 'running'`,
       );
     }
-    await t.execute(
-      sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${message},
-            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
-            llm_calls = ${options.stats?.llmCalls ?? 0}, prompt_tokens = ${options.stats?.promptTokens ?? 0},
-            completion_tokens = ${options.stats?.completionTokens ?? 0}, ${narrativeColumns(options.stats)}, lease_until = null
-          where id = ${runId} and status = 'running'`,
-    );
+    await t
+      .update(detectionRuns)
+      .set({ status: 'failed', ...ended(now), error: message, ...runFigures(options.stats) })
+      .where(stillRunning(runId));
     return { retryInMs };
   });
 }
@@ -302,9 +326,12 @@ export async function releaseInterruptedRuns(
   goneBecause: (workerId: string | null) => string | undefined,
   now = new Date(),
 ): Promise<ReleasedRuns> {
-  const running = await queryRows<{ id: string; worker_id: string | null }>(db, sql`select id, worker_id from detection_runs where status = 'running'`);
+  const running = await db
+    .select({ id: detectionRuns.id, workerId: detectionRuns.workerId })
+    .from(detectionRuns)
+    .where(eq(detectionRuns.status, 'running'));
   const gone = running.flatMap((r) => {
-    const reason = goneBecause(r.worker_id);
+    const reason = goneBecause(r.workerId);
     return reason ? [{ id: r.id, message: `interrupted: ${reason}`.slice(0, 2000) }] : [];
   });
   if (gone.length === 0) return { runs: 0, jobs: 0 };
@@ -312,22 +339,24 @@ export async function releaseInterruptedRuns(
     const t = tx as unknown as Database;
     const released = { runs: 0, jobs: 0 };
     for (const run of gone) {
-      const failed = await queryRows<{ id: string }>(
-        t,
-        sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${run.message}, lease_until = null,
-              duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int
-            where id = ${run.id} and status = 'running'
-            returning id`,
-      );
+      const failed = await t
+        .update(detectionRuns)
+        .set({ status: 'failed', ...ended(now), error: run.message })
+        .where(stillRunning(run.id))
+        .returning({ id: detectionRuns.id });
       if (failed.length === 0) continue; // it finished in the meantime
-      const jobs = await queryRows<{ id: number | string }>(
-        t,
-        sql`update detection_jobs set status = 'pending', run_after = ${iso(now)}::timestamptz, locked_until = null, locked_by = null,
-              attempts = case when last_error like 'interrupted:%' then attempts else greatest(attempts - 1, 0) end,
-              last_error = ${run.message}
-            where run_id = ${run.id} and status = 'running'
-            returning id`,
-      );
+      const jobs = await t
+        .update(detectionJobs)
+        .set({
+          status: 'pending',
+          runAfter: now,
+          lockedUntil: null,
+          lockedBy: null,
+          attempts: sql`case when ${detectionJobs.lastError} like 'interrupted:%' then ${detectionJobs.attempts} else ${attemptGivenBack} end`,
+          lastError: run.message,
+        })
+        .where(runningJobsOf(run.id))
+        .returning({ id: detectionJobs.id });
       released.runs++;
       released.jobs += jobs.length;
     }
@@ -399,11 +428,12 @@ export interface DetectionBacklog {
  * cheap probe, so callers describe the backlog ({@link detectionBacklog}) only when there is one.
  */
 export async function hasDetectionBacklog(db: Database, workspaceId: string): Promise<boolean> {
-  const [row] = await queryRows<{ found: boolean }>(
-    db,
-    sql`select exists (select 1 from detection_jobs where workspace_id = ${workspaceId} and status in ('pending', 'running', 'failed')) as found`,
-  );
-  return Boolean(row?.found);
+  const [row] = await db
+    .select({ id: detectionJobs.id })
+    .from(detectionJobs)
+    .where(and(eq(detectionJobs.workspaceId, workspaceId), inArray(detectionJobs.status, ['pending', 'running', 'failed'])))
+    .limit(1);
+  return row !== undefined;
 }
 
 /**
@@ -516,10 +546,19 @@ export async function detectionQueueStatus(db: Database, workspaceId: string, no
     failed_batches: number;
   }>(
     db,
-    sql`select id, status, started_at, finished_at, duration_ms, jobs_coalesced, facts_read, conflicts_raised,
-               facts_retired, llm_calls, prompt_tokens, completion_tokens, error, narrative, story_facts, batches, failed_batches
-        from detection_runs where workspace_id = ${workspaceId}
-        order by started_at desc limit 10`,
+    // Built, but read as the driver returns it: the API answers with these rows as they are.
+    qb
+      .select(
+        columnsNamed(detectionRuns, [
+          'id', 'status', 'started_at', 'finished_at', 'duration_ms', 'jobs_coalesced', 'facts_read', 'conflicts_raised', 'facts_retired',
+          'llm_calls', 'prompt_tokens', 'completion_tokens', 'error', 'narrative', 'story_facts', 'batches', 'failed_batches',
+        ]),
+      )
+      .from(detectionRuns)
+      .where(eq(detectionRuns.workspaceId, workspaceId))
+      .orderBy(desc(detectionRuns.startedAt))
+      .limit(10)
+      .getSQL(),
   );
   const [totals] = await queryRows<{ runs: number; prompt_tokens: number; completion_tokens: number; last_run_at: string | null }>(
     db,
@@ -536,13 +575,14 @@ export async function recordedRun(
   db: Database,
   runId: string,
 ): Promise<{ workspaceId: string; seed: string | null; startedAt: Date; triggerFactIds: string[] } | null> {
-  const [row] = await queryRows<{ workspace_id: string; seed: string | null; started_at: unknown; trigger_fact_ids: string[] | string | null }>(
-    db,
-    sql`select workspace_id, seed, started_at, trigger_fact_ids from detection_runs where id = ${runId}`,
-  );
-  if (!row) return null;
-  const ids = Array.isArray(row.trigger_fact_ids)
-    ? row.trigger_fact_ids
-    : (row.trigger_fact_ids ?? '').replace(/[{}]/g, '').split(',').filter(Boolean);
-  return { workspaceId: row.workspace_id, seed: row.seed, startedAt: toDate(row.started_at)!, triggerFactIds: ids };
+  const [row] = await db
+    .select({
+      workspaceId: detectionRuns.workspaceId,
+      seed: detectionRuns.seed,
+      startedAt: detectionRuns.startedAt,
+      triggerFactIds: detectionRuns.triggerFactIds,
+    })
+    .from(detectionRuns)
+    .where(eq(detectionRuns.id, runId));
+  return row ?? null;
 }
