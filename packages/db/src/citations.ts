@@ -3,8 +3,8 @@
  * that cite code (what `engram check` compares), the verifications of facts, and the stale
  * questions a changed citation or an outdated verification raises.
  */
-import { and, asc, desc, eq, gt, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import { f } from './fact-rows.ts';
+import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { f, unexpiredAt } from './fact-rows.ts';
 import { conflictFacts, conflicts, facts, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 import { columnsNamed, qb, toDate, ts, uuidArrayLiteral } from './values.ts';
@@ -31,7 +31,7 @@ export async function citedFacts(tenant: TenantDb, params: { afterId?: string; l
           f,
           isNotNull(f.citations),
           isNull(f.validUntil),
-          or(isNull(f.expiresAt), gt(f.expiresAt, params.now)),
+          unexpiredAt(params.now),
           isNull(f.erasedAt),
           params.afterId ? gt(f.id, params.afterId) : undefined,
         ),

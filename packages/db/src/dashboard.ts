@@ -8,7 +8,7 @@ import { and, count, desc, eq, exists, gt, gte, ilike, isNotNull, isNull, lt, lt
 import { alias } from 'drizzle-orm/pg-core';
 import { closedByCase, type ClosedBy } from './closings.ts';
 import { factMember, m } from './access.ts';
-import { f, scopeFilter } from './fact-rows.ts';
+import { f, scopeFilter, unexpiredAt, validAt } from './fact-rows.ts';
 import { conflictFacts, conflicts, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 import { columnsNamed, qb, textArrayLiteral, toDate, ts } from './values.ts';
@@ -133,8 +133,8 @@ export async function listFactsPage(tenant: TenantDb, params: FactListParams): P
   const where = tenant.where(
     f,
     isNull(f.erasedAt),
-    params.asOf ? and(lte(f.validFrom, at), or(isNull(f.validUntil), gt(f.validUntil, at))) : isNull(f.validUntil),
-    or(isNull(f.expiresAt), gt(f.expiresAt, at)),
+    params.asOf ? validAt(at) : isNull(f.validUntil),
+    unexpiredAt(at),
     params.scope ? scopeFilter(params.scope) : undefined,
     params.agentId ? eq(f.agentId, params.agentId) : undefined,
     params.factType ? eq(f.factType, params.factType as FactListRow['fact_type']) : undefined,

@@ -2,7 +2,7 @@
  * What the fact files share: the row shape reads return, the columns behind it, what "current"
  * means, the scope filter, and turning a driver's rows into that shape (both drivers alike).
  */
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, gt, isNull, lte, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { facts, type FactEntity, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
@@ -18,7 +18,13 @@ export const f = alias(facts, 'f');
 export const closedAt = (end: SQLWrapper) => sql`greatest(${facts.validFrom}, ${end})`;
 
 /** A fact (as `f`) is current while its window is open and its TTL has not run out. */
-export const CURRENT = sql`f.valid_until is null and (f.expires_at is null or f.expires_at > now())`;
+export const CURRENT = sql`(f.valid_until is null and (f.expires_at is null or f.expires_at > now()))`;
+
+/** Facts (as `f`) whose validity window holds the instant `at`. */
+export const validAt = (at: Date) => and(lte(f.validFrom, at), or(isNull(f.validUntil), gt(f.validUntil, at)));
+
+/** Facts (as `f`) whose TTL has not run out at `at`. */
+export const unexpiredAt = (at: Date) => or(isNull(f.expiresAt), gt(f.expiresAt, at));
 
 /** `scope` or any scope below it (`payments` covers `payments/webhooks`). */
 export function scopeFilter(scope: string, column: SQLWrapper = f.scope): SQL {

@@ -4,16 +4,29 @@
  * fact whose plan is pinned by hand (`+ 0`, exact or HNSW by workspace size), which no builder
  * expresses.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { CURRENT, factRowsOf as rows, NEIGHBOUR_COLUMNS, type SimilarFact } from './fact-rows.ts';
+import { and, eq, gt, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { CURRENT, f, factRowsOf as rows, unexpiredAt, NEIGHBOUR_FIELDS, type SimilarFact } from './fact-rows.ts';
 import { isSmallWorkspace } from './retrieval.ts';
+import { facts } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { ts, uuidArrayLiteral, vectorLiteral } from './values.ts';
+import { anyUuid, columnsNamed, qb, vectorLiteral } from './values.ts';
+
+/** The fact whose neighbours a per-fact search finds (the searches' `f` are its candidates). */
+const t = alias(facts, 't');
+
+/** The facts (as `f`) a detector's neighbour may be: current, durable and not erased. */
+const durableCurrent = (workspaceId: string) => and(eq(f.workspaceId, workspaceId), CURRENT, eq(f.durability, 'durable'), isNull(f.erasedAt));
 
 /** Current, unexpired facts (as `f`) of a scope embedded by `model`: where a new fact's near-duplicates are. */
-const currentInScope = (workspaceId: string, scope: string, model: string | null, at: Date) =>
-  sql`f.workspace_id = ${workspaceId} and f.scope = ${scope} and f.embedding_model = ${model} and f.valid_until is null
-      and (f.expires_at is null or f.expires_at > ${ts(at)})`;
+const currentInScope = (workspaceId: string, scope: string, model: string, at: Date) =>
+  and(
+    eq(f.workspaceId, workspaceId),
+    eq(f.scope, scope),
+    eq(f.embeddingModel, model),
+    isNull(f.validUntil),
+    unexpiredAt(at),
+  );
 
 /**
  * The current facts of a scope nearest to `embedding` (same embedding model only), most similar
@@ -31,16 +44,21 @@ export async function nearestCurrentInScope(
     entitySignature?: string;
   },
 ): Promise<SimilarFact[]> {
-  const vector = vectorLiteral(params.embedding);
+  // The vector is sent once: the order is by the selected distance (still the HNSW ordering).
+  const distance = sql<number>`${f.embedding} <=> ${vectorLiteral(params.embedding)}::halfvec`.as('distance');
   const found = await rows<Omit<SimilarFact, 'similarity'> & { distance: number | string } & Record<string, unknown>>(
     tenant,
-    // The vector is sent once: the order is by the selected distance (still the HNSW ordering).
-    sql`select ${NEIGHBOUR_COLUMNS}, f.embedding <=> ${vector}::halfvec as distance
-        from facts f
-        where ${currentInScope(tenant.workspaceId, params.scope, params.model, params.at ?? new Date())}
-          ${params.entitySignature === undefined ? sql`` : sql`and f.entity_signature = ${params.entitySignature}`}
-        order by distance
-        limit ${params.limit}`,
+    qb
+      .select({ ...columnsNamed(f, NEIGHBOUR_FIELDS), distance })
+      .from(f)
+      .where(
+        and(
+          currentInScope(tenant.workspaceId, params.scope, params.model, params.at ?? new Date()),
+          params.entitySignature === undefined ? undefined : eq(f.entitySignature, params.entitySignature),
+        ),
+      )
+      .orderBy(distance)
+      .limit(params.limit),
     { readOnly: true },
   );
   return found.map(({ distance, ...r }) => ({ ...r, similarity: 1 - Number(distance) })).sort((a, b) => b.similarity - a.similarity);
@@ -64,8 +82,7 @@ export async function semanticNeighbours(
     tenant,
     factIds,
     sql`select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
-        where f.workspace_id = ${tenant.workspaceId} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
-          and f.embedding_model = t.embedding_model and f.id <> t.id
+        where ${and(durableCurrent(tenant.workspaceId), eq(f.embeddingModel, t.embeddingModel), ne(f.id, t.id))}
         order by ${distance} limit ${perFact}`,
   );
 }
@@ -87,8 +104,13 @@ export async function scopeNeighbours(
     tenant,
     factIds,
     sql`select f.id, 1 - (f.embedding <=> t.embedding) as similarity from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.scope = t.scope and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
-          and f.embedding_model = t.embedding_model and f.id <> t.id ${options.later ? sql`and f.committed_at > t.committed_at` : sql``}
+        where ${and(
+          durableCurrent(tenant.workspaceId),
+          eq(f.scope, t.scope),
+          eq(f.embeddingModel, t.embeddingModel),
+          ne(f.id, t.id),
+          options.later ? gt(f.committedAt, t.committedAt) : undefined,
+        )}
         order by (f.embedding <=> t.embedding) + 0, f.id limit ${perFact}`,
   );
 }
@@ -107,11 +129,10 @@ export async function scopeKeyMates(tenant: TenantDb, factIds: readonly string[]
     sql`select t.id as fact_id, n.id, n.shared from facts t
         cross join lateral (
           select f.id, cardinality(array(select unnest(f.match_keys) intersect select unnest(t.match_keys))) as shared from facts f
-          where f.workspace_id = ${tenant.workspaceId} and f.scope = t.scope and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
-            and f.id <> t.id and f.match_keys && t.match_keys
+          where ${and(durableCurrent(tenant.workspaceId), eq(f.scope, t.scope), ne(f.id, t.id))} and f.match_keys && t.match_keys
           order by 2 desc, f.committed_at desc, f.id limit ${perFact}
         ) n
-        where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[])`,
+        where ${and(eq(t.workspaceId, tenant.workspaceId), anyUuid(t.id, factIds))}`,
     { readOnly: true },
   );
   return found.map((r) => ({ factId: r.fact_id, id: r.id, shared: Number(r.shared) }));
@@ -123,7 +144,7 @@ async function neighbourRows(tenant: TenantDb, factIds: readonly string[], searc
     tenant,
     sql`select t.id as fact_id, n.id, n.similarity from facts t
         cross join lateral (${search}) n
-        where t.workspace_id = ${tenant.workspaceId} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[]) and t.embedding is not null`,
+        where ${and(eq(t.workspaceId, tenant.workspaceId), anyUuid(t.id, factIds), isNotNull(t.embedding))}`,
     { readOnly: true },
   );
   return found.map((r) => ({ factId: r.fact_id, id: r.id, similarity: Number(r.similarity) }));
@@ -152,7 +173,10 @@ export async function sharedWordNeighbours(
   const w = tenant.workspaceId;
   const triggers = await rows<{ id: string; words: string[] | null }>(
     tenant,
-    sql`select t.id, tsvector_to_array(t.tsv) as words from facts t where t.workspace_id = ${w} and t.id = any(${uuidArrayLiteral(factIds)}::uuid[])`,
+    qb
+      .select({ id: t.id, words: sql<string[] | null>`tsvector_to_array(${t.tsv})`.as('words') })
+      .from(t)
+      .where(and(eq(t.workspaceId, w), anyUuid(t.id, factIds))),
     { readOnly: true },
   );
   const lexemes = [...new Set(triggers.flatMap((t) => (t.words ?? []).filter((l) => PLAIN_LEXEME.test(l))))].sort().slice(0, MAX_LEXEMES);
@@ -161,8 +185,7 @@ export async function sharedWordNeighbours(
   const lookups = lexemes.map(
     (lexeme, i) =>
       sql`(select ${i}::int as k, f.id from facts f
-           where f.workspace_id = ${w} and ${CURRENT} and f.durability = 'durable' and f.erased_at is null
-             and f.tsv @@ ${`'${lexeme}'`}::tsquery
+           where ${durableCurrent(w)} and f.tsv @@ ${`'${lexeme}'`}::tsquery
            limit ${cap})`,
   );
   const found = await rows<{ k: number; id: string }>(tenant, sql.join(lookups, sql` union all `), { readOnly: true });

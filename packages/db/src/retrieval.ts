@@ -4,10 +4,10 @@
  * of them in one statement. No builder expresses the lateral searches, the fusion or the plan
  * hints (`+ 0`, OFFSET 0, MATERIALIZED) this depends on.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { joinFactMember } from './access.ts';
 import { conflictsOfFacts } from './detection.ts';
-import { CANDIDATE_FIELDS, CURRENT, factRowsOf as rows, scopeFilter, type FactRow } from './fact-rows.ts';
+import { CANDIDATE_FIELDS, CURRENT, f, factRowsOf as rows, scopeFilter, unexpiredAt, validAt, type FactRow } from './fact-rows.ts';
 import type { TenantDb } from './tenant.ts';
 import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
 
@@ -103,19 +103,17 @@ const vectorArrayLiteral = (embeddings: readonly (readonly number[] | null)[]) =
  */
 export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilters, topics: readonly RetrievalTopic[]): Promise<Candidate[][]> {
   if (topics.length === 0) return [];
-  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`];
-  if (params.window.kind === 'current') filters.push(CURRENT);
-  if (params.window.kind === 'as_of') {
-    const at = params.window.at;
-    filters.push(sql`f.valid_from <= ${ts(at)} and (f.valid_until is null or f.valid_until > ${ts(at)})`);
-    filters.push(sql`(f.expires_at is null or f.expires_at > ${ts(at)})`);
-  }
-  if (params.scope) filters.push(scopeFilter(params.scope));
-  if (params.factType) filters.push(sql`f.fact_type = ${params.factType}`);
-  if (!params.includeEphemeral) filters.push(sql`f.durability = 'durable'`);
-  filters.push(sql`f.erased_at is null`);
-  const where = sql.join(filters, sql` and `);
-  const vectorWhere = sql`${where} and f.embedding_model = ${params.model}`;
+  const window = params.window;
+  const where = tenant.where(
+    f,
+    window.kind === 'current' ? CURRENT : undefined,
+    window.kind === 'as_of' ? and(validAt(window.at), unexpiredAt(window.at)) : undefined,
+    params.scope ? scopeFilter(params.scope) : undefined,
+    params.factType ? eq(f.factType, params.factType as FactRow['fact_type']) : undefined,
+    params.includeEphemeral ? undefined : eq(f.durability, 'durable'),
+    isNull(f.erasedAt),
+  );
+  const vectorWhere = and(where, eq(f.embeddingModel, params.model));
 
   const single = topics.length === 1 ? topics[0]! : undefined;
   const embedded = topics.some((t) => t.embedding);
@@ -138,7 +136,6 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   // every word. Through engram_text_candidates (migration 0010): under row-level security the GIN
   // index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
   // ranks as the owner, confined to this transaction's workspace; the facts are read below, confined.
-  const window = params.window;
   const matching = sql`engram_text_candidates(${words}, ${window.kind},
       ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
       ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}, ${small}) c`;
