@@ -9,10 +9,11 @@
  * back and is retried with backoff for as long as the outage lasts; jobs given up as `failed` can
  * be requeued ({@link requeueFailedJobs}).
  */
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from './database.ts';
 import { detectionJobs, detectionRuns } from './schema.ts';
-import { columnsNamed, qb, toDate, uuidArrayLiteral } from './values.ts';
+import { columnsNamed, qb, toDate } from './values.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -43,6 +44,13 @@ const iso = (d: Date) => `${d.toISOString()}`;
 /** Most jobs one run takes; a longer backlog is the next run's (a run stays short and its lease cheap). */
 export const MAX_JOBS_PER_RUN = 2_000;
 
+/** Jobs (as `j`) and runs (as `r`), for the hand-written statements. */
+const j = alias(detectionJobs, 'j');
+const r = alias(detectionRuns, 'r');
+
+/** `column = workspaceId`, or no condition when no workspace is given (every workspace's). */
+const ofWorkspace = (column: PgColumn, workspaceId: string | undefined) => (workspaceId ? eq(column, workspaceId) : undefined);
+
 /** Jobs that are due: pending and past their backoff, or running under a lapsed lock. */
 const DUE = (now: string) =>
   sql`((j.status = 'pending' and j.run_after <= ${now}::timestamptz) or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
@@ -66,8 +74,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
   const candidates = await queryRows<{ workspace_id: string }>(
     db,
     sql`select j.workspace_id from detection_jobs j
-        where ${DUE(dueIso)}
-          ${options.workspaceId ? sql`and j.workspace_id = ${options.workspaceId}` : sql``}
+        where ${and(DUE(dueIso), ofWorkspace(j.workspaceId, options.workspaceId))}
           and not exists (
             select 1 from detection_runs r
             where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${dueIso}::timestamptz
@@ -84,11 +91,10 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
     const claimed = await db.transaction(async (tx) => {
       const t = tx as unknown as Database;
       // A run whose worker stopped renewing its lease is over; its jobs are due again.
-      await t.execute(
-        sql`update detection_runs set status = 'failed', finished_at = ${nowIso}::timestamptz,
-              error = 'worker lease expired before the run finished'
-            where workspace_id = ${workspaceId} and status = 'running' and lease_until <= ${dueIso}::timestamptz`,
-      );
+      await t
+        .update(detectionRuns)
+        .set({ status: 'failed', finishedAt: now, error: 'worker lease expired before the run finished' })
+        .where(and(eq(detectionRuns.workspaceId, workspaceId), eq(detectionRuns.status, 'running'), lte(detectionRuns.leaseUntil, new Date(clock))));
       const [run] = await queryRows<{ id: string }>(
         t,
         sql`insert into detection_runs (workspace_id, status, started_at, worker_id, lease_until)
@@ -111,15 +117,11 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
             returning id, trigger_fact_id, attempts`,
       );
       if (jobs.length === 0) {
-        await t.execute(sql`delete from detection_runs where id = ${run.id}`);
+        await t.delete(detectionRuns).where(eq(detectionRuns.id, run.id));
         return null;
       }
       const triggerFactIds = [...new Set(jobs.map((j) => j.trigger_fact_id).filter((id): id is string => id !== null))];
-      await t.execute(
-        sql`update detection_runs set jobs_coalesced = ${jobs.length},
-              trigger_fact_ids = ${uuidArrayLiteral(triggerFactIds)}::uuid[]
-            where id = ${run.id}`,
-      );
+      await t.update(detectionRuns).set({ jobsCoalesced: jobs.length, triggerFactIds }).where(eq(detectionRuns.id, run.id));
       return {
         runId: run.id,
         workspaceId,
@@ -383,8 +385,7 @@ export async function requeueFailedJobs(db: Database, options: { workspaceId?: s
     sql`with requeued as (
           update detection_jobs set status = 'pending', attempts = 0, run_after = ${now}::timestamptz, finished_at = null,
             locked_until = null, locked_by = null, last_error = null
-          where status = 'failed'
-            ${options.workspaceId ? sql`and workspace_id = ${options.workspaceId}` : sql``}
+          where ${and(eq(detectionJobs.status, 'failed'), ofWorkspace(detectionJobs.workspaceId, options.workspaceId))}
             and workspace_id in (select id from workspaces where deleted_at is null)
           returning workspace_id
         )
@@ -443,7 +444,7 @@ export async function hasDetectionBacklog(db: Database, workspaceId: string): Pr
 export async function detectionBacklog(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<DetectionBacklog[]> {
   const now = iso(options.now ?? new Date());
   const stuckBefore = iso(new Date((options.now ?? new Date()).getTime() - STUCK_AFTER_MS));
-  const only = (column: SQL) => (options.workspaceId ? sql`and ${column} = ${options.workspaceId}` : sql``);
+  const only = (column: PgColumn) => ofWorkspace(column, options.workspaceId);
   // A pending job is stuck when it waited too long and no run holds its workspace's lease. The
   // live runs are read once and joined: asked per job, a backlog of 7,500 took 15 ms to describe.
   const stuck = sql`(
@@ -471,28 +472,27 @@ export async function detectionBacklog(db: Database, options: { workspaceId?: st
         from detection_jobs j join workspaces w on w.id = j.workspace_id and w.deleted_at is null
         left join (
           select distinct r.workspace_id from detection_runs r
-          where r.status = 'running' and r.lease_until > ${now}::timestamptz ${only(sql`r.workspace_id`)}
+          where ${and(eq(r.status, 'running'), gt(r.leaseUntil, new Date(now)), only(r.workspaceId))}
         ) live on live.workspace_id = j.workspace_id
-        where j.status in ('pending', 'running', 'failed') ${only(sql`j.workspace_id`)}
+        where ${and(inArray(j.status, ['pending', 'running', 'failed']), only(j.workspaceId))}
         group by j.workspace_id, w.engram_id, w.name
         order by w.engram_id`,
   );
   if (rows.length === 0) return [];
-  const stalled = await queryRows<{ workspace_id: string; n: number }>(
-    db,
-    sql`select workspace_id, count(*)::int as n from detection_runs
-        where status = 'running' and lease_until < ${now}::timestamptz ${only(sql`workspace_id`)}
-        group by workspace_id`,
-  );
-  const errors = await queryRows<{ workspace_id: string; last_error: string; at: unknown }>(
-    db,
-    sql`select distinct on (workspace_id) workspace_id, last_error, coalesce(finished_at, run_after) as at
-        from detection_jobs
-        where status in ('failed', 'pending') and last_error is not null ${only(sql`workspace_id`)}
-        order by workspace_id, coalesce(finished_at, run_after) desc`,
-  );
-  const stalledBy = new Map(stalled.map((r) => [r.workspace_id, Number(r.n)]));
-  const errorBy = new Map(errors.map((r) => [r.workspace_id, { message: r.last_error, at: toDate(r.at) }]));
+  const stalled = await db
+    .select({ workspaceId: detectionRuns.workspaceId, n: count() })
+    .from(detectionRuns)
+    .where(and(eq(detectionRuns.status, 'running'), lt(detectionRuns.leaseUntil, new Date(now)), only(detectionRuns.workspaceId)))
+    .groupBy(detectionRuns.workspaceId);
+  // A job's last try: when it failed for good, or when its retry is due.
+  const lastTried = sql<Date>`coalesce(${detectionJobs.finishedAt}, ${detectionJobs.runAfter})`.mapWith(detectionJobs.runAfter);
+  const errors = await db
+    .selectDistinctOn([detectionJobs.workspaceId], { workspaceId: detectionJobs.workspaceId, lastError: detectionJobs.lastError, at: lastTried })
+    .from(detectionJobs)
+    .where(and(inArray(detectionJobs.status, ['failed', 'pending']), isNotNull(detectionJobs.lastError), only(detectionJobs.workspaceId)))
+    .orderBy(detectionJobs.workspaceId, desc(lastTried));
+  const stalledBy = new Map(stalled.map((r) => [r.workspaceId, r.n]));
+  const errorBy = new Map(errors.map((r) => [r.workspaceId, { message: r.lastError ?? '', at: r.at }]));
   return rows.map((r) => ({
     workspaceId: r.workspace_id,
     engramId: r.engram_id,
