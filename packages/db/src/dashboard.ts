@@ -6,7 +6,7 @@
  */
 import { and, count, desc, eq, exists, gt, gte, ilike, isNotNull, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { closedByCase, type ClosedBy } from './closings.ts';
+import { closedByCase, windowEnd, type ClosedBy } from './closings.ts';
 import { factMember, m } from './access.ts';
 import { f, scopeFilter, unexpiredAt, validAt } from './fact-rows.ts';
 import { conflictFacts, conflicts, type FactCitation } from './schema.ts';
@@ -212,7 +212,7 @@ export async function listValidityWindows(
   tenant: TenantDb,
   params: { since?: Date; until?: Date; scope?: string; readable?: SQL; limit: number; now: Date },
 ): Promise<TimelineRow[]> {
-  const end = sql`case when ${f.validUntil} is null and ${f.expiresAt} <= ${ts(params.now)} then ${f.expiresAt} else ${f.validUntil} end`;
+  const end = windowEnd(params.now);
   const newest = qb
     .select({
       ...columnsNamed(f, ['id', 'lineage_id', 'scope', 'content', 'agent_id', 'citations', 'valid_from']),
@@ -259,6 +259,9 @@ export interface AgentActivityRow {
   last_commit_at: Date;
 }
 
+/** `count(*) filter (where condition)`: aggregate filters have no builder. */
+const countWhere = (condition: SQL) => sql<number>`count(*) filter (where ${condition})`;
+
 /** Per agent: facts committed in [since, now], how many ended up in a conflict, how many verified. */
 export async function agentActivity(
   tenant: TenantDb,
@@ -276,9 +279,8 @@ export async function agentActivity(
         agent_id: f.agentId,
         member: sql<string | null>`string_agg(distinct ${m.displayName}, ', ')`.as('member'),
         commits: count().as('commits'),
-        // Aggregate filters have no builder.
-        conflicts: sql`count(*) filter (where ${inConflict})`.as('conflicts'),
-        verified: sql`count(*) filter (where ${isNotNull(f.provenance)})`.as('verified'),
+        conflicts: countWhere(inConflict).as('conflicts'),
+        verified: countWhere(isNotNull(f.provenance)).as('verified'),
         last_commit_at: max(f.committedAt).as('last_commit_at'),
       })
       .from(f)
