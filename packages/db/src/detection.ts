@@ -4,13 +4,13 @@
  * and listing conflicts with their facts.
  */
 import { createHash } from 'node:crypto';
-import { and, count, desc, eq, gte, sql, sum, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, isNull, sql, sum, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { factMember, m } from './access.ts';
 import type { Database } from './database.ts';
 import { f } from './fact-rows.ts';
 import { anyUuid, columnsNamed, qb, textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
-import { conflictFacts, conflicts, detectionRuns, type CONFLICT_STATUSES, type FactCitation, type FactEntity } from './schema.ts';
+import { conflictFacts, conflicts, detectionRuns, factKeys, type CONFLICT_STATUSES, type FactCitation, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A fact as the detector reads it. */
@@ -56,6 +56,9 @@ const DETECTOR_COLUMNS = sql.raw(
  */
 export const FACTS_PER_READ = 250;
 
+/** Facts (as `f`) the detector compares: durable, not erased. */
+const durableLive = and(eq(f.durability, 'durable'), isNull(f.erasedAt));
+
 /**
  * The facts with these ids (a run's triggers, the facts their keys found), a page at a time, each
  * looked up by primary key (a lateral probe per id: the plan does not depend on statistics);
@@ -68,8 +71,7 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[], optio
     const rows = await tenant.read(sql`select ${DETECTOR_COLUMNS}
           from unnest(${uuidArrayLiteral(page)}::uuid[]) as ids(id)
           cross join lateral (select * from facts f where f.id = ids.id) f
-          where f.workspace_id = ${tenant.workspaceId}
-            ${options.durableOnly ? sql`and f.durability = 'durable' and f.erased_at is null` : sql``}`);
+          where ${and(eq(f.workspaceId, tenant.workspaceId), options.durableOnly ? durableLive : undefined)}`);
     for (const fact of normalize(rows)) facts.push(fact);
   }
   return facts;
@@ -99,7 +101,7 @@ export async function factsMatching(
   const newest = sql`select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
             cross join lateral (
               select fact_id from fact_keys
-              where workspace_id = ${tenant.workspaceId} and key = k.key ${since ? sql`and committed_at > ${ts(since.committedAt)}` : sql``}
+              where ${and(eq(factKeys.workspaceId, tenant.workspaceId), since ? gt(factKeys.committedAt, since.committedAt) : undefined)} and key = k.key
               order by committed_at desc nulls last -- the index order: a range scan, no sort
               limit ${perKey}
             ) fk`;
@@ -111,7 +113,7 @@ export async function factsMatching(
     await tenant.read(sql`select ${DETECTOR_COLUMNS}
           from (${newest}) found
           cross join lateral (select * from facts f where f.id = found.fact_id) f
-          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
+          where ${and(eq(f.workspaceId, tenant.workspaceId), durableLive)}
             -- Computed once (an InitPlan), before the facts are read: the plan above stays as it is.
             and f.id <> all(array(
               select other.fact_id from conflict_facts mine
@@ -150,13 +152,16 @@ export const factSetKey = (ids: readonly string[]) =>
   createHash('sha256').update([...new Set(ids)].sort().join(',')).digest('hex').slice(0, 40);
 
 /**
- * `ids(id) × l(conflict_id) × c(status)`: each of the facts' conflicts, for a FROM clause. Each fact's
+ * `ids(id) × l(conflict_id) × c(status)`: each of the facts' conflicts (`factIds` a uuid[] expression,
+ * or the ids), for a FROM clause. Each fact's
  * links are looked up by its id and each conflict by its own: OFFSET 0 keeps every lookup a
  * subquery of one table, whose only sensible plan is its index whatever the statistics. Joined
  * plainly, a planner that took the conflict tables for small (never analyzed) started from the
  * workspace's conflicts and read its conflict_facts once for each of them.
  */
-export const conflictsOfFacts = (workspaceId: string, factIds: SQL) => sql`unnest(${factIds}) as ids(id)
+export const conflictsOfFacts = (workspaceId: string, factIds: SQL | readonly string[]) => sql`unnest(${
+  Array.isArray(factIds) ? uuidArrayLiteral(factIds) : factIds
+}::uuid[]) as ids(id)
   cross join lateral (select cf.conflict_id from conflict_facts cf where cf.workspace_id = ${workspaceId} and cf.fact_id = ids.id offset 0) l
   cross join lateral (select c.status, c.kind from conflicts c where c.id = l.conflict_id offset 0) c`;
 
@@ -212,9 +217,8 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
   for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const idArray = uuidArrayLiteral(ids);
     const overlapping = await tenant.read<{ id: string; status: string; shared: number }>(sql`select l.conflict_id as id, c.status, count(*)::int as shared
-          from ${conflictsOfFacts(tenant.workspaceId, sql`${idArray}::uuid[]`)}
+          from ${conflictsOfFacts(tenant.workspaceId, ids)}
           group by l.conflict_id, c.status
           order by count(*) desc`,
     );
@@ -306,8 +310,8 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date, close
   // table per subquery, as in conflictsOfFacts; the window is tested outside the lookup, which
   // could otherwise take an index of current facts that starts at the workspace).
   const named = closedFactIds
-    ? sql`select distinct l.conflict_id as id from ${conflictsOfFacts(tenant.workspaceId, sql`${uuidArrayLiteral(closedFactIds)}::uuid[]`)} where c.status = 'open'`
-    : sql`select id from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`;
+    ? sql`select distinct l.conflict_id as id from ${conflictsOfFacts(tenant.workspaceId, closedFactIds)} where c.status = 'open'`
+    : qb.select({ id: conflicts.id }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open')));
   const rows = await tenant.rows<{ id: string }>(sql`with named as materialized (${named}),
         moot as materialized (
           -- A question about one fact (a stale citation) is moot once that fact is history.
@@ -510,13 +514,13 @@ export async function storyFacts(
 
 /** Tokens the workspace's detection runs spent since `since` (for the daily budget). */
 export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<number> {
-  const [row] = await tenant.read<{ n: number | string | null }>(
+  const [row] = await tenant.read<{ prompt: number | string | null; completion: number | string | null }>(
     qb
-      .select({ n: sum(sql`${detectionRuns.promptTokens} + ${detectionRuns.completionTokens}`).as('n') })
+      .select({ prompt: sum(detectionRuns.promptTokens).as('prompt'), completion: sum(detectionRuns.completionTokens).as('completion') })
       .from(detectionRuns)
       .where(tenant.where(detectionRuns, gte(detectionRuns.startedAt, since))),
   );
-  return Number(row?.n ?? 0);
+  return Number(row?.prompt ?? 0) + Number(row?.completion ?? 0);
 }
 
 /** How many conflicts wait for a human. */

@@ -7,7 +7,7 @@ import type { Database } from './database.ts';
 import { closedAt, FACT_COLUMNS, factRowsOf as rows, type FactRow } from './fact-rows.ts';
 import { facts, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
+import { anyUuid, textArrayLiteral, ts, vectorLiteral } from './values.ts';
 
 /** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */
 export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date): Promise<string[]> {
@@ -36,7 +36,7 @@ export async function recordEphemeralHits(tenant: TenantDb, factIds: string[], t
             durability = case when query_hits + 1 >= ${threshold} then 'durable' else durability end,
             expires_at = case when query_hits + 1 >= ${threshold} and ttl_days is null then null else expires_at end
           where workspace_id = ${tenant.workspaceId} and durability = 'ephemeral'
-            and id in (${sql.join(factIds.map((id) => sql`${id}::uuid`), sql`, `)})
+            and ${anyUuid(facts.id, factIds)}
           returning id, durability
         ),
         promoted as (select id from hit where durability = 'durable'),

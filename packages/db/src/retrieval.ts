@@ -9,7 +9,7 @@ import { joinFactMember } from './access.ts';
 import { conflictsOfFacts } from './detection.ts';
 import { CANDIDATE_FIELDS, CURRENT, f, factRowsOf as rows, scopeFilter, unexpiredAt, validAt, type FactRow } from './fact-rows.ts';
 import type { TenantDb } from './tenant.ts';
-import { textArrayLiteral, ts, vectorLiteral } from './values.ts';
+import { textArrayLiteral, vectorLiteral } from './values.ts';
 
 /** A retrieval candidate with its fused rank and the signals the scoring formula needs. */
 /**
@@ -125,7 +125,7 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   const exact = embedded && small;
   // The topic's vector and words: parameters for one topic, the columns of `q` for several.
   const vector = single ? sql`${single.embedding ? vectorLiteral(single.embedding) : null}::halfvec` : sql`q.v`;
-  const words = single ? sql`${single.topic}` : sql`q.t`;
+  const words = single ? single.topic : sql`q.t`;
   const distance = exact ? sql`(f.embedding <=> ${vector}) + 0` : sql`f.embedding <=> ${vector}`;
   // Equal distances are ranked by id, so a topic gets the same ranks whichever plan reads them.
   const nearest = sql`select n.id, row_number() over (order by n.distance, n.id) as r from (
@@ -137,7 +137,7 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   // index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
   // ranks as the owner, confined to this transaction's workspace; the facts are read below, confined.
   const matching = sql`engram_text_candidates(${words}, ${window.kind},
-      ${window.kind === 'as_of' ? ts(window.at) : sql`null::timestamptz`}, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
+      ${window.kind === 'as_of' ? window.at.toISOString() : null}::timestamptz, ${params.scope ?? null}::text, ${params.factType ?? null}::text,
       ${params.includeEphemeral}, ${TEXT_POOL}, ${params.depth}, ${small}) c`;
   const searches = single
     ? sql`vec as (${single.embedding ? sql`select 1 as n, v.id, v.r from (${nearest}) v` : sql`select 1 as n, null::uuid as id, 0::bigint as r where false`}),

@@ -47,7 +47,6 @@ export const anyUuid = (column: SQLWrapper, ids: readonly string[]): SQL => sql`
  * maps dates itself for typed columns), so hand-written SQL passes ISO strings, cast explicitly.
  */
 export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
-export const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
 
 /**
  * pgvector's text form of a vector (cast to `halfvec` in SQL). Six significant digits: a half
