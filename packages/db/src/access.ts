@@ -4,6 +4,8 @@
  * in `system.ts`; the workspace's member list and the owner lock are in `workspace.ts`.
  */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { f } from './fact-rows.ts';
 import { members, scopePermissions, tokens, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
@@ -16,12 +18,19 @@ export type ScopePermissionRecord = typeof scopePermissions.$inferSelect;
 
 // --- members -------------------------------------------------------------------------------------
 
+/** `members` as `m`: the member behind a fact (as `f`), found by {@link factMember}. */
+export const m = alias(members, 'm');
+
+/** The member row (`m`) behind the fact (`f`), by primary key. */
+export const factMember = and(eq(m.workspaceId, f.workspaceId), eq(m.id, f.memberId))!;
+
 /**
- * Joins the member behind each fact (as `f`) as `m`, by primary key, in the statement that reads
- * the facts: `m.display_name` is the name people see beside the agent id. A left join, so a fact
- * without a member (anonymous mode) keeps its row, with a null name.
+ * Joins the member behind each fact (as `f`) as `m`, by primary key, in a hand-written statement
+ * that reads the facts (a built one calls `.leftJoin(m, factMember)`): `m.display_name` is the name
+ * people see beside the agent id. A left join, so a fact without a member (anonymous mode) keeps
+ * its row, with a null name.
  */
-export const joinFactMember = sql`left join members m on m.workspace_id = f.workspace_id and m.id = f.member_id`;
+export const joinFactMember = sql`left join members m on ${factMember}`;
 
 /** Adds a member to the workspace; its id. */
 export async function insertMember(tenant: TenantDb, values: { role: MemberRole; displayName: string | null }): Promise<string> {

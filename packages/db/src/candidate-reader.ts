@@ -6,7 +6,7 @@
  */
 import { Batcher } from './batcher.ts';
 import { perDatabase, type Database } from './database.ts';
-import { hybridCandidatesOf, type Candidate, type RetrievalFilters, type RetrievalTopic } from './facts.ts';
+import { hybridCandidatesOf, type Candidate, type RetrievalFilters, type RetrievalTopic } from './retrieval.ts';
 import { forWorkspace } from './tenant.ts';
 
 /** Most topics answered by one statement. */

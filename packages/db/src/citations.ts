@@ -3,10 +3,11 @@
  * that cite code (what `engram check` compares), the verifications of facts, and the stale
  * questions a changed citation or an outdated verification raises.
  */
-import { sql } from 'drizzle-orm';
-import type { FactCitation } from './schema.ts';
+import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { f, unexpiredAt } from './fact-rows.ts';
+import { conflictFacts, conflicts, facts, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { toDate, ts, uuidArrayLiteral } from './values.ts';
+import { columnsNamed, qb, toDate, ts, uuidArrayLiteral } from './values.ts';
 
 /** A current fact that cites code, as `engram check` reads it. */
 export interface CitedFactRow {
@@ -22,11 +23,21 @@ export interface CitedFactRow {
 /** The workspace's current facts that cite code, oldest first, a page after `afterId`. */
 export async function citedFacts(tenant: TenantDb, params: { afterId?: string; limit: number; now: Date }): Promise<CitedFactRow[]> {
   const rows = await tenant.read<Record<string, unknown>>(
-    sql`select f.id, f.lineage_id, f.content, f.scope, f.citations, f.committed_at, f.verified_at from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.citations is not null and f.valid_until is null
-          and (f.expires_at is null or f.expires_at > ${ts(params.now)}) and f.erased_at is null
-          ${params.afterId ? sql`and f.id > ${params.afterId}::uuid` : sql``}
-        order by f.id limit ${params.limit}`,
+    qb
+      .select(columnsNamed(f, ['id', 'lineage_id', 'content', 'scope', 'citations', 'committed_at', 'verified_at']))
+      .from(f)
+      .where(
+        tenant.where(
+          f,
+          isNotNull(f.citations),
+          isNull(f.validUntil),
+          unexpiredAt(params.now),
+          isNull(f.erasedAt),
+          params.afterId ? gt(f.id, params.afterId) : undefined,
+        ),
+      )
+      .orderBy(asc(f.id))
+      .limit(params.limit),
   );
   return rows.map((r) => ({
     ...(r as unknown as CitedFactRow),
@@ -41,11 +52,9 @@ export async function citedFacts(tenant: TenantDb, params: { afterId?: string; l
  * checked adds what it cites instead of dropping it. Returns whether it did.
  */
 export async function attachCitations(tenant: TenantDb, factId: string, citations: readonly FactCitation[]): Promise<boolean> {
-  const rows = await tenant.rows<{ id: string }>(
-    sql`update facts set citations = ${JSON.stringify(citations)}::jsonb
-        where workspace_id = ${tenant.workspaceId} and id = ${factId} and citations is null
-        returning id`,
-  );
+  const rows = await tenant
+    .update(facts, { citations: [...citations] }, eq(facts.id, factId), isNull(facts.citations))
+    .returning({ id: facts.id });
   return rows.length > 0;
 }
 
@@ -158,10 +167,15 @@ export async function raiseStaleConflict(tenant: TenantDb, c: StaleConflict): Pr
 /** The settlement (a resolved conflict) that closed `factId` in favour of `winnerId`, if any. */
 export async function settlementOf(tenant: TenantDb, factId: string, winnerId: string): Promise<string | null> {
   const [row] = await tenant.read<{ id: string }>(
-    sql`select c.id from conflict_facts cf
-        join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
-        where cf.workspace_id = ${tenant.workspaceId} and cf.fact_id = ${factId} and c.winning_fact_id = ${winnerId} and c.status = 'resolved'
-        order by c.detected_at desc limit 1`,
+    qb
+      .select({ id: conflicts.id })
+      .from(conflictFacts)
+      .innerJoin(conflicts, and(eq(conflicts.id, conflictFacts.conflictId), eq(conflicts.workspaceId, conflictFacts.workspaceId)))
+      .where(
+        tenant.where(conflictFacts, eq(conflictFacts.factId, factId), eq(conflicts.winningFactId, winnerId), eq(conflicts.status, 'resolved')),
+      )
+      .orderBy(desc(conflicts.detectedAt))
+      .limit(1),
   );
   return row?.id ?? null;
 }

@@ -27,6 +27,12 @@ export function closedByCase(end: SQL): SQL {
     end`;
 }
 
+/**
+ * When the window of fact `f` ended, as of `now`: its `valid_until`, or its expiry once that has
+ * passed (a TTL that ran out before the expiry sweep closed the window); null while current.
+ */
+export const windowEnd = (now: Date) => sql`case when f.valid_until is null and f.expires_at <= ${ts(now)} then f.expires_at else f.valid_until end`;
+
 export interface Closing {
   fact_id: string;
   closed_at: Date;
@@ -38,7 +44,7 @@ export interface Closing {
 /** How each of the closed facts `ids` ended (current ones are left out). */
 export async function closingsOf(tenant: TenantDb, ids: readonly string[], now: Date): Promise<Closing[]> {
   if (ids.length === 0) return [];
-  const end = sql`case when f.valid_until is null and f.expires_at <= ${ts(now)} then f.expires_at else f.valid_until end`;
+  const end = windowEnd(now);
   const rows = await tenant.read<Record<string, unknown>>(
     sql`select f.id as fact_id, ${end} as closed_at, ${closedByCase(end)} as closed_by,
           coalesce(f.retired_for_fact_id, (

@@ -4,13 +4,14 @@
  * per-agent activity. Scope read permissions are applied in SQL (see {@link readableScopeSql}), so
  * totals and pages count only what the caller may see.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { textArrayLiteral, toDate, ts } from './values.ts';
-import { closedByCase, type ClosedBy } from './closings.ts';
-import { joinFactMember } from './access.ts';
-import { scopeFilter } from './facts.ts';
-import type { FactCitation } from './schema.ts';
+import { and, count, desc, eq, exists, gt, gte, ilike, isNotNull, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { closedByCase, windowEnd, type ClosedBy } from './closings.ts';
+import { factMember, m } from './access.ts';
+import { f, scopeFilter, unexpiredAt, validAt } from './fact-rows.ts';
+import { conflictFacts, conflicts, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { columnsNamed, qb, textArrayLiteral, toDate, ts } from './values.ts';
 
 /**
  * One scope permission as a read filter: `prefix` covers its subtree (`*` everything); `readable`
@@ -60,22 +61,40 @@ export interface FactListRow {
   verified_at: Date | null;
 }
 
+const cf = alias(conflictFacts, 'cf');
+const c = alias(conflicts, 'c');
+
 /**
- * The listed columns. `has_open_conflict` is as of `asOf` when given (a conflict detected by then
- * and not yet settled then, whatever it became later), else now.
+ * The listed columns (the member's name as `display_name`). `has_open_conflict` is as of `asOf`
+ * when given (a conflict detected by then and not yet settled then, whatever it became later),
+ * else now.
  */
-const listColumns = (asOf?: Date) => sql`f.id, f.lineage_id, f.content, f.scope, f.agent_id, m.display_name as member, f.fact_type, f.confidence, f.provenance,
-  f.committed_at, f.valid_until, f.expires_at, f.durability, f.corroborating_agents, f.citations, f.verified_at,
-  exists (
-    select 1 from conflict_facts cf join conflicts c on c.id = cf.conflict_id and c.workspace_id = cf.workspace_id
-    where cf.workspace_id = f.workspace_id and cf.fact_id = f.id and ${
-      asOf ? sql`c.detected_at <= ${ts(asOf)} and (c.resolved_at is null or c.resolved_at > ${ts(asOf)})` : sql`c.status = 'open'`
-    }
-  ) as has_open_conflict`;
+const listSelection = (asOf?: Date) => ({
+  ...columnsNamed(f, [
+    'id', 'lineage_id', 'content', 'scope', 'agent_id', 'fact_type', 'confidence', 'provenance', 'committed_at', 'valid_until',
+    'expires_at', 'durability', 'corroborating_agents', 'citations', 'verified_at',
+  ]),
+  display_name: m.displayName,
+  has_open_conflict: exists(
+    qb
+      .select({ id: cf.conflictId })
+      .from(cf)
+      .innerJoin(c, and(eq(c.id, cf.conflictId), eq(c.workspaceId, cf.workspaceId)))
+      .where(
+        and(
+          eq(cf.workspaceId, f.workspaceId),
+          eq(cf.factId, f.id),
+          asOf ? and(lte(c.detectedAt, asOf), or(isNull(c.resolvedAt), gt(c.resolvedAt, asOf))) : eq(c.status, 'open'),
+        ),
+      ),
+  ).as('has_open_conflict'),
+});
 
 function listRow(r: Record<string, unknown>): FactListRow {
+  const { display_name: member, ...row } = r;
   return {
-    ...(r as unknown as FactListRow),
+    ...(row as unknown as FactListRow),
+    member: (member as string | null) ?? null,
     confidence: Number(r.confidence),
     corroborating_agents: Number(r.corroborating_agents),
     has_open_conflict: Boolean(r.has_open_conflict),
@@ -111,31 +130,33 @@ export interface FactListParams {
 /** A page of current facts (or facts valid at `asOf`), newest first, and how many match in all. */
 export async function listFactsPage(tenant: TenantDb, params: FactListParams): Promise<{ rows: FactListRow[]; total: number }> {
   const at = params.asOf ?? params.now;
-  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`, sql`f.erased_at is null`];
-  filters.push(
-    params.asOf
-      ? sql`f.valid_from <= ${ts(at)} and (f.valid_until is null or f.valid_until > ${ts(at)})`
-      : sql`f.valid_until is null`,
+  const where = tenant.where(
+    f,
+    isNull(f.erasedAt),
+    params.asOf ? validAt(at) : isNull(f.validUntil),
+    unexpiredAt(at),
+    params.scope ? scopeFilter(params.scope) : undefined,
+    params.agentId ? eq(f.agentId, params.agentId) : undefined,
+    params.factType ? eq(f.factType, params.factType as FactListRow['fact_type']) : undefined,
+    params.durability ? eq(f.durability, params.durability) : undefined,
+    params.since ? gte(f.committedAt, params.since) : undefined,
+    params.until ? lt(f.committedAt, params.until) : undefined,
+    // Full text has no builder.
+    params.q ? or(sql`${f.tsv} @@ websearch_to_tsquery('english', ${params.q})`, ilike(f.content, likePattern(params.q))) : undefined,
+    params.readable,
   );
-  filters.push(sql`(f.expires_at is null or f.expires_at > ${ts(at)})`);
-  if (params.scope) filters.push(scopeFilter(params.scope));
-  if (params.agentId) filters.push(sql`f.agent_id = ${params.agentId}`);
-  if (params.factType) filters.push(sql`f.fact_type = ${params.factType}`);
-  if (params.durability) filters.push(sql`f.durability = ${params.durability}`);
-  if (params.since) filters.push(sql`f.committed_at >= ${ts(params.since)}`);
-  if (params.until) filters.push(sql`f.committed_at < ${ts(params.until)}`);
-  if (params.q) {
-    filters.push(
-      sql`(f.tsv @@ websearch_to_tsquery('english', ${params.q}) or f.content ilike ${likePattern(params.q)})`,
-    );
-  }
-  if (params.readable) filters.push(params.readable);
-  const where = sql.join(filters, sql` and `);
   const [rows, counted] = await Promise.all([
-    tenant.read<Record<string, unknown>>(sql`select ${listColumns(params.asOf)} from facts f ${joinFactMember} where ${where}
-          order by f.committed_at desc, f.id desc limit ${params.limit} offset ${params.offset}`,
+    tenant.read<Record<string, unknown>>(
+      qb
+        .select(listSelection(params.asOf))
+        .from(f)
+        .leftJoin(m, factMember)
+        .where(where)
+        .orderBy(desc(f.committedAt), desc(f.id))
+        .limit(params.limit)
+        .offset(params.offset),
     ),
-    tenant.read<{ n: number }>(sql`select count(*)::int as n from facts f where ${where}`),
+    tenant.read<{ n: number | string }>(qb.select({ n: count().as('n') }).from(f).where(where)),
   ]);
   return { rows: rows.map(listRow), total: Number(counted[0]?.n ?? 0) };
 }
@@ -145,17 +166,24 @@ export async function listExpiringFacts(
   tenant: TenantDb,
   params: { withinMs: number; scope?: string; readable?: SQL; limit: number; now: Date },
 ): Promise<FactListRow[]> {
-  const filters: SQL[] = [
-    sql`f.workspace_id = ${tenant.workspaceId}`,
-    sql`f.erased_at is null`,
-    sql`f.valid_until is null`,
-    sql`f.expires_at > ${ts(params.now)}`,
-    sql`f.expires_at <= ${ts(new Date(params.now.getTime() + params.withinMs))}`,
-  ];
-  if (params.scope) filters.push(scopeFilter(params.scope));
-  if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select ${listColumns()} from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
-        order by f.expires_at, f.id limit ${params.limit}`,
+  const rows = await tenant.read<Record<string, unknown>>(
+    qb
+      .select(listSelection())
+      .from(f)
+      .leftJoin(m, factMember)
+      .where(
+        tenant.where(
+          f,
+          isNull(f.erasedAt),
+          isNull(f.validUntil),
+          gt(f.expiresAt, params.now),
+          lte(f.expiresAt, new Date(params.now.getTime() + params.withinMs)),
+          params.scope ? scopeFilter(params.scope) : undefined,
+          params.readable,
+        ),
+      )
+      .orderBy(f.expiresAt, f.id)
+      .limit(params.limit),
   );
   return rows.map(listRow);
 }
@@ -184,23 +212,34 @@ export async function listValidityWindows(
   tenant: TenantDb,
   params: { since?: Date; until?: Date; scope?: string; readable?: SQL; limit: number; now: Date },
 ): Promise<TimelineRow[]> {
-  const filters: SQL[] = [sql`f.workspace_id = ${tenant.workspaceId}`, sql`f.erased_at is null`, sql`f.durability = 'durable'`];
-  const end = sql`case when f.valid_until is null and f.expires_at <= ${ts(params.now)} then f.expires_at else f.valid_until end`;
-  if (params.until) filters.push(sql`f.valid_from <= ${ts(params.until)}`);
-  if (params.since) filters.push(sql`(${end} is null or ${end} >= ${ts(params.since)})`);
-  if (params.scope) filters.push(scopeFilter(params.scope));
-  if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select * from (
-          select f.id, f.lineage_id, f.scope, f.content, f.agent_id, m.display_name as member, f.citations, f.valid_from, ${end} as valid_until,
-            ${closedByCase(end)} as closed_by
-          from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
-          order by f.valid_from desc, f.id desc
-          limit ${params.limit}
-        ) w
-        order by w.scope, w.valid_from, w.id`,
-  );
-  return rows.map((r) => ({
+  const end = windowEnd(params.now);
+  const newest = qb
+    .select({
+      ...columnsNamed(f, ['id', 'lineage_id', 'scope', 'content', 'agent_id', 'citations', 'valid_from']),
+      member: m.displayName,
+      valid_until: end.as('valid_until'),
+      closed_by: closedByCase(end).as('closed_by'),
+    })
+    .from(f)
+    .leftJoin(m, factMember)
+    .where(
+      tenant.where(
+        f,
+        isNull(f.erasedAt),
+        eq(f.durability, 'durable'),
+        params.until ? lte(f.validFrom, params.until) : undefined,
+        params.since ? or(isNull(end), gte(end, ts(params.since))) : undefined,
+        params.scope ? scopeFilter(params.scope) : undefined,
+        params.readable,
+      ),
+    )
+    .orderBy(desc(f.validFrom), desc(f.id))
+    .limit(params.limit)
+    .as('w');
+  const rows = await tenant.read<Record<string, unknown>>(qb.select().from(newest).orderBy(newest.scope, newest.valid_from, newest.id));
+  return rows.map(({ display_name: member, ...r }) => ({
     ...(r as unknown as TimelineRow),
+    member: (member as string | null) ?? null,
     valid_from: toDate(r.valid_from)!,
     valid_until: toDate(r.valid_until),
     closed_by: (r.closed_by as ClosedBy | null) ?? null,
@@ -220,26 +259,35 @@ export interface AgentActivityRow {
   last_commit_at: Date;
 }
 
+/** `count(*) filter (where condition)`: aggregate filters have no builder. */
+const countWhere = (condition: SQL) => sql<number>`count(*) filter (where ${condition})`;
+
 /** Per agent: facts committed in [since, now], how many ended up in a conflict, how many verified. */
 export async function agentActivity(
   tenant: TenantDb,
   params: { since: Date; now: Date; readable?: SQL },
 ): Promise<AgentActivityRow[]> {
-  const filters: SQL[] = [
-    sql`f.workspace_id = ${tenant.workspaceId}`,
-    sql`f.committed_at >= ${ts(params.since)}`,
-    sql`f.committed_at <= ${ts(params.now)}`,
-  ];
-  if (params.readable) filters.push(params.readable);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select f.agent_id, string_agg(distinct m.display_name, ', ') as member, count(*)::int as commits,
-          count(*) filter (where exists (
-            select 1 from conflict_facts cf where cf.workspace_id = f.workspace_id and cf.fact_id = f.id
-          ))::int as conflicts,
-          count(*) filter (where f.provenance is not null)::int as verified,
-          max(f.committed_at) as last_commit_at
-        from facts f ${joinFactMember} where ${sql.join(filters, sql` and `)}
-        group by f.agent_id
-        order by count(*) desc, f.agent_id`,
+  const inConflict = exists(
+    qb
+      .select({ id: cf.conflictId })
+      .from(cf)
+      .where(and(eq(cf.workspaceId, f.workspaceId), eq(cf.factId, f.id))),
+  );
+  const rows = await tenant.read<Record<string, unknown>>(
+    qb
+      .select({
+        agent_id: f.agentId,
+        member: sql<string | null>`string_agg(distinct ${m.displayName}, ', ')`.as('member'),
+        commits: count().as('commits'),
+        conflicts: countWhere(inConflict).as('conflicts'),
+        verified: countWhere(isNotNull(f.provenance)).as('verified'),
+        last_commit_at: max(f.committedAt).as('last_commit_at'),
+      })
+      .from(f)
+      .leftJoin(m, factMember)
+      .where(tenant.where(f, gte(f.committedAt, params.since), lte(f.committedAt, params.now), params.readable))
+      .groupBy(f.agentId)
+      .orderBy(desc(count()), f.agentId),
   );
   return rows.map((r) => ({
     agent_id: String(r.agent_id),

@@ -62,7 +62,7 @@ export async function probe(db: Database): Promise<void> {
 /** True when the database answers a trivial query. */
 export async function ping(db: Database): Promise<boolean> {
   try {
-    await db.execute(sql`select 1`);
+    await probe(db);
     return true;
   } catch {
     return false;

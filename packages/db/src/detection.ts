@@ -4,11 +4,13 @@
  * and listing conflicts with their facts.
  */
 import { createHash } from 'node:crypto';
-import { sql, type SQL } from 'drizzle-orm';
-import { joinFactMember } from './access.ts';
+import { and, count, desc, eq, gt, gte, isNull, sql, sum, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { factMember, m } from './access.ts';
 import type { Database } from './database.ts';
-import { textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
-import type { FactCitation, FactEntity } from './schema.ts';
+import { f } from './fact-rows.ts';
+import { anyUuid, columnsNamed, qb, textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
+import { conflictFacts, conflicts, detectionRuns, factKeys, type CONFLICT_STATUSES, type FactCitation, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A fact as the detector reads it. */
@@ -54,6 +56,9 @@ const DETECTOR_COLUMNS = sql.raw(
  */
 export const FACTS_PER_READ = 250;
 
+/** Facts (as `f`) the detector compares: durable, not erased. */
+const durableLive = and(eq(f.durability, 'durable'), isNull(f.erasedAt));
+
 /**
  * The facts with these ids (a run's triggers, the facts their keys found), a page at a time, each
  * looked up by primary key (a lateral probe per id: the plan does not depend on statistics);
@@ -66,8 +71,7 @@ export async function factsByIds(tenant: TenantDb, ids: readonly string[], optio
     const rows = await tenant.read(sql`select ${DETECTOR_COLUMNS}
           from unnest(${uuidArrayLiteral(page)}::uuid[]) as ids(id)
           cross join lateral (select * from facts f where f.id = ids.id) f
-          where f.workspace_id = ${tenant.workspaceId}
-            ${options.durableOnly ? sql`and f.durability = 'durable' and f.erased_at is null` : sql``}`);
+          where ${and(eq(f.workspaceId, tenant.workspaceId), options.durableOnly ? durableLive : undefined)}`);
     for (const fact of normalize(rows)) facts.push(fact);
   }
   return facts;
@@ -97,7 +101,7 @@ export async function factsMatching(
   const newest = sql`select distinct fk.fact_id from unnest(${textArrayLiteral(keys)}::text[]) as k(key)
             cross join lateral (
               select fact_id from fact_keys
-              where workspace_id = ${tenant.workspaceId} and key = k.key ${since ? sql`and committed_at > ${ts(since.committedAt)}` : sql``}
+              where ${and(eq(factKeys.workspaceId, tenant.workspaceId), since ? gt(factKeys.committedAt, since.committedAt) : undefined)} and key = k.key
               order by committed_at desc nulls last -- the index order: a range scan, no sort
               limit ${perKey}
             ) fk`;
@@ -109,7 +113,7 @@ export async function factsMatching(
     await tenant.read(sql`select ${DETECTOR_COLUMNS}
           from (${newest}) found
           cross join lateral (select * from facts f where f.id = found.fact_id) f
-          where f.workspace_id = ${tenant.workspaceId} and f.durability = 'durable' and f.erased_at is null
+          where ${and(eq(f.workspaceId, tenant.workspaceId), durableLive)}
             -- Computed once (an InitPlan), before the facts are read: the plan above stays as it is.
             and f.id <> all(array(
               select other.fact_id from conflict_facts mine
@@ -148,13 +152,16 @@ export const factSetKey = (ids: readonly string[]) =>
   createHash('sha256').update([...new Set(ids)].sort().join(',')).digest('hex').slice(0, 40);
 
 /**
- * `ids(id) × l(conflict_id) × c(status)`: each of the facts' conflicts, for a FROM clause. Each fact's
+ * `ids(id) × l(conflict_id) × c(status)`: each of the facts' conflicts (`factIds` a uuid[] expression,
+ * or the ids), for a FROM clause. Each fact's
  * links are looked up by its id and each conflict by its own: OFFSET 0 keeps every lookup a
  * subquery of one table, whose only sensible plan is its index whatever the statistics. Joined
  * plainly, a planner that took the conflict tables for small (never analyzed) started from the
  * workspace's conflicts and read its conflict_facts once for each of them.
  */
-export const conflictsOfFacts = (workspaceId: string, factIds: SQL) => sql`unnest(${factIds}) as ids(id)
+export const conflictsOfFacts = (workspaceId: string, factIds: SQL | readonly string[]) => sql`unnest(${
+  Array.isArray(factIds) ? uuidArrayLiteral(factIds) : factIds
+}::uuid[]) as ids(id)
   cross join lateral (select cf.conflict_id from conflict_facts cf where cf.workspace_id = ${workspaceId} and cf.fact_id = ids.id offset 0) l
   cross join lateral (select c.status, c.kind from conflicts c where c.id = l.conflict_id offset 0) c`;
 
@@ -205,14 +212,13 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
  * instead of opening another. Otherwise a new conflict is inserted. Returns the ids of new
  * conflicts; the agents of their facts count one more flagged commit.
  */
-export async function insertConflicts(tenant: TenantDb, conflicts: readonly ConflictRecord[]): Promise<string[]> {
+export async function insertConflicts(tenant: TenantDb, records: readonly ConflictRecord[]): Promise<string[]> {
   const created: string[] = [];
-  for (const c of conflicts) {
+  for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const idArray = uuidArrayLiteral(ids);
     const overlapping = await tenant.read<{ id: string; status: string; shared: number }>(sql`select l.conflict_id as id, c.status, count(*)::int as shared
-          from ${conflictsOfFacts(tenant.workspaceId, sql`${idArray}::uuid[]`)}
+          from ${conflictsOfFacts(tenant.workspaceId, ids)}
           group by l.conflict_id, c.status
           order by count(*) desc`,
     );
@@ -221,36 +227,42 @@ export async function insertConflicts(tenant: TenantDb, conflicts: readonly Conf
     // A probable update is a question about one pair; a settlement a record of one: neither grows another conflict.
     const grown = settled || c.kind === 'probable_update' ? undefined : overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
     if (grown) {
-      await tenant.execute(
-        sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
-            select ${tenant.workspaceId}, ${grown.id}, f from unnest(${idArray}::uuid[]) f
-            on conflict do nothing`,
+      await tenant.insert(conflictFacts, ids.map((factId) => ({ conflictId: grown.id, factId }))).onConflictDoNothing();
+      const all = await tenant.read<{ fact_id: string }>(
+        qb.select(columnsNamed(conflictFacts, ['fact_id'])).from(conflictFacts).where(tenant.where(conflictFacts, eq(conflictFacts.conflictId, grown.id))),
       );
-      const all = await tenant.read<{ fact_id: string }>(sql`select fact_id from conflict_facts where conflict_id = ${grown.id}`);
-      await tenant.execute(
-        sql`update conflicts set kind = ${c.kind}, question = ${c.question}, explanation = ${c.explanation},
-              detected_by = ${c.detectedBy}, severity = ${c.severity}, fact_set_key = ${factSetKey(all.map((r) => r.fact_id))}
-            where workspace_id = ${tenant.workspaceId} and id = ${grown.id}`,
+      await tenant.update(
+        conflicts,
+        {
+          kind: c.kind,
+          question: c.question,
+          explanation: c.explanation,
+          detectedBy: c.detectedBy,
+          severity: c.severity,
+          factSetKey: factSetKey(all.map((r) => r.fact_id)),
+        },
+        eq(conflicts.id, grown.id),
       );
       continue;
     }
-    const [row] = await tenant.rows<{ id: string }>(settled
-      ? sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key, status, resolution_type, resolution, winning_fact_id, resolved_at)
-          values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)},
-                  'resolved', 'detector', ${settled.reason}, ${settled.factId}, ${ts(settled.at)})
-          on conflict (workspace_id, fact_set_key) do nothing
-          returning id`
-      : sql`insert into conflicts (workspace_id, kind, question, explanation, detected_by, severity, fact_set_key)
-          values (${tenant.workspaceId}, ${c.kind}, ${c.question}, ${c.explanation}, ${c.detectedBy}, ${c.severity}, ${factSetKey(ids)})
-          on conflict (workspace_id, fact_set_key) do nothing
-          returning id`,
-    );
+    const settlement = settled
+      ? { status: 'resolved', resolutionType: 'detector', resolution: settled.reason, winningFactId: settled.factId, resolvedAt: settled.at } as const
+      : {};
+    const [row] = await tenant
+      .insert(conflicts, {
+        kind: c.kind,
+        question: c.question,
+        explanation: c.explanation,
+        detectedBy: c.detectedBy,
+        severity: c.severity,
+        factSetKey: factSetKey(ids),
+        ...settlement,
+      })
+      .onConflictDoNothing({ target: [conflicts.workspaceId, conflicts.factSetKey] })
+      .returning({ id: conflicts.id });
     if (!row) continue;
     if (!settled) created.push(row.id);
-    await tenant.execute(
-      sql`insert into conflict_facts (workspace_id, conflict_id, fact_id)
-          select ${tenant.workspaceId}, ${row.id}, unnest(${idArray}::uuid[])`,
-    );
+    await tenant.insert(conflictFacts, ids.map((factId) => ({ conflictId: row.id, factId })));
   }
   await flagAgents(tenant, created);
   return created;
@@ -298,8 +310,8 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date, close
   // table per subquery, as in conflictsOfFacts; the window is tested outside the lookup, which
   // could otherwise take an index of current facts that starts at the workspace).
   const named = closedFactIds
-    ? sql`select distinct l.conflict_id as id from ${conflictsOfFacts(tenant.workspaceId, sql`${uuidArrayLiteral(closedFactIds)}::uuid[]`)} where c.status = 'open'`
-    : sql`select id from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`;
+    ? sql`select distinct l.conflict_id as id from ${conflictsOfFacts(tenant.workspaceId, closedFactIds)} where c.status = 'open'`
+    : qb.select({ id: conflicts.id }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open')));
   const rows = await tenant.rows<{ id: string }>(sql`with named as materialized (${named}),
         moot as materialized (
           -- A question about one fact (a stale citation) is moot once that fact is history.
@@ -321,9 +333,12 @@ export async function resolveSettledConflicts(tenant: TenantDb, now: Date, close
 /** How many conflicts each of these facts has been part of (the forgetting curve keeps those). */
 export async function conflictCounts(tenant: TenantDb, factIds: readonly string[]): Promise<Map<string, number>> {
   if (factIds.length === 0) return new Map();
-  const rows = await tenant.read<{ fact_id: string; n: number }>(sql`select fact_id, count(*)::int as n from conflict_facts
-        where workspace_id = ${tenant.workspaceId} and fact_id = any(${uuidArrayLiteral(factIds)}::uuid[])
-        group by fact_id`,
+  const rows = await tenant.read<{ fact_id: string; n: number | string }>(
+    qb
+      .select({ fact_id: conflictFacts.factId, n: count().as('n') })
+      .from(conflictFacts)
+      .where(tenant.where(conflictFacts, anyUuid(conflictFacts.factId, factIds)))
+      .groupBy(conflictFacts.factId),
   );
   return new Map(rows.map((r) => [r.fact_id, Number(r.n)]));
 }
@@ -361,24 +376,37 @@ export async function listConflictViews(
   tenant: TenantDb,
   filters: { status?: string; kind?: string; conflictId?: string; limit?: number },
 ): Promise<ConflictView[]> {
-  const where = [sql`c.workspace_id = ${tenant.workspaceId}`];
-  if (filters.status && filters.status !== 'all') where.push(sql`c.status = ${filters.status}`);
-  if (filters.kind) where.push(sql`c.kind = ${filters.kind}`);
-  if (filters.conflictId) where.push(sql`c.id = ${filters.conflictId}`);
-  const rows = await tenant.read<Record<string, unknown>>(sql`select c.id, c.kind, c.severity, c.status, c.question, c.explanation, c.detected_by, c.detected_at, c.resolved_at,
-               c.resolution_type, c.resolution, c.winning_fact_id,
-               coalesce(json_agg(json_build_object(
-                 'fact_id', f.id, 'lineage_id', f.lineage_id, 'content', f.content, 'scope', f.scope,
-                 'agent_id', f.agent_id, 'member', m.display_name, 'committed_at', f.committed_at, 'valid_until', f.valid_until, 'citations', f.citations
-               ) order by f.committed_at) filter (where f.id is not null), '[]') as facts
-        from conflicts c
-        left join conflict_facts cf on cf.conflict_id = c.id and cf.workspace_id = c.workspace_id
-        left join facts f on f.id = cf.fact_id and f.workspace_id = c.workspace_id
-        ${joinFactMember}
-        where ${sql.join(where, sql` and `)}
-        group by c.id
-        order by c.detected_at desc
-        limit ${filters.limit ?? 200}`,
+  const c = alias(conflicts, 'c');
+  const cf = alias(conflictFacts, 'cf');
+  const rows = await tenant.read<Record<string, unknown>>(
+    qb
+      .select({
+        ...columnsNamed(c, [
+          'id', 'kind', 'severity', 'status', 'question', 'explanation', 'detected_by', 'detected_at', 'resolved_at', 'resolution_type',
+          'resolution', 'winning_fact_id',
+        ]),
+        // Each conflict's facts as one JSON array: no builder aggregates into JSON.
+        facts: sql`coalesce(json_agg(json_build_object(
+                 'fact_id', ${f.id}, 'lineage_id', ${f.lineageId}, 'content', ${f.content}, 'scope', ${f.scope},
+                 'agent_id', ${f.agentId}, 'member', ${m.displayName}, 'committed_at', ${f.committedAt}, 'valid_until', ${f.validUntil},
+                 'citations', ${f.citations}
+               ) order by ${f.committedAt}) filter (where ${f.id} is not null), '[]')`.as('facts'),
+      })
+      .from(c)
+      .leftJoin(cf, and(eq(cf.conflictId, c.id), eq(cf.workspaceId, c.workspaceId)))
+      .leftJoin(f, and(eq(f.id, cf.factId), eq(f.workspaceId, c.workspaceId)))
+      .leftJoin(m, factMember)
+      .where(
+        tenant.where(
+          c,
+          filters.status && filters.status !== 'all' ? eq(c.status, filters.status as (typeof CONFLICT_STATUSES)[number]) : undefined,
+          filters.kind ? eq(c.kind, filters.kind as ConflictRecord['kind']) : undefined,
+          filters.conflictId ? eq(c.id, filters.conflictId) : undefined,
+        ),
+      )
+      .groupBy(c.id)
+      .orderBy(desc(c.detectedAt))
+      .limit(filters.limit ?? 200),
   );
   const stamp = (v: unknown) => (v == null ? null : toDate(v)!.toISOString());
   return rows.map((r) => {
@@ -478,22 +506,27 @@ export async function storyFacts(
   ids: readonly string[],
 ): Promise<{ id: string; content: string; scope: string; committed_at: Date; valid_until: Date | null }[]> {
   if (ids.length === 0) return [];
-  const rows = await tenant.read<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(sql`select id, content, scope, committed_at, valid_until from facts
-        where workspace_id = ${tenant.workspaceId} and id = any(${uuidArrayLiteral(ids)}::uuid[])`,
+  const rows = await tenant.read<{ id: string; content: string; scope: string; committed_at: unknown; valid_until: unknown }>(
+    qb.select(columnsNamed(f, ['id', 'content', 'scope', 'committed_at', 'valid_until'])).from(f).where(tenant.where(f, anyUuid(f.id, ids))),
   );
   return rows.map((r) => ({ ...r, committed_at: toDate(r.committed_at)!, valid_until: toDate(r.valid_until) }));
 }
 
 /** Tokens the workspace's detection runs spent since `since` (for the daily budget). */
 export async function tokensSpentSince(tenant: TenantDb, since: Date): Promise<number> {
-  const [row] = await tenant.read<{ n: number }>(sql`select coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint as n from detection_runs
-        where workspace_id = ${tenant.workspaceId} and started_at >= ${ts(since)}`,
+  const [row] = await tenant.read<{ prompt: number | string | null; completion: number | string | null }>(
+    qb
+      .select({ prompt: sum(detectionRuns.promptTokens).as('prompt'), completion: sum(detectionRuns.completionTokens).as('completion') })
+      .from(detectionRuns)
+      .where(tenant.where(detectionRuns, gte(detectionRuns.startedAt, since))),
   );
-  return Number(row?.n ?? 0);
+  return Number(row?.prompt ?? 0) + Number(row?.completion ?? 0);
 }
 
 /** How many conflicts wait for a human. */
 export async function countOpenConflicts(tenant: TenantDb): Promise<number> {
-  const [row] = await tenant.read<{ n: number }>(sql`select count(*)::int as n from conflicts where workspace_id = ${tenant.workspaceId} and status = 'open'`);
+  const [row] = await tenant.read<{ n: number | string }>(
+    qb.select({ n: count().as('n') }).from(conflicts).where(tenant.where(conflicts, eq(conflicts.status, 'open'))),
+  );
   return Number(row?.n ?? 0);
 }

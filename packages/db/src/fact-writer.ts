@@ -13,7 +13,7 @@
  */
 import { Batcher } from './batcher.ts';
 import { perDatabase, type Database } from './database.ts';
-import { insertFacts, type InsertedFact, type InsertOptions, type NewFact } from './facts.ts';
+import { insertFacts, type InsertedFact, type InsertOptions, type NewFact } from './commit-statement.ts';
 import { forWorkspace } from './tenant.ts';
 
 /** Most facts per batch: a few hundred kilobytes of JSON at most, and a statement of a few tens of ms. */

@@ -4,9 +4,11 @@
  * statement that stores its fact (insertFacts), never apart from it; an import's answer is written
  * once the import has answered.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './database.ts';
+import { eq, lt } from 'drizzle-orm';
+import type { Database } from './database.ts';
+import { idempotencyKeys } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { columnsNamed, qb } from './values.ts';
 
 /** A key's first use. */
 export interface IdempotencyRecord {
@@ -22,7 +24,10 @@ export interface IdempotencyRecord {
 /** The first use of `key` in this workspace, or null. */
 export async function findIdempotencyKey(tenant: TenantDb, key: string): Promise<IdempotencyRecord | null> {
   const [row] = await tenant.read<{ operation: IdempotencyRecord['operation']; request_hash: string; fact_id: string | null; response: Record<string, unknown> | null; created_at: Date }>(
-    sql`select operation, request_hash, fact_id, response, created_at from idempotency_keys where workspace_id = ${tenant.workspaceId} and key = ${key}`,
+    qb
+      .select(columnsNamed(idempotencyKeys, ['operation', 'request_hash', 'fact_id', 'response', 'created_at']))
+      .from(idempotencyKeys)
+      .where(tenant.where(idempotencyKeys, eq(idempotencyKeys.key, key))),
   );
   return row ? { operation: row.operation, requestHash: row.request_hash, factId: row.fact_id, response: row.response, createdAt: new Date(row.created_at) } : null;
 }
@@ -32,11 +37,9 @@ export async function recordIdempotentResponse(
   tenant: TenantDb,
   record: { key: string; operation: IdempotencyRecord['operation']; requestHash: string; response: Record<string, unknown> },
 ): Promise<void> {
-  await tenant.execute(
-    sql`insert into idempotency_keys (workspace_id, key, operation, request_hash, response)
-        values (${tenant.workspaceId}, ${record.key}, ${record.operation}, ${record.requestHash}, ${JSON.stringify(record.response)}::jsonb)
-        on conflict (workspace_id, key) do nothing`,
-  );
+  await tenant
+    .insert(idempotencyKeys, { key: record.key, operation: record.operation, requestHash: record.requestHash, response: record.response })
+    .onConflictDoNothing({ target: [idempotencyKeys.workspaceId, idempotencyKeys.key] });
 }
 
 /** How long a key is remembered: far longer than any client retries, short enough to stay small. */
@@ -45,6 +48,6 @@ export const IDEMPOTENCY_KEY_DAYS = 7;
 /** Forgets keys older than IDEMPOTENCY_KEY_DAYS (maintenance); returns how many. */
 export async function purgeIdempotencyKeys(db: Database, now = new Date()): Promise<number> {
   const before = new Date(now.getTime() - IDEMPOTENCY_KEY_DAYS * 86_400_000);
-  const rows = await queryRows<{ key: string }>(db, sql`delete from idempotency_keys where created_at < ${before.toISOString()}::timestamptz returning key`);
+  const rows = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before)).returning({ key: idempotencyKeys.key });
   return rows.length;
 }

@@ -2,10 +2,11 @@
  * Invites: the cross-tenant lookup an invite key starts from, and the workspace's own invite rows
  * (created, listed, revoked and redeemed through its TenantDb).
  */
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { invites, workspaces, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { columnsNamed } from './values.ts';
 
 /** An invite's stored row. */
 export type InviteRecord = typeof invites.$inferSelect;
@@ -49,11 +50,16 @@ export async function findInviteForKey(db: Database, workspaceId: string, invite
  * one statement: of two concurrent redemptions of a last use, exactly one gets the row.
  */
 export async function takeInviteUse(tenant: TenantDb, inviteId: string, now: Date): Promise<InviteRow | null> {
-  const [row] = await tenant.rows<InviteRow & Record<string, unknown>>(sql`update invites set uses_remaining = uses_remaining - 1
-        where workspace_id = ${tenant.workspaceId} and id = ${inviteId}
-          and uses_remaining > 0 and revoked_at is null and expires_at > ${now.toISOString()}::timestamptz
-        returning id, workspace_id, role, uses_remaining, expires_at, revoked_at`,
-  );
+  const [row] = await tenant
+    .update(
+      invites,
+      { usesRemaining: sql`${invites.usesRemaining} - 1` },
+      eq(invites.id, inviteId),
+      gt(invites.usesRemaining, 0),
+      isNull(invites.revokedAt),
+      gt(invites.expiresAt, now),
+    )
+    .returning(columnsNamed(invites, ['id', 'workspace_id', 'role', 'uses_remaining', 'expires_at', 'revoked_at']));
   return row ?? null;
 }
 

@@ -9,9 +9,11 @@
  * back and is retried with backoff for as long as the outage lasts; jobs given up as `failed` can
  * be requeued ({@link requeueFailedJobs}).
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from './database.ts';
-import { toDate, uuidArrayLiteral } from './values.ts';
+import { detectionJobs, detectionRuns } from './schema.ts';
+import { columnsNamed, qb, toDate } from './values.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -42,6 +44,13 @@ const iso = (d: Date) => `${d.toISOString()}`;
 /** Most jobs one run takes; a longer backlog is the next run's (a run stays short and its lease cheap). */
 export const MAX_JOBS_PER_RUN = 2_000;
 
+/** Jobs (as `j`) and runs (as `r`), for the hand-written statements. */
+const j = alias(detectionJobs, 'j');
+const r = alias(detectionRuns, 'r');
+
+/** `column = workspaceId`, or no condition when no workspace is given (every workspace's). */
+const ofWorkspace = (column: PgColumn, workspaceId: string | undefined) => (workspaceId ? eq(column, workspaceId) : undefined);
+
 /** Jobs that are due: pending and past their backoff, or running under a lapsed lock. */
 const DUE = (now: string) =>
   sql`((j.status = 'pending' and j.run_after <= ${now}::timestamptz) or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
@@ -65,8 +74,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
   const candidates = await queryRows<{ workspace_id: string }>(
     db,
     sql`select j.workspace_id from detection_jobs j
-        where ${DUE(dueIso)}
-          ${options.workspaceId ? sql`and j.workspace_id = ${options.workspaceId}` : sql``}
+        where ${and(DUE(dueIso), ofWorkspace(j.workspaceId, options.workspaceId))}
           and not exists (
             select 1 from detection_runs r
             where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${dueIso}::timestamptz
@@ -83,11 +91,10 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
     const claimed = await db.transaction(async (tx) => {
       const t = tx as unknown as Database;
       // A run whose worker stopped renewing its lease is over; its jobs are due again.
-      await t.execute(
-        sql`update detection_runs set status = 'failed', finished_at = ${nowIso}::timestamptz,
-              error = 'worker lease expired before the run finished'
-            where workspace_id = ${workspaceId} and status = 'running' and lease_until <= ${dueIso}::timestamptz`,
-      );
+      await t
+        .update(detectionRuns)
+        .set({ status: 'failed', finishedAt: now, error: 'worker lease expired before the run finished' })
+        .where(and(eq(detectionRuns.workspaceId, workspaceId), eq(detectionRuns.status, 'running'), lte(detectionRuns.leaseUntil, new Date(clock))));
       const [run] = await queryRows<{ id: string }>(
         t,
         sql`insert into detection_runs (workspace_id, status, started_at, worker_id, lease_until)
@@ -110,15 +117,11 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
             returning id, trigger_fact_id, attempts`,
       );
       if (jobs.length === 0) {
-        await t.execute(sql`delete from detection_runs where id = ${run.id}`);
+        await t.delete(detectionRuns).where(eq(detectionRuns.id, run.id));
         return null;
       }
       const triggerFactIds = [...new Set(jobs.map((j) => j.trigger_fact_id).filter((id): id is string => id !== null))];
-      await t.execute(
-        sql`update detection_runs set jobs_coalesced = ${jobs.length},
-              trigger_fact_ids = ${uuidArrayLiteral(triggerFactIds)}::uuid[]
-            where id = ${run.id}`,
-      );
+      await t.update(detectionRuns).set({ jobsCoalesced: jobs.length, triggerFactIds }).where(eq(detectionRuns.id, run.id));
       return {
         runId: run.id,
         workspaceId,
@@ -168,10 +171,32 @@ export interface RunStats {
   failedBatches?: number;
 }
 
-/** The narrative columns of a run's row. */
-const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
-  sql`narrative = ${stats?.narrative ?? null}, story_facts = ${stats?.storyFacts ?? 0}, batches = ${stats?.batches ?? 0},
-      failed_batches = ${stats?.failedBatches ?? 0}, seed = ${stats?.seed ?? null}`;
+/** The figures of a finished run's row. */
+const runFigures = (stats: Partial<RunStats> | undefined) => ({
+  llmCalls: stats?.llmCalls ?? 0,
+  promptTokens: stats?.promptTokens ?? 0,
+  completionTokens: stats?.completionTokens ?? 0,
+  narrative: stats?.narrative ?? null,
+  storyFacts: stats?.storyFacts ?? 0,
+  batches: stats?.batches ?? 0,
+  failedBatches: stats?.failedBatches ?? 0,
+  seed: stats?.seed ?? null,
+});
+
+/** A run's row as it ends at `now`: its finish, its duration, no lease. */
+const ended = (now: Date) => ({
+  finishedAt: now,
+  durationMs: sql<number>`greatest(0, round(extract(epoch from (${now.toISOString()}::timestamptz - ${detectionRuns.startedAt})) * 1000))::int`,
+  leaseUntil: null,
+});
+
+/** A job's attempt given back (a run that failed for the database's sake, or was interrupted). */
+const attemptGivenBack = sql<number>`greatest(${detectionJobs.attempts} - 1, 0)`;
+
+/** The running jobs of a run. */
+const runningJobsOf = (runId: string) => and(eq(detectionJobs.runId, runId), eq(detectionJobs.status, 'running'));
+/** The run, if it is still running. */
+const stillRunning = (runId: string) => and(eq(detectionRuns.id, runId), eq(detectionRuns.status, 'running'));
 
 /**
  * Marks a run and its jobs done. False when the run was no longer ours to finish (taken over after
@@ -181,20 +206,19 @@ const narrativeColumns = (stats: Partial<RunStats> | undefined) =>
 export async function completeRun(db: Database, runId: string, stats: RunStats, now = new Date()): Promise<boolean> {
   return db.transaction(async (tx) => {
     const t = tx as unknown as Database;
-    await t.execute(
-      sql`update detection_jobs set status = 'done', finished_at = ${iso(now)}::timestamptz, locked_until = null, last_error = null
-          where run_id = ${runId} and status = 'running'`,
-    );
-    const updated = await queryRows<{ id: string }>(
-      t,
-      sql`update detection_runs set status = 'succeeded', finished_at = ${iso(now)}::timestamptz,
-            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
-            facts_read = ${stats.factsRead}, conflicts_raised = ${stats.conflictsRaised}, facts_retired = ${stats.factsRetired},
-            llm_calls = ${stats.llmCalls ?? 0}, prompt_tokens = ${stats.promptTokens ?? 0},
-            completion_tokens = ${stats.completionTokens ?? 0}, ${narrativeColumns(stats)}, lease_until = null
-          where id = ${runId} and status = 'running'
-          returning id`,
-    );
+    await t.update(detectionJobs).set({ status: 'done', finishedAt: now, lockedUntil: null, lastError: null }).where(runningJobsOf(runId));
+    const updated = await t
+      .update(detectionRuns)
+      .set({
+        status: 'succeeded',
+        ...ended(now),
+        factsRead: stats.factsRead,
+        conflictsRaised: stats.conflictsRaised,
+        factsRetired: stats.factsRetired,
+        ...runFigures(stats),
+      })
+      .where(stillRunning(runId))
+      .returning({ id: detectionRuns.id });
     return updated.length > 0;
   });
 }
@@ -232,12 +256,17 @@ export async function failRun(db: Database, runId: string, error: string, option
     let retryInMs: number | null = null;
     if (options.databaseFault) {
       retryInMs = outageRetryMs(await failedRunsInARow(t, runId));
-      await t.execute(
-        sql`update detection_jobs set status = 'pending', attempts = greatest(attempts - 1, 0),
-              run_after = ${iso(new Date(now.getTime() + retryInMs))}::timestamptz,
-              locked_until = null, last_error = ${message}, finished_at = null
-            where run_id = ${runId} and status = 'running'`,
-      );
+      await t
+        .update(detectionJobs)
+        .set({
+          status: 'pending',
+          attempts: attemptGivenBack,
+          runAfter: new Date(now.getTime() + retryInMs),
+          lockedUntil: null,
+          lastError: message,
+          finishedAt: null,
+        })
+        .where(runningJobsOf(runId));
     } else {
       await t.execute(
         sql`update detection_jobs set
@@ -248,13 +277,10 @@ export async function failRun(db: Database, runId: string, error: string, option
             where run_id = ${runId} and status = 'running'`,
       );
     }
-    await t.execute(
-      sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${message},
-            duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int,
-            llm_calls = ${options.stats?.llmCalls ?? 0}, prompt_tokens = ${options.stats?.promptTokens ?? 0},
-            completion_tokens = ${options.stats?.completionTokens ?? 0}, ${narrativeColumns(options.stats)}, lease_until = null
-          where id = ${runId} and status = 'running'`,
-    );
+    await t
+      .update(detectionRuns)
+      .set({ status: 'failed', ...ended(now), error: message, ...runFigures(options.stats) })
+      .where(stillRunning(runId));
     return { retryInMs };
   });
 }
@@ -302,9 +328,12 @@ export async function releaseInterruptedRuns(
   goneBecause: (workerId: string | null) => string | undefined,
   now = new Date(),
 ): Promise<ReleasedRuns> {
-  const running = await queryRows<{ id: string; worker_id: string | null }>(db, sql`select id, worker_id from detection_runs where status = 'running'`);
+  const running = await db
+    .select({ id: detectionRuns.id, workerId: detectionRuns.workerId })
+    .from(detectionRuns)
+    .where(eq(detectionRuns.status, 'running'));
   const gone = running.flatMap((r) => {
-    const reason = goneBecause(r.worker_id);
+    const reason = goneBecause(r.workerId);
     return reason ? [{ id: r.id, message: `interrupted: ${reason}`.slice(0, 2000) }] : [];
   });
   if (gone.length === 0) return { runs: 0, jobs: 0 };
@@ -312,22 +341,24 @@ export async function releaseInterruptedRuns(
     const t = tx as unknown as Database;
     const released = { runs: 0, jobs: 0 };
     for (const run of gone) {
-      const failed = await queryRows<{ id: string }>(
-        t,
-        sql`update detection_runs set status = 'failed', finished_at = ${iso(now)}::timestamptz, error = ${run.message}, lease_until = null,
-              duration_ms = greatest(0, round(extract(epoch from (${iso(now)}::timestamptz - started_at)) * 1000))::int
-            where id = ${run.id} and status = 'running'
-            returning id`,
-      );
+      const failed = await t
+        .update(detectionRuns)
+        .set({ status: 'failed', ...ended(now), error: run.message })
+        .where(stillRunning(run.id))
+        .returning({ id: detectionRuns.id });
       if (failed.length === 0) continue; // it finished in the meantime
-      const jobs = await queryRows<{ id: number | string }>(
-        t,
-        sql`update detection_jobs set status = 'pending', run_after = ${iso(now)}::timestamptz, locked_until = null, locked_by = null,
-              attempts = case when last_error like 'interrupted:%' then attempts else greatest(attempts - 1, 0) end,
-              last_error = ${run.message}
-            where run_id = ${run.id} and status = 'running'
-            returning id`,
-      );
+      const jobs = await t
+        .update(detectionJobs)
+        .set({
+          status: 'pending',
+          runAfter: now,
+          lockedUntil: null,
+          lockedBy: null,
+          attempts: sql`case when ${detectionJobs.lastError} like 'interrupted:%' then ${detectionJobs.attempts} else ${attemptGivenBack} end`,
+          lastError: run.message,
+        })
+        .where(runningJobsOf(run.id))
+        .returning({ id: detectionJobs.id });
       released.runs++;
       released.jobs += jobs.length;
     }
@@ -354,8 +385,7 @@ export async function requeueFailedJobs(db: Database, options: { workspaceId?: s
     sql`with requeued as (
           update detection_jobs set status = 'pending', attempts = 0, run_after = ${now}::timestamptz, finished_at = null,
             locked_until = null, locked_by = null, last_error = null
-          where status = 'failed'
-            ${options.workspaceId ? sql`and workspace_id = ${options.workspaceId}` : sql``}
+          where ${and(eq(detectionJobs.status, 'failed'), ofWorkspace(detectionJobs.workspaceId, options.workspaceId))}
             and workspace_id in (select id from workspaces where deleted_at is null)
           returning workspace_id
         )
@@ -399,11 +429,12 @@ export interface DetectionBacklog {
  * cheap probe, so callers describe the backlog ({@link detectionBacklog}) only when there is one.
  */
 export async function hasDetectionBacklog(db: Database, workspaceId: string): Promise<boolean> {
-  const [row] = await queryRows<{ found: boolean }>(
-    db,
-    sql`select exists (select 1 from detection_jobs where workspace_id = ${workspaceId} and status in ('pending', 'running', 'failed')) as found`,
-  );
-  return Boolean(row?.found);
+  const [row] = await db
+    .select({ id: detectionJobs.id })
+    .from(detectionJobs)
+    .where(and(eq(detectionJobs.workspaceId, workspaceId), inArray(detectionJobs.status, ['pending', 'running', 'failed'])))
+    .limit(1);
+  return row !== undefined;
 }
 
 /**
@@ -413,7 +444,7 @@ export async function hasDetectionBacklog(db: Database, workspaceId: string): Pr
 export async function detectionBacklog(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<DetectionBacklog[]> {
   const now = iso(options.now ?? new Date());
   const stuckBefore = iso(new Date((options.now ?? new Date()).getTime() - STUCK_AFTER_MS));
-  const only = (column: SQL) => (options.workspaceId ? sql`and ${column} = ${options.workspaceId}` : sql``);
+  const only = (column: PgColumn) => ofWorkspace(column, options.workspaceId);
   // A pending job is stuck when it waited too long and no run holds its workspace's lease. The
   // live runs are read once and joined: asked per job, a backlog of 7,500 took 15 ms to describe.
   const stuck = sql`(
@@ -441,28 +472,27 @@ export async function detectionBacklog(db: Database, options: { workspaceId?: st
         from detection_jobs j join workspaces w on w.id = j.workspace_id and w.deleted_at is null
         left join (
           select distinct r.workspace_id from detection_runs r
-          where r.status = 'running' and r.lease_until > ${now}::timestamptz ${only(sql`r.workspace_id`)}
+          where ${and(eq(r.status, 'running'), gt(r.leaseUntil, new Date(now)), only(r.workspaceId))}
         ) live on live.workspace_id = j.workspace_id
-        where j.status in ('pending', 'running', 'failed') ${only(sql`j.workspace_id`)}
+        where ${and(inArray(j.status, ['pending', 'running', 'failed']), only(j.workspaceId))}
         group by j.workspace_id, w.engram_id, w.name
         order by w.engram_id`,
   );
   if (rows.length === 0) return [];
-  const stalled = await queryRows<{ workspace_id: string; n: number }>(
-    db,
-    sql`select workspace_id, count(*)::int as n from detection_runs
-        where status = 'running' and lease_until < ${now}::timestamptz ${only(sql`workspace_id`)}
-        group by workspace_id`,
-  );
-  const errors = await queryRows<{ workspace_id: string; last_error: string; at: unknown }>(
-    db,
-    sql`select distinct on (workspace_id) workspace_id, last_error, coalesce(finished_at, run_after) as at
-        from detection_jobs
-        where status in ('failed', 'pending') and last_error is not null ${only(sql`workspace_id`)}
-        order by workspace_id, coalesce(finished_at, run_after) desc`,
-  );
-  const stalledBy = new Map(stalled.map((r) => [r.workspace_id, Number(r.n)]));
-  const errorBy = new Map(errors.map((r) => [r.workspace_id, { message: r.last_error, at: toDate(r.at) }]));
+  const stalled = await db
+    .select({ workspaceId: detectionRuns.workspaceId, n: count() })
+    .from(detectionRuns)
+    .where(and(eq(detectionRuns.status, 'running'), lt(detectionRuns.leaseUntil, new Date(now)), only(detectionRuns.workspaceId)))
+    .groupBy(detectionRuns.workspaceId);
+  // A job's last try: when it failed for good, or when its retry is due.
+  const lastTried = sql<Date>`coalesce(${detectionJobs.finishedAt}, ${detectionJobs.runAfter})`.mapWith(detectionJobs.runAfter);
+  const errors = await db
+    .selectDistinctOn([detectionJobs.workspaceId], { workspaceId: detectionJobs.workspaceId, lastError: detectionJobs.lastError, at: lastTried })
+    .from(detectionJobs)
+    .where(and(inArray(detectionJobs.status, ['failed', 'pending']), isNotNull(detectionJobs.lastError), only(detectionJobs.workspaceId)))
+    .orderBy(detectionJobs.workspaceId, desc(lastTried));
+  const stalledBy = new Map(stalled.map((r) => [r.workspaceId, r.n]));
+  const errorBy = new Map(errors.map((r) => [r.workspaceId, { message: r.lastError ?? '', at: r.at }]));
   return rows.map((r) => ({
     workspaceId: r.workspace_id,
     engramId: r.engram_id,
@@ -516,10 +546,19 @@ export async function detectionQueueStatus(db: Database, workspaceId: string, no
     failed_batches: number;
   }>(
     db,
-    sql`select id, status, started_at, finished_at, duration_ms, jobs_coalesced, facts_read, conflicts_raised,
-               facts_retired, llm_calls, prompt_tokens, completion_tokens, error, narrative, story_facts, batches, failed_batches
-        from detection_runs where workspace_id = ${workspaceId}
-        order by started_at desc limit 10`,
+    // Built, but read as the driver returns it: the API answers with these rows as they are.
+    qb
+      .select(
+        columnsNamed(detectionRuns, [
+          'id', 'status', 'started_at', 'finished_at', 'duration_ms', 'jobs_coalesced', 'facts_read', 'conflicts_raised', 'facts_retired',
+          'llm_calls', 'prompt_tokens', 'completion_tokens', 'error', 'narrative', 'story_facts', 'batches', 'failed_batches',
+        ]),
+      )
+      .from(detectionRuns)
+      .where(eq(detectionRuns.workspaceId, workspaceId))
+      .orderBy(desc(detectionRuns.startedAt))
+      .limit(10)
+      .getSQL(),
   );
   const [totals] = await queryRows<{ runs: number; prompt_tokens: number; completion_tokens: number; last_run_at: string | null }>(
     db,
@@ -536,13 +575,14 @@ export async function recordedRun(
   db: Database,
   runId: string,
 ): Promise<{ workspaceId: string; seed: string | null; startedAt: Date; triggerFactIds: string[] } | null> {
-  const [row] = await queryRows<{ workspace_id: string; seed: string | null; started_at: unknown; trigger_fact_ids: string[] | string | null }>(
-    db,
-    sql`select workspace_id, seed, started_at, trigger_fact_ids from detection_runs where id = ${runId}`,
-  );
-  if (!row) return null;
-  const ids = Array.isArray(row.trigger_fact_ids)
-    ? row.trigger_fact_ids
-    : (row.trigger_fact_ids ?? '').replace(/[{}]/g, '').split(',').filter(Boolean);
-  return { workspaceId: row.workspace_id, seed: row.seed, startedAt: toDate(row.started_at)!, triggerFactIds: ids };
+  const [row] = await db
+    .select({
+      workspaceId: detectionRuns.workspaceId,
+      seed: detectionRuns.seed,
+      startedAt: detectionRuns.startedAt,
+      triggerFactIds: detectionRuns.triggerFactIds,
+    })
+    .from(detectionRuns)
+    .where(eq(detectionRuns.id, runId));
+  return row ?? null;
 }

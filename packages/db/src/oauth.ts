@@ -4,7 +4,7 @@
  * a code, a refresh token or a token to revoke by its hash is cross-tenant by nature (the hash is
  * all a client proves), like resolving a bearer token in `system.ts`.
  */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { members, oauthClients, oauthCodes, tokens, workspaces } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
@@ -127,7 +127,7 @@ export async function revokeGrantByHash(
     .where(
       and(
         match,
-        sql`${tokens.clientId} is not null`,
+        isNotNull(tokens.clientId),
         options.clientId === undefined ? undefined : eq(tokens.clientId, options.clientId),
         isNull(tokens.revokedAt),
       ),
@@ -141,7 +141,7 @@ export async function grantClientOf(db: Database, hash: string): Promise<string 
   const [row] = await db
     .select({ clientId: tokens.clientId })
     .from(tokens)
-    .where(and(or(eq(tokens.tokenHash, hash), eq(tokens.refreshHash, hash)), sql`${tokens.clientId} is not null`))
+    .where(and(or(eq(tokens.tokenHash, hash), eq(tokens.refreshHash, hash)), isNotNull(tokens.clientId)))
     .limit(1);
   return row?.clientId ?? undefined;
 }

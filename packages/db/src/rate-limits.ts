@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import { queryRows, type Database } from './database.ts';
+import { rateLimitCounters } from './schema.ts';
 
 /** The state of one fixed window after counting a hit. */
 export interface WindowCount {
@@ -94,9 +95,6 @@ export async function countHits(db: Database, hits: readonly CounterHits[]): Pro
 
 /** Drops counters of windows that have ended (maintenance). */
 export async function purgeRateLimitCounters(db: Database, now = new Date()): Promise<number> {
-  const rows = await queryRows<{ key: string }>(
-    db,
-    sql`delete from rate_limit_counters where expires_at < ${now.toISOString()}::timestamptz returning key`,
-  );
+  const rows = await db.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, now)).returning({ key: rateLimitCounters.key });
   return rows.length;
 }

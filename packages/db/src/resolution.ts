@@ -3,10 +3,11 @@
  * TenantDb: the conflict under a row lock, the facts it holds, closing the losers' windows,
  * recording the outcome and the detector feedback. Callers run these in one transaction.
  */
-import { sql } from 'drizzle-orm';
-
-import { toDate, ts, uuidArrayLiteral } from './values.ts';
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { closedAt, f } from './fact-rows.ts';
+import { conflictFacts, conflicts, detectionFeedback, facts } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { anyUuid, columnsNamed, qb, toDate, ts } from './values.ts';
 
 /** A conflict as a resolution reads it. */
 export interface ConflictForResolution {
@@ -33,12 +34,10 @@ export interface ResolutionFact {
   retired_for_fact_id: string | null;
 }
 
-const RESOLUTION_FACT_COLUMNS = sql.raw(
-  ['id', 'scope', 'content_hash', 'committed_at', 'valid_until', 'expires_at', 'durability', 'retired_by', 'retired_for_fact_id']
-    .map((c) => `f.${c}`)
-    .concat('(f.erased_at is not null) as erased')
-    .join(', '),
-);
+const resolutionFactSelection = {
+  ...columnsNamed(f, ['id', 'scope', 'content_hash', 'committed_at', 'valid_until', 'expires_at', 'durability', 'retired_by', 'retired_for_fact_id']),
+  erased: isNotNull(f.erasedAt).as('erased'),
+};
 
 function normalizeFact(r: Record<string, unknown>): ResolutionFact {
   return {
@@ -59,28 +58,31 @@ export async function conflictForResolution(
   conflictId: string,
   options: { lock: boolean },
 ): Promise<ConflictForResolution | null> {
-  const [row] = await tenant.read<Record<string, unknown>>(sql`select id, status, fact_set_key, resolution_type, resolution, winning_fact_id, resolved_at
-        from conflicts where workspace_id = ${tenant.workspaceId} and id = ${conflictId}
-        ${options.lock ? sql`for update` : sql``}`,
-  );
+  const query = qb
+    .select(columnsNamed(conflicts, ['id', 'status', 'fact_set_key', 'resolution_type', 'resolution', 'winning_fact_id', 'resolved_at']))
+    .from(conflicts)
+    .where(tenant.where(conflicts, eq(conflicts.id, conflictId)));
+  const [row] = await tenant.read<Record<string, unknown>>(options.lock ? query.for('update') : query);
   if (!row) return null;
   return { ...(row as unknown as ConflictForResolution), resolved_at: toDate(row.resolved_at) };
 }
 
 /** Every fact of a conflict, oldest first. */
 export async function conflictFactsForResolution(tenant: TenantDb, conflictId: string): Promise<ResolutionFact[]> {
-  const rows = await tenant.read<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from conflict_facts cf
-        join facts f on f.id = cf.fact_id and f.workspace_id = cf.workspace_id
-        where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}
-        order by f.committed_at, f.id`,
+  const rows = await tenant.read<Record<string, unknown>>(
+    qb
+      .select(resolutionFactSelection)
+      .from(conflictFacts)
+      .innerJoin(f, and(eq(f.id, conflictFacts.factId), eq(f.workspaceId, conflictFacts.workspaceId)))
+      .where(tenant.where(conflictFacts, eq(conflictFacts.conflictId, conflictId)))
+      .orderBy(asc(f.committedAt), asc(f.id)),
   );
   return rows.map(normalizeFact);
 }
 
 /** One fact by id, as a resolution reads it (the merge result), or null. */
 export async function factForResolution(tenant: TenantDb, factId: string): Promise<ResolutionFact | null> {
-  const [row] = await tenant.read<Record<string, unknown>>(sql`select ${RESOLUTION_FACT_COLUMNS} from facts f where f.workspace_id = ${tenant.workspaceId} and f.id = ${factId}`,
-  );
+  const [row] = await tenant.read<Record<string, unknown>>(qb.select(resolutionFactSelection).from(f).where(tenant.where(f, eq(f.id, factId))));
   return row ? normalizeFact(row) : null;
 }
 
@@ -94,11 +96,14 @@ export async function closeFactsForResolution(
   params: { at: Date; forFactId: string },
 ): Promise<string[]> {
   if (factIds.length === 0) return [];
-  const rows = await tenant.rows<{ id: string }>(sql`update facts set valid_until = greatest(valid_from, ${ts(params.at)}), retired_by = 'resolution',
-          retired_for_fact_id = ${params.forFactId}
-        where workspace_id = ${tenant.workspaceId} and id = any(${uuidArrayLiteral(factIds)}::uuid[]) and valid_until is null
-        returning id`,
-  );
+  const rows = await tenant
+    .update(
+      facts,
+      { validUntil: closedAt(ts(params.at)), retiredBy: 'resolution', retiredForFactId: params.forFactId },
+      anyUuid(facts.id, factIds),
+      isNull(facts.validUntil),
+    )
+    .returning({ id: facts.id });
   return rows.map((r) => r.id).sort();
 }
 
@@ -115,12 +120,21 @@ export async function markConflictResolved(
     at: Date;
   },
 ): Promise<boolean> {
-  const rows = await tenant.rows<{ id: string }>(sql`update conflicts set status = ${outcome.status}, resolution_type = ${outcome.resolutionType},
-          resolution = ${outcome.resolution}, winning_fact_id = ${outcome.winningFactId},
-          resolved_by_member_id = ${outcome.memberId}, resolved_at = ${ts(outcome.at)}
-        where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and status = 'open'
-        returning id`,
-  );
+  const rows = await tenant
+    .update(
+      conflicts,
+      {
+        status: outcome.status,
+        resolutionType: outcome.resolutionType,
+        resolution: outcome.resolution,
+        winningFactId: outcome.winningFactId,
+        resolvedByMemberId: outcome.memberId,
+        resolvedAt: outcome.at,
+      },
+      eq(conflicts.id, conflictId),
+      eq(conflicts.status, 'open'),
+    )
+    .returning({ id: conflicts.id });
   return rows.length > 0;
 }
 
@@ -165,11 +179,13 @@ export async function recordDetectionFeedback(
   tenant: TenantDb,
   feedback: { conflictId: string; factSetKey: string; feedback: 'true_positive' | 'false_positive'; memberId: string | null; at: Date },
 ): Promise<void> {
-  await tenant.execute(
-    sql`insert into detection_feedback (workspace_id, conflict_id, fact_set_key, feedback, member_id, recorded_at)
-        values (${tenant.workspaceId}, ${feedback.conflictId}, ${feedback.factSetKey}, ${feedback.feedback},
-                ${feedback.memberId}, ${ts(feedback.at)})`,
-  );
+  await tenant.insert(detectionFeedback, {
+    conflictId: feedback.conflictId,
+    factSetKey: feedback.factSetKey,
+    feedback: feedback.feedback,
+    memberId: feedback.memberId,
+    recordedAt: feedback.at,
+  });
 }
 
 /**
@@ -191,8 +207,11 @@ export async function detectionFeedbackOf(
   tenant: TenantDb,
   conflictId: string,
 ): Promise<{ fact_set_key: string; feedback: 'true_positive' | 'false_positive'; member_id: string | null }[]> {
-  return tenant.read(sql`select fact_set_key, feedback, member_id from detection_feedback
-        where workspace_id = ${tenant.workspaceId} and conflict_id = ${conflictId}
-        order by recorded_at, id`,
+  return tenant.read(
+    qb
+      .select(columnsNamed(detectionFeedback, ['fact_set_key', 'feedback', 'member_id']))
+      .from(detectionFeedback)
+      .where(tenant.where(detectionFeedback, eq(detectionFeedback.conflictId, conflictId)))
+      .orderBy(asc(detectionFeedback.recordedAt), asc(detectionFeedback.id)),
   );
 }

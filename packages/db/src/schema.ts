@@ -5,7 +5,7 @@
  * Changing this file? Run `npm run db:generate -- --name=<what-changed>` and commit the SQL under
  * `drizzle/`; migrations are applied at start and by `engram migrate`.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { isNull, sql, type SQL } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -25,6 +25,7 @@ import {
   uniqueIndex,
   uuid,
   halfvec,
+  type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 
 /** Dimension of every stored embedding: the local embedder and OpenAI (`dimensions: 512`) agree on it. */
@@ -76,7 +77,9 @@ const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull(
 const tstz = (name: string) => timestamp(name, { withTimezone: true });
 
 /** Quotes a list of literals for a CHECK constraint. */
-const oneOf = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+/** A check constraint that `column` holds one of `values` (drizzle has no builder for a list check). */
+const oneOfCheck = (name: string, column: AnyPgColumn, values: readonly string[]) =>
+  check(name, sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`);
 
 /** Workspace settings, stored as jsonb; every key optional, defaults applied by the domain. */
 export interface WorkspaceSettings {
@@ -111,7 +114,7 @@ export const members = pgTable(
   },
   (t) => [
     unique('members_workspace_id_id_key').on(t.workspaceId, t.id),
-    check('members_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+    oneOfCheck('members_role_check', t.role, MEMBER_ROLES),
     // Two live members never share a name (case and surrounding spaces aside): a name beside a fact
     // must say whose it is. A removed member's name is free again (they may rejoin under it).
     uniqueIndex('members_display_name_key')
@@ -262,7 +265,7 @@ export const invites = pgTable(
   (t) => [
     index('invites_workspace_idx').on(t.workspaceId),
     check('invites_uses_remaining_check', sql`${t.usesRemaining} >= 0`),
-    check('invites_role_check', sql`${t.role} in (${oneOf(MEMBER_ROLES)})`),
+    oneOfCheck('invites_role_check', t.role, MEMBER_ROLES),
   ],
 );
 
@@ -435,7 +438,7 @@ export const facts = pgTable(
     // At most one current fact per content in a scope: dedup holds even for concurrent commits.
     uniqueIndex('facts_current_content_key')
       .on(t.workspaceId, t.scope, t.contentHash)
-      .where(sql`${t.validUntil} is null`),
+      .where(isNull(t.validUntil)),
     // Import idempotency: the same content at the same instant is the same fact.
     index('facts_workspace_content_hash_idx').on(t.workspaceId, t.contentHash, t.committedAt),
     index('facts_workspace_lineage_idx').on(t.workspaceId, t.lineageId),
@@ -452,16 +455,16 @@ export const facts = pgTable(
     index('facts_extractor_version_idx').on(t.extractorVersion),
     index('facts_current_signature_idx')
       .on(t.workspaceId, t.scope, t.entitySignature)
-      .where(sql`${t.validUntil} is null`),
+      .where(isNull(t.validUntil)),
     // `engram check` reads a workspace's current facts that cite code.
     index('facts_current_cited_idx')
       .on(t.workspaceId)
       .where(sql`${t.citations} is not null and ${t.validUntil} is null`),
     check('facts_confidence_check', sql`${t.confidence} >= 0 and ${t.confidence} <= 1`),
-    check('facts_fact_type_check', sql`${t.factType} in (${oneOf(FACT_TYPES)})`),
-    check('facts_memory_op_check', sql`${t.memoryOp} in (${oneOf(MEMORY_OPS)})`),
-    check('facts_durability_check', sql`${t.durability} in (${oneOf(DURABILITIES)})`),
-    check('facts_source_check', sql`${t.source} in (${oneOf(FACT_SOURCES)})`),
+    oneOfCheck('facts_fact_type_check', t.factType, FACT_TYPES),
+    oneOfCheck('facts_memory_op_check', t.memoryOp, MEMORY_OPS),
+    oneOfCheck('facts_durability_check', t.durability, DURABILITIES),
+    oneOfCheck('facts_source_check', t.source, FACT_SOURCES),
     check('facts_window_check', sql`${t.validUntil} is null or ${t.validUntil} >= ${t.validFrom}`),
   ],
 );
@@ -492,10 +495,10 @@ export const conflicts = pgTable(
   (t) => [
     unique('conflicts_workspace_fact_set_key').on(t.workspaceId, t.factSetKey),
     index('conflicts_workspace_status_idx').on(t.workspaceId, t.status),
-    check('conflicts_kind_check', sql`${t.kind} in (${oneOf(CONFLICT_KINDS)})`),
-    check('conflicts_detected_by_check', sql`${t.detectedBy} in (${oneOf(CONFLICT_DETECTORS)})`),
-    check('conflicts_severity_check', sql`${t.severity} in (${oneOf(SEVERITIES)})`),
-    check('conflicts_status_check', sql`${t.status} in (${oneOf(CONFLICT_STATUSES)})`),
+    oneOfCheck('conflicts_kind_check', t.kind, CONFLICT_KINDS),
+    oneOfCheck('conflicts_detected_by_check', t.detectedBy, CONFLICT_DETECTORS),
+    oneOfCheck('conflicts_severity_check', t.severity, SEVERITIES),
+    oneOfCheck('conflicts_status_check', t.status, CONFLICT_STATUSES),
   ],
 );
 
@@ -525,8 +528,8 @@ export const factVerifications = pgTable(
   },
   (t) => [
     index('fact_verifications_fact_idx').on(t.workspaceId, t.factId, t.createdAt),
-    check('fact_verifications_status_check', sql`${t.status} in (${oneOf(VERIFICATION_STATUSES)})`),
-    check('fact_verifications_source_check', sql`${t.source} in (${oneOf(VERIFICATION_SOURCES)})`),
+    oneOfCheck('fact_verifications_status_check', t.status, VERIFICATION_STATUSES),
+    oneOfCheck('fact_verifications_source_check', t.source, VERIFICATION_SOURCES),
   ],
 );
 
@@ -618,7 +621,7 @@ export const detectionJobs = pgTable(
   (t) => [
     index('detection_jobs_claim_idx').on(t.status, t.runAfter),
     index('detection_jobs_workspace_status_idx').on(t.workspaceId, t.status),
-    check('detection_jobs_status_check', sql`${t.status} in (${oneOf(JOB_STATUSES)})`),
+    oneOfCheck('detection_jobs_status_check', t.status, JOB_STATUSES),
   ],
 );
 
@@ -658,7 +661,7 @@ export const detectionRuns = pgTable(
     index('detection_runs_workspace_started_idx').on(t.workspaceId, t.startedAt),
     // One running detection per workspace: the lease that keeps two workers off one workspace.
     uniqueIndex('detection_runs_one_running_key').on(t.workspaceId).where(sql`${t.status} = 'running'`),
-    check('detection_runs_status_check', sql`${t.status} in (${oneOf(RUN_STATUSES)})`),
+    oneOfCheck('detection_runs_status_check', t.status, RUN_STATUSES),
   ],
 );
 
@@ -754,6 +757,6 @@ export const idempotencyKeys = pgTable(
   (t) => [
     primaryKey({ name: 'idempotency_keys_pkey', columns: [t.workspaceId, t.key] }),
     index('idempotency_keys_created_idx').on(t.createdAt),
-    check('idempotency_keys_operation_check', sql`${t.operation} in (${oneOf(IDEMPOTENT_OPERATIONS)})`),
+    oneOfCheck('idempotency_keys_operation_check', t.operation, IDEMPOTENT_OPERATIONS),
   ],
 );

@@ -16,8 +16,8 @@
  * the tables' owner, and live in `system.ts`, `jobs.ts`, `rate-limits.ts`, `sessions.ts` and
  * `audit.ts`.
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { PgTransaction, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { PgTransaction, type PgColumn, type PgTable, type PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from './database.ts';
 import { confinerOf, isReservedHandle, lastStatement } from './postgres.ts';
 
@@ -68,12 +68,12 @@ export class TenantDb {
     return this.#deferred((db) => db.insert(table).values(rows as T['$inferInsert'][]));
   }
 
-  /** Updates rows of this workspace matching the conditions. */
-  update<T extends TenantTable>(table: T, set: Partial<InsertValues<T>>, ...conditions: (SQL | undefined)[]) {
+  /** Updates rows of this workspace matching the conditions (a value may be an SQL expression). */
+  update<T extends TenantTable>(table: T, set: Omit<PgUpdateSetSource<T>, 'workspaceId'>, ...conditions: (SQL | undefined)[]) {
     return this.#deferred((db) =>
       db
         .update(table)
-        .set(set as T['$inferInsert'])
+        .set(set as PgUpdateSetSource<T>)
         .where(this.where(table, ...conditions)),
     );
   }
@@ -83,9 +83,13 @@ export class TenantDb {
     return this.#deferred((db) => db.delete(table).where(this.where(table, ...conditions)));
   }
 
-  /** The rows of a hand-written query (it should still name its workspace, for the plan). */
-  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
-    return this.run((db) => queryRows<T>(db, query));
+  /**
+   * The rows of a query, as the driver returns them (keyed by the columns' SQL names), whether
+   * hand-written or built (`qb.select(...)`, see values.ts); it should still name its workspace
+   * (`this.where`), for the plan.
+   */
+  rows<T extends Record<string, unknown>>(query: SQLWrapper): Promise<T[]> {
+    return this.run((db) => queryRows<T>(db, query.getSQL()));
   }
 
   /**
@@ -94,26 +98,29 @@ export class TenantDb {
    * after it (use a fresh `forWorkspace` handle). Inside a savepoint, or on PGlite, it is an
    * ordinary statement; outside a transaction, one of its own.
    */
-  lastRows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+  lastRows<T extends Record<string, unknown>>(wrapped: SQLWrapper): Promise<T[]> {
+    const query = wrapped.getSQL();
     if (!this.#confined) return this.#confinedTransaction((db) => lastStatement<T>(db, query));
     if (this.#nested) return queryRows<T>(this.#db, query);
     return lastStatement<T>(this.#db, query);
   }
 
   /**
-   * The rows of a hand-written query that only reads, in a READ ONLY transaction (a write in it
-   * fails, so a read path cannot change data by mistake).
+   * The rows of a query that only reads (hand-written or built, as for `rows`), in a READ ONLY
+   * transaction (a write in it fails, so a read path cannot change data by mistake); on
+   * postgres.js in one round trip.
    */
-  read<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+  read<T extends Record<string, unknown>>(wrapped: SQLWrapper): Promise<T[]> {
+    const query = wrapped.getSQL();
     if (this.#confined) return queryRows<T>(this.#db, query);
     const read = confinerOf(this.#db)?.read;
     if (read) return read<T>(this.#setup(), query);
     return this.#confinedTransaction((db) => queryRows<T>(db, query), { readOnly: true });
   }
 
-  /** Runs a hand-written statement for its effect. */
-  async execute(query: SQL): Promise<void> {
-    await this.run((db) => db.execute(query));
+  /** Runs a statement (hand-written or built) for its effect. */
+  async execute(query: SQLWrapper): Promise<void> {
+    await this.run((db) => db.execute(query.getSQL()));
   }
 
   /**

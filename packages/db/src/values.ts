@@ -1,8 +1,33 @@
 /**
- * Value encoding and decoding between JavaScript and hand-written SQL, in one place: timestamps,
- * text and uuid arrays, vectors. Both drivers (postgres.js, PGlite) go through these.
+ * Value encoding and decoding between JavaScript and SQL, in one place: timestamps, text and uuid
+ * arrays, vectors, and the builder that renders queries for TenantDb. Both drivers (postgres.js,
+ * PGlite) go through these.
  */
-import { sql } from 'drizzle-orm';
+import { getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { QueryBuilder, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+
+/**
+ * Builds select queries without a database. A built query runs through a TenantDb (`read`, `rows`)
+ * or `queryRows` like a hand-written one: in the tenant's confined transaction (a read in one
+ * round trip), its rows as the driver returns them, keyed by the columns' SQL names (see
+ * {@link columnsNamed}).
+ */
+export const qb = new QueryBuilder();
+
+/**
+ * A selection of `table`'s columns keyed by their SQL names (`lineage_id`), so a built query's
+ * rows have the keys a hand-written `select f.lineage_id` would give them.
+ */
+export function columnsNamed<const K extends string>(table: PgTable, names: readonly K[]): Record<K, PgColumn> {
+  const byName = new Map(Object.values(getTableColumns(table)).map((column) => [column.name, column]));
+  return Object.fromEntries(
+    names.map((name) => {
+      const column = byName.get(name);
+      if (!column) throw new Error(`no column ${name} in the table`);
+      return [name, column];
+    }),
+  ) as Record<K, PgColumn>;
+}
 
 /** Postgres text-array literal (drizzle would expand a JS array into a parenthesised list). */
 export const textArrayLiteral = (values: readonly string[]) =>
@@ -12,11 +37,16 @@ export const textArrayLiteral = (values: readonly string[]) =>
 export const uuidArrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 /**
+ * `column = any('{...}'::uuid[])`: the ids as one parameter, whatever their number (`inArray`
+ * sends one parameter per id, and each count is a statement of its own to prepare and plan).
+ */
+export const anyUuid = (column: SQLWrapper, ids: readonly string[]): SQL => sql`${column} = any(${uuidArrayLiteral(ids)}::uuid[])`;
+
+/**
  * A timestamp parameter. Drizzle's postgres.js driver turns off postgres.js's Date handling (it
  * maps dates itself for typed columns), so hand-written SQL passes ISO strings, cast explicitly.
  */
 export const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`;
-export const tsOrNull = (date: Date | null) => (date ? ts(date) : sql`null::timestamptz`);
 
 /**
  * pgvector's text form of a vector (cast to `halfvec` in SQL). Six significant digits: a half
