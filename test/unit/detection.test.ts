@@ -532,10 +532,10 @@ describe('qualifiers and plans written as asides', () => {
     expect(analyzeAll([owner, wip]).conflicts).toEqual([]);
   });
 
-  it('asks about the earlier fact naming a person by a word of the later fact\'s name for them', () => {
-    const lead = fact('Harbor on-call lead (escalations for ingest and feeds): Tomasz Nowak.', { scope: 'team/process', hoursAgo: 900 });
-    const handed = fact('Harbor on-call lead handed over to Ewa Lis; Nowak switched to Falcon.', { scope: 'team/process', hoursAgo: 20 });
-    const asked = analyzeAll([lead, handed]).conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds);
-    expect(asked).toEqual([[lead.id, handed.id]]);
+  it('counts an earlier figure of the kind that changed as a thing in common', () => {
+    const cap = fact('Largest attachment a ticket accepts: 25 MB, checked in intake-api.', { scope: 'support/intake', hoursAgo: 900 });
+    const raised = fact('Attachment limit raised to 100 MB; uploads now stream to object storage.', { scope: 'support/intake', hoursAgo: 20 });
+    const asked = analyzeAll([cap, raised]).conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds);
+    expect(asked).toEqual([[cap.id, raised.id]]);
   });
 });

@@ -13,7 +13,7 @@
  * their scope's own words. A tie asks nothing: the guess would be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { mentions, viewOf, type Claim } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -50,19 +50,21 @@ function affinity(earlier: DetectorFact, later: DetectorFact): number {
   const view = viewOf(earlier);
   const changed = changeClaims(later);
   const replaced = new Set(changed.flatMap((c) => c.previous ?? []));
-  const oldValues = [...replaced].filter((v) => names(view, v)).length;
+  const oldValues = [...replaced].filter((v) => mentions(view, v)).length;
   const laterView = viewOf(later);
-  const aboutChange = [...laterView.changed].some((w) => !GENERIC.has(w) && !laterView.scopeWords.has(w) && names(view, w));
+  const aboutChange = [...laterView.changed].some((w) => !GENERIC.has(w) && !laterView.scopeWords.has(w) && mentions(view, w));
   if (oldValues === 0 && !aboutChange) return 0;
   if (changed.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
-  const shared = distinctive(later).filter((w) => !replaced.has(w) && names(view, w)).length;
-  // An earlier value of the kind that changed ("500 MB" against "bumped to 2 GB") is one more thing in common.
-  const otherValue = changed.some((c) => c.values.length > 0 && view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && !d.values.some((v) => c.values.includes(v))));
+  const shared = distinctive(later).filter((w) => !replaced.has(w) && mentions(view, w)).length;
+  // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB") is one more thing in common.
+  const otherValue = changed.some(
+    (c) => QUANTITIES.has(familyOf(c.kind)) && c.values.length > 0 && view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && !d.values.some((v) => c.values.includes(v))),
+  );
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }
 
-/** Does the fact name this word, alone or as a word of a longer name ("kowalski" in "marta kowalski")? */
-const names = (view: FactView, word: string) => mentions(view, word) || [...view.mentions].some((m) => m.includes(' ') && m.split(' ').includes(word));
+/** Kinds of value measured rather than named: two of them about one thing are an old and a new figure, not two things. */
+const QUANTITIES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'time', 'date', 'version', 'port']);
 
 /** Does `earlier` already say what `later` says holds now (every new value it states)? Then nothing is outdated. */
 function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
