@@ -212,6 +212,23 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await tenant.transaction((tx) => applyRetirements(tx, [{ factId: a, byFactId: b, at: new Date(), reason: 'the same agent refined its own note within a working session' }]))).toEqual([]);
   });
 
+  it('asks, for a lone commit announcing a change, about the earlier fact it updates, and retires nothing', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(suite.handle.db, ws.id);
+    const vendor = await ws.commit('Feature toggles are served by Flagsmith; the server key is FLAGSMITH_KEY in the api env');
+    await ws.commit('Toggle names are kebab-case and start with the owning team', 'agent-2');
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const moved = await ws.commit('Toggles moved off Flagsmith to a self-hosted GrowthBook; the api reads GROWTHBOOK_URL now', 'agent-3');
+    await runDeterministicPass({ db: suite.handle.db, log: silentLogger }, { runId: 'run-announced', workspaceId: ws.id, triggerFactIds: [moved] });
+    const raised = await tenant.rows<{ kind: string; status: string; fact_ids: string[] }>(
+      sql`select c.kind, c.status, array_agg(cf.fact_id::text order by cf.fact_id) as fact_ids from conflicts c join conflict_facts cf on cf.conflict_id = c.id where c.workspace_id = ${ws.id} group by c.id`,
+    );
+    expect(raised).toEqual([{ kind: 'probable_update', status: 'open', fact_ids: [vendor, moved].sort() }]);
+    // A question, not a settlement: both facts stay current.
+    const open = await suite.handle.db.select({ id: facts.id }).from(facts).where(and(eq(facts.workspaceId, ws.id), sql`${facts.validUntil} is null`));
+    expect(open).toHaveLength(3);
+  });
+
   it('closes settled facts by primary key, without reading the rest of the workspace, with statistics or without', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);

@@ -99,11 +99,6 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
     }
   }
   keys.push(...cap(changed.filter((w) => /[a-z]/.test(w) && !GENERIC.has(w))).map((w) => `dep:${w}`));
-  // An announced change also looks for the facts naming what changed or what it replaced (an update in words no slot links).
-  if (announcesChange(entities) && !entities.some((e) => e.type === 'mentions' && e.hedged)) {
-    const replaced = entities.flatMap((e) => (e.type === 'claim' && !e.mode ? (e.previous ?? []) : []));
-    keys.push(...cap([...changed, ...replaced].filter((w) => /[a-z]/.test(w) && !GENERIC.has(w))).map((w) => `a:${w}`));
-  }
   return [...new Set(keys)].sort();
 }
 
