@@ -24,23 +24,26 @@ const DATA = path.join(import.meta.dirname, '../data/detection');
  * Per stories file: minimum precision and recall of the confusions, minimum share of the explicit
  * updates applied, and the most no_flag / current expectations that may be broken. Each bar is the
  * figure measured on 2026-12-02 (docs/detection.md) less one story's worth: one more false alarm,
- * one fewer confusion found or update applied, one more violation. A story can come out differently
+ * one fewer confusion found, one more violation; two fewer updates applied, since a question about
+ * an announced change depends on which facts a run reads together, and how commits coalesce into
+ * runs varies with load. A story can come out differently
  * from run to run (seen once: a false alarm in semantic-holdout that the eval's own run did not
  * raise); one story of slack keeps that from failing CI while a real regression still does.
  */
 const BARS: Record<string, { precision: number; recall: number; applied: number; violations: number }> = {
   'dev-stories.json': { precision: 0.91, recall: 0.83, applied: 0.6, violations: 1 },
   'extra-stories.json': { precision: 0.88, recall: 0.68, applied: 0.83, violations: 2 },
-  'holdout-stories.json': { precision: 0.7, recall: 0.16, applied: 0.35, violations: 2 },
+  'holdout-stories.json': { precision: 0.7, recall: 0.16, applied: 0.57, violations: 2 },
   'blind-stories.json': { precision: 0.92, recall: 0.83, applied: 0.85, violations: 1 },
-  'beam-dev-stories.json': { precision: 0.75, recall: 0.35, applied: 0.21, violations: 6 },
-  'beam-holdout-stories.json': { precision: 0.6, recall: 0.21, applied: 0.07, violations: 4 },
-  'beam-test-stories.json': { precision: 0.68, recall: 0.53, applied: 0.2, violations: 6 },
-  'semantic-dev-stories.json': { precision: 0.63, recall: 0.04, applied: 0.26, violations: 3 },
-  'semantic-holdout-stories.json': { precision: 0.75, recall: 0, applied: 0.27, violations: 1 },
-  'agents-dev-stories.json': { precision: 0.95, recall: 0.27, applied: 0.5, violations: 1 },
+  'beam-dev-stories.json': { precision: 0.75, recall: 0.35, applied: 0.39, violations: 6 },
+  'beam-holdout-stories.json': { precision: 0.6, recall: 0.21, applied: 0.35, violations: 4 },
+  'beam-test-stories.json': { precision: 0.68, recall: 0.53, applied: 0.33, violations: 6 },
+  'semantic-dev-stories.json': { precision: 0.63, recall: 0.04, applied: 0.53, violations: 3 },
+  'semantic-holdout-stories.json': { precision: 0.75, recall: 0, applied: 0.44, violations: 1 },
+  'agents-dev-stories.json': { precision: 0.95, recall: 0.27, applied: 0.57, violations: 1 },
   'terse-dev-stories.json': { precision: 0.82, recall: 0.38, applied: 0.66, violations: 2 },
-  'workspace-dev-stories.json': { precision: 0.8, recall: 1, applied: 0.4, violations: 1 },
+  'workspace-dev-stories.json': { precision: 0.8, recall: 1, applied: 0.6, violations: 1 },
+  'workspace2-dev-stories.json': { precision: 0.8, recall: 1, applied: 0.5, violations: 1 },
 };
 
 describe('conflict detection on the story files', () => {

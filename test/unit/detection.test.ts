@@ -511,6 +511,12 @@ describe('changes announced in words no slot links', () => {
     expect(asked(analyzeAll([raised, reminder]))).toEqual([]);
   });
 
+  it('asks nothing when each names components of its own: two records alike in words are two things', () => {
+    const one = fact('INC-2041: ledger-sync timed out on a third of requests for 40 minutes; root cause was a lock held by a slow migration', { scope: 'incidents', hoursAgo: 900 });
+    const other = fact('INC-2107: kb-indexer timed out on requests for 12 minutes; root cause was a library upgrade that changed its default timeouts', { scope: 'incidents', hoursAgo: 10 });
+    expect(analyzeAll([one, other]).conflicts).toEqual([]);
+  });
+
   it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
     const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
     const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });

@@ -13,7 +13,7 @@
  * their scope's own words. A tie asks nothing: the guess would be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, viewOf, type Claim } from '../language/align.ts';
+import { mentions, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -55,6 +55,11 @@ function affinity(earlier: DetectorFact, later: DetectorFact): number {
   const aboutChange = [...laterView.changed].some((w) => !GENERIC.has(w) && !laterView.scopeWords.has(w) && mentions(view, w));
   if (oldValues === 0 && !aboutChange) return 0;
   if (changed.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
+  // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
+  // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
+  const laterComponents = componentsOf(laterView);
+  const earlierComponents = componentsOf(view);
+  if (laterComponents.length > 0 && earlierComponents.length > 0 && !laterComponents.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(laterView, x))) return 0;
   const shared = distinctive(later).filter((w) => !replaced.has(w) && mentions(view, w)).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB") is one more thing in common.
   const otherValue = changed.some(
@@ -62,6 +67,9 @@ function affinity(earlier: DetectorFact, later: DetectorFact): number {
   );
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }
+
+/** The components a fact names (joined identifiers: `billing-api`, `pool_mode`). */
+const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];
 
 /** Kinds of value measured rather than named: two of them about one thing are an old and a new figure, not two things. */
 const QUANTITIES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'time', 'date', 'version', 'port']);
