@@ -40,29 +40,51 @@ function distinctive(fact: DetectorFact): string[] {
   return [...view.mentions].filter((w) => w.length > 2 && /[a-z]/.test(w) && !GENERIC.has(w) && !view.scopeWords.has(w));
 }
 
+/** What a later fact's announced change is, read once and compared with each earlier fact of its scope. */
+interface Change {
+  view: FactView;
+  claims: Claim[];
+  /** Values it names as replaced. */
+  replaced: Set<string>;
+  /** What its changed clauses are about, beyond common and scope words. */
+  about: string[];
+  /** What else it names that tells facts apart. */
+  words: string[];
+  components: string[];
+}
+
+function changeOf(later: DetectorFact): Change {
+  const view = viewOf(later);
+  const claims = changeClaims(later);
+  const replaced = new Set(claims.flatMap((c) => c.previous ?? []));
+  return {
+    view,
+    claims,
+    replaced,
+    about: [...view.changed].filter((w) => !GENERIC.has(w) && !view.scopeWords.has(w)),
+    words: distinctive(later).filter((w) => !replaced.has(w)),
+    components: componentsOf(view),
+  };
+}
+
 /**
- * How strongly `earlier` reads as what `later` updates: things in common, an old value it names
- * counting twice; 0 unless it names what `later` says changed (an old value, or what a changed
+ * How strongly `earlier` reads as what the change updates: things in common, an old value it names
+ * counting twice; 0 unless it names what the change is about (an old value, or what a changed
  * clause is about) and every setting a changed claim names (a change of `work_mem` is not one of
  * the table it is set on).
  */
-function affinity(earlier: DetectorFact, later: DetectorFact): number {
+function affinity(earlier: DetectorFact, change: Change): number {
   const view = viewOf(earlier);
-  const changed = changeClaims(later);
-  const replaced = new Set(changed.flatMap((c) => c.previous ?? []));
-  const oldValues = [...replaced].filter((v) => mentions(view, v)).length;
-  const laterView = viewOf(later);
-  const aboutChange = [...laterView.changed].some((w) => !GENERIC.has(w) && !laterView.scopeWords.has(w) && mentions(view, w));
-  if (oldValues === 0 && !aboutChange) return 0;
-  if (changed.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
+  const oldValues = [...change.replaced].filter((v) => mentions(view, v)).length;
+  if (oldValues === 0 && !change.about.some((w) => mentions(view, w))) return 0;
+  if (change.claims.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
   // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
   // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
-  const laterComponents = componentsOf(laterView);
   const earlierComponents = componentsOf(view);
-  if (laterComponents.length > 0 && earlierComponents.length > 0 && !laterComponents.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(laterView, x))) return 0;
-  const shared = distinctive(later).filter((w) => !replaced.has(w) && mentions(view, w)).length;
+  if (change.components.length > 0 && earlierComponents.length > 0 && !change.components.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
+  const shared = change.words.filter((w) => mentions(view, w)).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB") is one more thing in common.
-  const otherValue = changed.some(
+  const otherValue = change.claims.some(
     (c) => QUANTITIES.has(familyOf(c.kind)) && c.values.length > 0 && view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && !d.values.some((v) => c.values.includes(v))),
   );
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
@@ -72,7 +94,7 @@ function affinity(earlier: DetectorFact, later: DetectorFact): number {
 const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];
 
 /** Kinds of value measured rather than named: two of them about one thing are an old and a new figure, not two things. */
-const QUANTITIES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'time', 'date', 'version', 'port']);
+const QUANTITIES = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'money', 'time', 'date', 'version', 'port']);
 
 /** Does `earlier` already say what `later` says holds now (every new value it states)? Then nothing is outdated. */
 function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
@@ -105,12 +127,13 @@ export function announcedUpdates(
   const out: ConflictRecord[] = [];
   for (const later of facts) {
     if (!triggerIds.has(later.id) || linked.has(later.id) || !isCurrent(later) || !announces(later)) continue;
+    const change = changeOf(later);
     let best: DetectorFact[] = [];
     let bestScore = MIN_SHARED;
     for (const earlier of facts) {
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
       if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).hedged) continue;
-      const score = affinity(earlier, later);
+      const score = affinity(earlier, change);
       if (score < bestScore) continue;
       if (score > bestScore) [best, bestScore] = [[], score];
       best.push(earlier);
