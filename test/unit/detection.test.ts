@@ -525,6 +525,51 @@ describe('changes announced in words no slot links', () => {
   });
 });
 
+describe('changes announced, asked about every fact stating the old value', () => {
+  const asked = (outcome: { conflicts: readonly ConflictRecord[] }) => outcome.conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds).sort();
+
+  it('asks about each earlier fact that names the value a change replaced, however many tie', () => {
+    const pool = fact('ledger-db pgbouncer default_pool_size is 30 for ledger-api', { scope: 'ledger/db', hoursAgo: 900 });
+    const cap = fact('ledger-api gets at most 30 server connections from pgbouncer (its default_pool_size); ask Ines before adding pods', { scope: 'ledger/db', hoursAgo: 800 });
+    const raised = fact('Raised pgbouncer default_pool_size for ledger-api from 30 to 50 for the month-end batch', { scope: 'ledger/db', hoursAgo: 10 });
+    expect(asked(analyzeAll([pool, cap, raised]))).toEqual([[cap.id, raised.id], [pool.id, raised.id]].sort());
+  });
+
+  it('counts another value of the measure that changed as a thing in common', () => {
+    const queue = fact('Async work in billing-app runs on Sidekiq backed by Redis (config/sidekiq.yml)', { scope: 'billing/app', hoursAgo: 900 });
+    const other = fact('billing-app logs go to Loki with a 14 day retention', { scope: 'billing/app', hoursAgo: 800 });
+    const moved = fact('Async work in billing-app now runs on SQS through Shoryuken', { scope: 'billing/app', hoursAgo: 10 });
+    expect(asked(analyzeAll([queue, other, moved]))).toEqual([[queue.id, moved.id]]);
+  });
+
+  it('asks nothing about a fact of another component that shares only a setting name', () => {
+    const hot = fact('`cache.hot` keeps entries for 2 hours (ttl_seconds=7200)', { scope: 'svc/cache', hoursAgo: 900 });
+    const cold = fact('Extended `cache.cold` TTL to 3 days (`ttl_seconds=259200`)', { scope: 'svc/cache', hoursAgo: 10 });
+    expect(asked(analyzeAll([hot, cold]))).toEqual([]);
+  });
+});
+
+describe('denials, dates and endpoints that are not claims about the current state', () => {
+  it('denies with an acronym only facts naming it: "no EU staging cluster" is not about every staging fact', () => {
+    const denial = fact('There is no EU staging cluster; EU code paths are tested with eu tenants in the main staging cluster', { scope: 'infra/k8s', hoursAgo: 10 });
+    const staging = fact('ledger staging: POOL_SIZE=5', { scope: 'infra/k8s', hoursAgo: 900 });
+    const previews = fact('Each PR gets a preview environment backed by staging APIs', { scope: 'infra/k8s', hoursAgo: 800 });
+    expect(analyzeAll([staging, previews, denial]).conflicts).toEqual([]);
+  });
+
+  it('raises nothing between records of releases on their dates', () => {
+    const first = fact('Kiosk-app 3.1.0 (shipped 2026-02-02) reached 40% of devices on 2026-02-05', { scope: 'mobile/kiosk', hoursAgo: 900 });
+    const second = fact('Kiosk-app 3.2.0 (shipped 2026-03-02) had 99.7% crash-free sessions in its first week', { scope: 'mobile/kiosk', hoursAgo: 500 });
+    expect(analyzeAll([first, second]).conflicts).toEqual([]);
+  });
+
+  it('keeps apart two endpoints of one service', () => {
+    const a = fact('`PUT /v2/users/{id}` accepts at most 50 fields per request', { scope: 'api/users', hoursAgo: 900 });
+    const b = fact('`PUT /v2/teams/{id}` honours an `If-Match` header', { scope: 'api/users', hoursAgo: 10 });
+    expect(analyzeAll([a, b]).conflicts).toEqual([]);
+  });
+});
+
 describe('qualifiers and plans written as asides', () => {
   it('keeps apart values whose environment is named alone in parentheses', () => {
     const prod = fact('checkout-api HPA (prod): minReplicas=4 maxReplicas=30', { scope: 'services/checkout', hoursAgo: 500 });

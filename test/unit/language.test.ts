@@ -251,6 +251,48 @@ describe('claims', () => {
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
   });
 
+  it('reads "Set X to N" as a change the writer made, and "X is set to N" as the value it holds', () => {
+    expect(claim('Set the ledger-api worker pool to 24 before the import').cue).toBe('change');
+    expect(claim('We set the ledger-api worker pool to 24').cue).toBe('change');
+    expect(claim('Set LEDGER_POOL_MAX=24 on ledger-api').cue).toBe('change');
+    expect(claim('The ledger-api worker pool is set to 24').cue).toBeUndefined();
+  });
+
+  it('reads a person named in an explicit replacement as the new holder of the role', () => {
+    expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
+    expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });
+  });
+
+  it('reads what happened on a date as a record of then, and a date label as qualifying what follows', () => {
+    expect(claim('The canary of kiosk-app served 5% of traffic on 2026-03-03', 'percentage').mode).toBe('event');
+    expect(claim('Kiosk-app 2.3 (shipped 2026-01-12) had 12 open bugs', 'version').mode).toBe('event');
+    expect(claim('Release train of 2026-03-09: owner is Ola Berg', 'name').mode).toBe('event');
+    // A change on a date is a change, and a value holding since a date holds now.
+    expect(claim('Raised the kiosk-app pool to 40 on 2026-03-03', 'number').mode).toBeUndefined();
+    expect(claim('The kiosk-app pool is 40 since 2026-03-03', 'number').mode).toBeUndefined();
+  });
+
+  it('reads an environment named in a label as qualifying what follows it', () => {
+    expect(claimsIn('Indexer workers in staging: queue A runs 4, queue B runs 2').every((c) => c.env === 'staging')).toBe(true);
+  });
+
+  it('reads a path after an HTTP method as the endpoint, not a value', () => {
+    expect(claimsIn('`PUT /v2/users/{id}` accepts at most 50 fields').filter((c) => c.kind === 'path')).toEqual([]);
+  });
+
+  it('reads cloud machine types as values of a machine type', () => {
+    expect(claim('The kiosk-api node pool runs m7i.4xlarge instances', 'machine')).toMatchObject({ measure: 'machine_type', values: ['m7i.4xlarge'] });
+    expect(shapes('CI runners: n2-standard-8; agents: Standard_D4s_v5')).toEqual([
+      ['machine', 'n2-standard-8'],
+      ['machine', 'standard_d4s_v5'],
+    ]);
+  });
+
+  it('counts "per-user" as what a rate is counted for, and a setting key as no product', () => {
+    expect(claim('kiosk gateway: per-user quota = 300 req/min', 'rate').per).toBe('user');
+    expect(claimsIn('ledger reads from Postgres with `LEDGER_POOL_SIZE=12` connections').filter((c) => c.kind === 'technology').flatMap((c) => c.values)).toEqual(['postgres']);
+  });
+
   it('stores nothing read, rather than failing, for text it cannot make sense of', () => {
     expect(() => readFact('')).not.toThrow();
     expect(claimsIn('lorem ipsum dolor sit amet')).toEqual([]);

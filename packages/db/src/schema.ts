@@ -323,8 +323,11 @@ export type FactEntity =
       toward?: string;
       /** A count's counted noun, a version's product. */
       of?: string;
-      /** The clause is a plan or work in progress, or holds under a condition: it states no current value. */
-      mode?: 'plan' | 'if';
+      /**
+       * The clause is a plan or work in progress, or holds under a condition, or reports what happened
+       * on a date ("4.8.0 reached 100% on Nov 8"): it states no current value.
+       */
+      mode?: 'plan' | 'if' | 'event';
       /** The clause announces a change or corrects the record without naming the old value. */
       cue?: 'change' | 'correction';
       negated?: boolean;

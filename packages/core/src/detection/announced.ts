@@ -8,9 +8,11 @@
  *
  * Precision first: the later fact must announce a change in a clause that is neither a plan nor a
  * condition (and no clause of it may be one), the earlier fact must state something current (no
- * plan of its own) and must not already say what the later fact says now, and it must be the single
- * best match of its scope by what the two name, with at least MIN_SHARED things in common beyond
- * their scope's own words. A tie asks nothing: the guess would be a coin toss.
+ * plan of its own) and must not already say what the later fact says now. Every earlier fact of the
+ * scope that states a value the change names as replaced, with something more in common, is asked
+ * about; failing those, the single best match of its scope by what the two name, with at least
+ * MIN_SHARED things in common beyond their scope's own words. A tie asks nothing: the guess would
+ * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { mentions, viewOf, type Claim, type FactView } from '../language/align.ts';
@@ -83,9 +85,14 @@ function affinity(earlier: DetectorFact, change: Change): number {
   const earlierComponents = componentsOf(view);
   if (change.components.length > 0 && earlierComponents.length > 0 && !change.components.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
   const shared = change.words.filter((w) => mentions(view, w)).length;
-  // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB") is one more thing in common.
+  // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB"), or another value of the
+  // measure that changed (a queue backend, an owner), is one more thing in common.
   const otherValue = change.claims.some(
-    (c) => QUANTITIES.has(familyOf(c.kind)) && c.values.length > 0 && view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && !d.values.some((v) => c.values.includes(v))),
+    (c) =>
+      c.values.length > 0 &&
+      view.claims.some(
+        (d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && (QUANTITIES.has(familyOf(c.kind)) || (c.measure !== '' && d.measure === c.measure)) && !d.values.some((v) => c.values.includes(v)),
+      ),
   );
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }
@@ -130,24 +137,31 @@ export function announcedUpdates(
     const change = changeOf(later);
     let best: DetectorFact[] = [];
     let bestScore = MIN_SHARED;
+    // Facts stating a value the change replaced, with something more in common: each is asked about.
+    const stating: DetectorFact[] = [];
     for (const earlier of facts) {
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
       if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).hedged) continue;
       const score = affinity(earlier, change);
+      if (score > MIN_SHARED && [...change.replaced].some((v) => mentions(viewOf(earlier), v))) stating.push(earlier);
       if (score < bestScore) continue;
       if (score > bestScore) [best, bestScore] = [[], score];
       best.push(earlier);
     }
-    if (best.length !== 1 || alreadySays(best[0]!, later) || otherEnvironment(best[0]!, later)) continue;
-    const earlier = best[0]!;
-    out.push({
-      kind: 'probable_update',
-      detectedBy: 'narrative_rules',
-      severity: 'medium',
-      factIds: [earlier.id, later.id],
-      question: `${PROBABLE_UPDATE_PREFIX}is "${clip(earlier.content)}" still true, now that a later fact says "${clip(later.content)}"?`,
-      explanation: `A later fact (${explanationDate(later.committed_at)}) announces a change in scope "${later.scope}"; of that scope's earlier facts, the one (${explanationDate(earlier.committed_at)}) naming most of what it names stays current until someone says whether it still holds.`,
-    });
+    // Else the one that matches best; a tie is a coin toss.
+    if (stating.length > 0) best = stating;
+    else if (best.length > 1) continue;
+    for (const earlier of best) {
+      if (alreadySays(earlier, later) || otherEnvironment(earlier, later)) continue;
+      out.push({
+        kind: 'probable_update',
+        detectedBy: 'narrative_rules',
+        severity: 'medium',
+        factIds: [earlier.id, later.id],
+        question: `${PROBABLE_UPDATE_PREFIX}is "${clip(earlier.content)}" still true, now that a later fact says "${clip(later.content)}"?`,
+        explanation: `A later fact (${explanationDate(later.committed_at)}) announces a change in scope "${later.scope}"; ${stating.length > 0 ? 'this earlier fact' : "of that scope's earlier facts, the one"} (${explanationDate(earlier.committed_at)}) ${stating.length > 0 ? 'states the value it replaces and' : 'naming most of what it names'} stays current until someone says whether it still holds.`,
+      });
+    }
   }
   return out;
 }

@@ -187,9 +187,13 @@ export function sameThing(a: Claim, b: Claim): boolean {
 export function relatedThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || (a.env && b.env && a.env !== b.env)) return false;
   if (a.kind === 'version' && a.of !== b.of) return false;
-  if (a.components.length && b.components.length && !a.components.some((c) => b.components.includes(c) || mentions(viewOf(b.fact), c))) return false;
   const va = viewOf(a.fact);
   const vb = viewOf(b.fact);
+  // Components must meet, and each naming one the other never mentions is two things: a TTL of `cache.hot` is not one
+  // of `cache.cold` because both name `ttl_seconds`.
+  const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
+  if (a.components.length && b.components.length && unmet(a, b, vb).length === a.components.length) return false;
+  if (unmet(a, b, vb).length > 0 && unmet(b, a, va).length > 0) return false;
   const named = (c: Claim) => [...c.anchors, ...c.components].filter(specific);
   if (named(a).some((x) => mentions(vb, x) || vb.scopeWords.has(x)) || named(b).some((x) => mentions(va, x) || va.scopeWords.has(x))) return true;
   // One names nothing ("replaced Fluent Bit with Vector"): its scope is what it is about.

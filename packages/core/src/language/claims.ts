@@ -42,7 +42,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 8;
+export const EXTRACTOR_VERSION = 9;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -80,7 +80,8 @@ function isSetting(w: Word): boolean {
 
 /** A joined word (see reader.ts) that names one thing: a component, a topic, a table, a flag; not a setting's key, not a file. */
 function isComponent(w: Word): boolean {
-  if (isSetting(w) || /^[.~]/.test(w.text)) return false;
+  // Not an abbreviation written with dots ("i.e.", "e.g.", "a.k.a.").
+  if (isSetting(w) || /^[.~]/.test(w.text) || /^(?:[a-z]\.){2,3}$/i.test(w.text)) return false;
   if (/^`.+`$/.test(w.text)) return true;
   // Joined by the reader, or written as one token ("pg-ml-02", "sso.events.v1").
   const parts = (w.parts?.map((p) => p.lower) ?? w.lower.split(/[-_.:/]+/)).filter(Boolean);
@@ -174,7 +175,11 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const correction = has(CHANGE.correction, tokens);
   // "Update:" announces a change; "position updates", "status update" name a kind of message.
   const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
-  const change = has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+  // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
+  const assigned = words.some(
+    (w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) && words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='),
+  );
+  const change = assigned || has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
@@ -483,7 +488,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !/^(?:second|minute|hour|day|week|month|year|sec|min)s?$/.test(view.tokens[i + 1]?.lower ?? ''));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
-  for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== ''; i++) per = view.tokens[i]!.lemma.toLowerCase();
+  // "per API token" runs to the end of its noun phrase; "per-user quota" to the end of its word.
+  const joined = perAt >= 0 && view.tokens[perAt]!.word.lower !== 'per' ? view.tokens[perAt]!.word : undefined;
+  for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== '' && (!joined || view.tokens[i]!.word === joined); i++) per = view.tokens[i]!.lemma.toLowerCase();
   return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}) };
 }
 
@@ -560,7 +567,8 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
   const take = (t: Value, name: string | undefined, start: number) => {
-    if (!name || isEnglishWord(name.toLowerCase())) return;
+    // A setting's key ("CACHE_BACKEND") is not a product.
+    if (!name || isEnglishWord(name.toLowerCase()) || name.includes('_')) return;
     const named = values.find((v) => start < v.end && start + name.length > v.start);
     // A capitalised name read as a person's or a team's is the product here.
     if (named?.kind === 'name' && named.start === start) Object.assign(named, { kind: 'technology', value: name.toLowerCase(), of: t.of });
@@ -572,7 +580,9 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     const before = text.slice(Math.max(0, t.start - 40), t.start);
     const after = text.slice(t.end, t.end + 40);
     const next = new RegExp(String.raw`^\s*(?:(?:for|with|by|to|onto)\s+|(?:→|->|=>)\s*)` + NAME).exec(after);
-    if (next && (/(?:→|->|=>)/.test(next[0]) || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es)|from)\s+(?:the\s+)?$/i.test(before))) {
+    // "from X to Y", not "from X with Y" (reads from X with some setting).
+    const from = /\bfrom\s+(?:the\s+)?$/i.test(before) && /^\s*(?:to|onto)\s/i.test(next?.[0] ?? '');
+    if (next && (/(?:→|->|=>)/.test(next[0]) || from || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es))\s+(?:the\s+)?$/i.test(before))) {
       take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
     }
     const prior = new RegExp(NAME + String.raw`\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|\(was)\s+(?:the\s+)?$`).exec(before);
@@ -648,6 +658,12 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
+  // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
+  for (const view of views) {
+    if (view.clause.subordinator !== '(' || view.cue || view.mode) continue;
+    const host = views.find((o) => o !== view && o.clause.subordinator !== '(' && o.clause.start < view.clause.start && o.clause.end >= view.clause.end);
+    if (host?.cue === 'change' && !host.mode) view.cue = 'change';
+  }
   const shaped = valuesByShape(text);
   const byWords = [...shaped, ...valuesByWords(text, reading.clauses, shaped)];
   const found = [...byWords, ...replacingProducts(text, byWords)];
@@ -672,13 +688,27 @@ export function readFactText(content: string): FactEntity[] {
     const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
     if (before) v.of = before.value;
     else if (image) v.of = image.toLowerCase();
-    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|now|still|currently|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
+    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
   }
   const replaced = replacedValues(text, values);
   const entities: FactEntity[] = [];
   const mentions = new Set<string>();
   const inSpan = (w: Word, list: readonly Value[]) => list.some((v) => w.start < v.end && w.end > v.start);
 
+  // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
+  // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
+  const labels = new Map<number, { env?: string; dated: boolean; start: number }>();
+  views.forEach((view, i) => {
+    const next = views[i + 1];
+    if (next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
+    const env = ENVIRONMENTS.all(view.clause.words)[0]?.value;
+    const dated = values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1);
+    if (env || dated) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, start: view.clause.start });
+  });
+  const labelOf = (view: ClauseView) => {
+    const label = labels.get(view.clause.sentence);
+    return label && view.clause.start >= label.start ? label : undefined;
+  };
   // First, each clause on its own: its values with what they measure, its named things and its anchors.
   const read = views.map((view) => {
     // Not the values of a side remark in parentheses inside it: those are the remark's.
@@ -689,16 +719,20 @@ export function readFactText(content: string): FactEntity[] {
       .map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text)))
       .filter((words) => words.length > 0 && words.length <= 2)
       .map((words) => ENVIRONMENTS.all(words)[0]?.value)
-      .find((env) => env !== undefined);
+      .find((env) => env !== undefined) ?? labelOf(view)?.env;
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
       if (replaced.has(v)) continue;
+      // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
+      if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const measure = measureOf(v, view, clauseValues, quals.per);
       // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
-      if (HOLDERS.has(v.kind) && !gone.has(v) && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
+      // One named in an explicit replacement ("@ana → @bo", "from Dana to Lee") holds whatever the other held.
+      const replacing = [...replaced.values()].includes(v);
+      if (HOLDERS.has(v.kind) && !gone.has(v) && !replacing && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
       // A count no measure word names measures what it counts ("40 end-to-end tests").
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
       if (v.kind === 'technology' && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
@@ -788,6 +822,15 @@ export function readFactText(content: string): FactEntity[] {
     }
     for (const v of clauseValues) mentions.add(v.value);
 
+    // A clause that reports what happened on a date (in it, or in a remark inside it), in the past tense and not as
+    // a change ("the canary served 5% of traffic on March 3", "v2.3 (shipped 2026-01-12) had 12 open bugs"), states
+    // what held then, not now.
+    const event =
+      labelOf(view)?.dated === true ||
+      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*:/.test(text.slice(v.end, v.end + 3))) ||
+      (view.cue === null &&
+      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
+        view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
     // One claim per thing measured: values listed together ("A and B") are one claim's values.
     const claims = new Map<string, ClaimEntity>();
     for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
@@ -819,7 +862,7 @@ export function readFactText(content: string): FactEntity[] {
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
           ...(toward ? { toward } : {}),
           ...(of ? { of } : {}),
-          ...(view.mode ? { mode: view.mode } : {}),
+          ...(view.mode ? { mode: view.mode } : event ? { mode: 'event' as const } : {}),
           ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}),
           ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
@@ -900,7 +943,8 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
       const tech = TECHNOLOGIES.at([w], 0)?.value;
       if (tech) out.push(tech.name, tech.kind);
       const a = anchorOf(w, true);
-      if (a && !FIRST_PERSON.has(a) && !out.includes(a)) out.push(a);
+      // An acronym is a name ("US", "IT"), whatever word it spells.
+      if (a && (!FIRST_PERSON.has(a) || /^[A-Z]{2,}$/.test(w.text)) && !out.includes(a)) out.push(a);
     }
     return out;
   };

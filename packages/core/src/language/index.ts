@@ -77,7 +77,7 @@ export function matchKeysOf(entities: readonly FactEntity[], scope: string): str
  * Keys a fact looks others up by in a detection run, beyond its own: a claim that names nothing
  * looks for claims naming its scope's words; an assertion looks for denials of what it names and
  * a denial for assertions; a deletion request and a dependency for facts mentioning what they
- * name; a fact that announces a change for the facts that depend on what it names.
+ * name; a fact that announces a change for the facts that depend on what it names or mention it.
  */
 export function probeKeysOf(entities: readonly FactEntity[], scope: string): string[] {
   const keys: string[] = [];
@@ -98,7 +98,9 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
       keys.push(...e.target.map((w) => `a:${w}`));
     }
   }
-  keys.push(...cap(changed.filter((w) => /[a-z]/.test(w) && !GENERIC.has(w))).map((w) => `dep:${w}`));
+  // What a change is about: the facts that depend on it, and the facts that mention it (which it may update).
+  const about = cap(changed.filter((w) => /[a-z]/.test(w) && !GENERIC.has(w)));
+  keys.push(...about.map((w) => `dep:${w}`), ...about.map((w) => `a:${w}`));
   return [...new Set(keys)].sort();
 }
 

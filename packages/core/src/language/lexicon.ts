@@ -72,6 +72,7 @@ export const CHANGE_VERB_LIST: readonly string[] = change.change_verbs;
 /** Change language, defined once (data/change.json). */
 export const CHANGE = {
   verbs: table(change.change_verbs),
+  assignment: table(change.assignment_verbs),
   markers: table(change.change_markers),
   previous: table(change.previous_markers),
   plan: table(change.plan_markers),
