@@ -293,6 +293,15 @@ describe('claims', () => {
     expect(claimsIn('ledger reads from Postgres with `LEDGER_POOL_SIZE=12` connections').filter((c) => c.kind === 'technology').flatMap((c) => c.values)).toEqual(['postgres']);
   });
 
+  it('reads a figure compared in an alert condition as its threshold, not the figure itself', () => {
+    expect(claim('The ApiSlow alert fires when search-api p95 > 2s for 5 minutes', 'duration')).toMatchObject({ measure: 'threshold', values: ['2', '300'] });
+    expect(claim('search-api p95 latency was 900ms at the Monday peak', 'duration').measure).toBe('latency');
+  });
+
+  it('reads container registries as products of one kind', () => {
+    expect(claim('Moved the kiosk images from Quay to Amazon ECR', 'technology')).toMatchObject({ measure: 'container_registry', values: ['ecr'], previous: ['quay'] });
+  });
+
   it('stores nothing read, rather than failing, for text it cannot make sense of', () => {
     expect(() => readFact('')).not.toThrow();
     expect(claimsIn('lorem ipsum dolor sit amet')).toEqual([]);

@@ -737,7 +737,13 @@ export function readFactText(content: string): FactEntity[] {
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
       if (v.kind === 'technology' && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
-      const name = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
+      const limit = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
+      // A figure compared in a condition ("pages when p95 > 2s", "if error rate exceeds 5%") is where an alert fires, not the figure.
+      // So is how long it must hold there ("... > 2s for 10 minutes").
+      const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
+      const condition = ['when', 'whenever', 'if', 'once'].includes(view.clause.subordinator ?? '');
+      const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
+      const name = compared ? 'threshold' : limit;
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
     }
     const valued = drafts.map((d) => d.v);

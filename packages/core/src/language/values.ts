@@ -76,9 +76,18 @@ interface Shape {
   group?: number;
 }
 
+/** The language a toolchain file pins. */
+const TOOLCHAIN_OF: Record<string, string> = { 'rust-toolchain': 'rust', channel: 'rust', '.nvmrc': 'node', '.node-version': 'node', '.python-version': 'python', python_requires: 'python', '.ruby-version': 'ruby' };
+
 const SHAPES: Shape[] = [
   { pattern: /\b(?:https?|s3|gs|az|wss?|ftp|sftp|git|ssh|postgres(?:ql)?|redis|amqps?|mongodb(?:\+srv)?|kafka|file):\/\/[^\s)>\]"'`,;]+[^\s)>\]"'`,;.]/gi, read: (m) => ({ kind: 'url', value: m[0].toLowerCase().replace(/\/$/, '') }) },
   { pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b/gi, read: (m) => ({ kind: 'email', value: m[0].toLowerCase() }) },
+  // A toolchain file's version is of its language: "rust-toolchain = 1.84", ".nvmrc pins 22.11.0", "channel = \"1.82\"" in a rust-toolchain.
+  {
+    pattern: /(?<![\w-])(rust-toolchain|\.nvmrc|\.node-version|\.python-version|\.ruby-version|python_requires|channel)\b[^\d\n]{0,30}?(\d+\.\d+(?:\.\d+)?)(?![\w.])/gi,
+    group: 2,
+    read: (m, text) => (m[1]!.toLowerCase() === 'channel' && !/rust-toolchain/i.test(text) ? null : { kind: 'version', value: m[2]!, of: TOOLCHAIN_OF[m[1]!.toLowerCase()] ?? 'rust' }),
+  },
   // Image tags ("postgres:16.2", "ghcr.io/acme/api:v1.4.2", "node:22-alpine"); a host and a number of three digits or more is a port.
   {
     pattern: /(?<![\w/.:-])((?:[a-z0-9.-]+\/)*([a-z][a-z0-9._-]*)):(v?\d[\w.-]*|latest|stable|lts)(?![\w:])/gi,
