@@ -570,6 +570,23 @@ describe('denials, dates and endpoints that are not claims about the current sta
   });
 });
 
+describe('named things said to be gone', () => {
+  it('asks whether a fact using a service still holds once a later fact says it was decommissioned', () => {
+    const user = fact('Invoices get their tax region from `taxgeo-api` at `http://taxgeo-api.internal/v2/lookup`', { scope: 'billing/invoices', hoursAgo: 900 });
+    const gone = fact('taxgeo-api was decommissioned this week; its namespace is deleted', { scope: 'infra/k8s', hoursAgo: 10 });
+    const stale = analyzeAll([user, gone]).conflicts.filter((c) => c.kind === 'stale');
+    expect(stale.map((c) => c.factIds)).toEqual([[user.id, gone.id]]);
+  });
+
+  it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {
+    const user = fact('Date math goes through `src/dates.ts`, which wraps `luxon-tz`', { scope: 'web', hoursAgo: 900 });
+    expect(analyzeAll([user, fact('Dropped luxon-tz from package.json; nothing imports it', { scope: 'web', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    const consumer = fact('`ship.events` consumers commit offsets every 5 seconds', { scope: 'svc/ship', hoursAgo: 900 });
+    const habit = fact('Duplicates from re-sent `ship.events` are dropped by a dedupe key', { scope: 'svc/ship', hoursAgo: 10 });
+    expect(analyzeAll([consumer, habit]).conflicts).toEqual([]);
+  });
+});
+
 describe('qualifiers and plans written as asides', () => {
   it('keeps apart values whose environment is named alone in parentheses', () => {
     const prod = fact('checkout-api HPA (prod): minReplicas=4 maxReplicas=30', { scope: 'services/checkout', hoursAgo: 500 });

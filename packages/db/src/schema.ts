@@ -359,6 +359,8 @@ export type FactEntity =
       changed?: string[];
       /** What its clauses saying something ended or someone left name ("the freeze ended", "Ana left"). */
       ended?: string[];
+      /** Named things it says are gone ("search-v1 was decommissioned", "dropped left-pad"): facts using them go stale. */
+      gone?: string[];
       /** Some clause of it is a plan, work in progress or a condition: it may not state what holds now. */
       hedged?: true;
     };

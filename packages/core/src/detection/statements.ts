@@ -7,8 +7,9 @@
  * - **Deletion requests**: "forget the note about the old VPN host" retires the earlier facts that
  *   name everything it names (a person's explicit decision, recorded as a settlement).
  * - **Stale derived claims**: a fact that names what it depends on ("until the freeze ends",
- *   "signs with Ana's key") becomes doubtful when a later fact changes or ends that: a `stale`
- *   conflict.
+ *   "signs with Ana's key") becomes doubtful when a later fact changes or ends that, and a fact
+ *   using a named thing when a later fact says it is gone ("search-v1 was decommissioned"): a
+ *   `stale` conflict.
  *
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
@@ -140,5 +141,30 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       }
     }
   }
+  // Gone things: a later fact says a named thing was decommissioned, archived or removed; the current facts
+  // that still use it (the newest few, in any scope) are doubtful.
+  for (const change of inStep) {
+    const gone = viewOf(change).gone;
+    if (gone.length === 0 || viewOf(change).hedged) continue;
+    const users = facts
+      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => mentions(viewOf(f), g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g)))
+      .filter((f) => !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
+      .sort((a, b) => time(b) - time(a))
+      .slice(0, GONE_USERS_ASKED);
+    for (const user of users) {
+      const named = gone.filter((g) => mentions(viewOf(user), g));
+      conflicts.push({
+        kind: 'stale',
+        detectedBy: 'narrative_rules',
+        severity: 'medium',
+        factIds: [user.id, change.id],
+        question: `Which is right now, since ${sentence(change.content)}: that ${sentence(user.content)} still holds, or that it no longer does?`,
+        explanation: `The earlier fact (${day(user)}) uses ${named.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`,
+      });
+    }
+  }
   return { retirements, conflicts };
 }
+
+/** Facts asked about per thing said to be gone: the newest that use it, so one retirement cannot flood the queue. */
+const GONE_USERS_ASKED = 3;

@@ -33,6 +33,8 @@ export interface FactView {
   /** What it says changed (clauses announcing a change or a correction), and what ended or left. */
   changed: ReadonlySet<string>;
   ended: ReadonlySet<string>;
+  /** Named things it says are gone. */
+  gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition. */
   hedged: boolean;
 }
@@ -52,6 +54,7 @@ export function viewOf(fact: DetectorFact): FactView {
   let mentions: string[] = [];
   let changed: string[] = [];
   let ended: string[] = [];
+  let gone: string[] = [];
   let hedged = false;
   for (const e of entities) {
     if (e.type === 'claim') claims.push({ ...e, fact, index: claims.length });
@@ -62,6 +65,7 @@ export function viewOf(fact: DetectorFact): FactView {
       mentions = e.value;
       changed = e.changed ?? [];
       ended = e.ended ?? [];
+      gone = e.gone ?? [];
       hedged = e.hedged === true;
     }
   }
@@ -76,6 +80,7 @@ export function viewOf(fact: DetectorFact): FactView {
     scopeSegments: fact.scope.toLowerCase().split('/'),
     changed: new Set(changed),
     ended: new Set(ended),
+    gone,
     hedged,
   };
   views.set(fact, view);

@@ -911,6 +911,26 @@ export function readFactText(content: string): FactEntity[] {
   const ended = said((v) =>
     v.clause.words.some((w, i, words) => (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))),
   );
+  // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned", "#ops-old
+  // got archived"), the object of a removal done ("dropped left-pad and leftpad-types from package.json").
+  const gone = new Set<string>();
+  for (const r of read) {
+    if (r.view.mode || r.view.negated) continue;
+    const words = r.view.clause.words;
+    const names = (from: number, to: number) => words.slice(from, to).filter((w) => isComponent(w) || /^#[a-z]/.test(w.lower)).map((w) => w.lower.replace(/`/g, ''));
+    // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
+    const retiredAt = words.findIndex(
+      (w, i) => i > 0 && ((CHANGE.gone.has(w) && ['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower)) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
+    );
+    // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
+    const preposition = words.findIndex((w) => w.pos === 'ADP');
+    if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
+    const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && i === 0);
+    if (removalAt === 0) {
+      const end = words.findIndex((w, i) => i > 0 && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
+      for (const n of names(1, end < 0 ? words.length : end)) gone.add(n);
+    }
+  }
   // A config file names what it configures ("alertmanager.yml": alertmanager).
   for (const m of [...mentions]) {
     const base = /^(?:.*\/)?([a-z][\w-]*)\.(?:ya?ml|json|toml|ini|conf|cfg|env)$/.exec(m)?.[1];
@@ -918,7 +938,7 @@ export function readFactText(content: string): FactEntity[] {
   }
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
-  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}), ...(hedged ? { hedged: true as const } : {}) });
+  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}), ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}) });
   return entities;
 }
 

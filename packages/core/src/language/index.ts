@@ -83,7 +83,7 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
   const keys: string[] = [];
   const scopeWords = scope.toLowerCase().split(/[/_.-]+/).filter((w) => w.length >= 2);
   let changed: string[] = [];
-  for (const e of entities) if (e.type === 'mentions') changed = [...(e.changed ?? []), ...(e.ended ?? [])];
+  for (const e of entities) if (e.type === 'mentions') changed = [...(e.changed ?? []), ...(e.ended ?? []), ...(e.gone ?? [])];
   for (const e of entities) {
     if (e.type === 'claim') {
       const k = `c:${familyOf(e.kind)}:${e.measure}`;
