@@ -580,7 +580,7 @@ describe('named things said to be gone', () => {
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {
     const user = fact('Date math goes through `src/dates.ts`, which wraps `luxon-tz`', { scope: 'web', hoursAgo: 900 });
-    expect(analyzeAll([user, fact('Dropped luxon-tz from package.json; nothing imports it', { scope: 'web', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    expect(analyzeAll([user, fact('luxon-tz was dropped from package.json; nothing imports it', { scope: 'web', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
     const consumer = fact('`ship.events` consumers commit offsets every 5 seconds', { scope: 'svc/ship', hoursAgo: 900 });
     const habit = fact('Duplicates from re-sent `ship.events` are dropped by a dedupe key', { scope: 'svc/ship', hoursAgo: 10 });
     expect(analyzeAll([consumer, habit]).conflicts).toEqual([]);

@@ -189,6 +189,8 @@ describe('claims', () => {
     expect(claim('The intake queue retries failed jobs 7 times')).toMatchObject({ kind: 'count', measure: 'retry', values: ['7'] });
     expect(claimsIn('Kai took 40 photos at the June 12 offsite').filter((c) => c.kind === 'count').map((c) => c.values)).toEqual([['40']]);
     expect(claim('Kai weighs 170 pounds')).toMatchObject({ kind: 'count', values: ['170'] });
+    // A counted noun no measure names is what is counted, however far a measure word stands.
+    expect(claim('At the HPA floor that is 24 parallel renders in prod', 'count').measure).toBe('render');
   });
 
   it('reads the environment a value holds in, and bounds apart from values', () => {
@@ -204,6 +206,9 @@ describe('claims', () => {
     expect(claim('Next quarter we will move the ranking-api to OpenSearch', 'technology').mode).toBe('plan');
     expect(claim('The team is migrating the ranking job queue to SQS', 'technology').mode).toBe('plan');
     expect(claim('If the soak test passes, we raise the ranking-api pool to 40 connections').mode).toBe('if');
+    expect(claim('We are evaluating a ranking-api pool of 40 connections').mode).toBe('plan');
+    // A plan verb as what a thing does is no plan.
+    expect(claim('Workers evaluate ranking rules through the rules-engine sidecar on localhost:7070', 'port').mode).toBeUndefined();
     // Stated values are neither.
     expect(claim('The ranking-api pool has 20 connections').mode).toBeUndefined();
     expect(claim('We raised the ranking-api pool to 40 connections').mode).toBeUndefined();

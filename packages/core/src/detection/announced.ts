@@ -15,7 +15,7 @@
  * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { mentions, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -82,8 +82,9 @@ function affinity(earlier: DetectorFact, change: Change): number {
   if (change.claims.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
   // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
   // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
-  const earlierComponents = componentsOf(view);
-  if (change.components.length > 0 && earlierComponents.length > 0 && !change.components.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
+  // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one.
+  const [later, earlierComponents] = [thingsOf(change.components), thingsOf(componentsOf(view))];
+  if (later.length > 0 && earlierComponents.length > 0 && !later.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
   const shared = change.words.filter((w) => mentions(view, w)).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB"), or another value of the
   // measure that changed (a queue backend, an owner), is one more thing in common.

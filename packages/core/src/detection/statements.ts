@@ -129,14 +129,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
         // The change itself names what the fact depends on: a clause announcing a change, or (for "until ...") saying it ended.
         const said = (w: string) => changed.changed.has(w) || (dependency.ends && changed.ended.has(w)) || changed.ended.has(w);
         if (!dependency.target.some((w) => !GENERIC.has(w)) || !dependency.target.every(said)) continue;
-        conflicts.push({
-          kind: 'stale',
-          detectedBy: 'narrative_rules',
-          severity: 'medium',
-          factIds: [dependent.id, change.id],
-          question: `Which is right now, since ${sentence(change.content)}: that ${sentence(dependent.content)} still holds, or that it no longer does?`,
-          explanation: `The earlier fact depends on something a later fact changed: "${clip(dependent.content)}" (${day(dependent)}), then "${clip(change.content)}" (${day(change)}).`,
-        });
+        conflicts.push(staleRecord(dependent, change, `The earlier fact depends on something a later fact changed: "${clip(dependent.content)}" (${day(dependent)}), then "${clip(change.content)}" (${day(change)}).`));
         break;
       }
     }
@@ -144,8 +137,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   // Gone things: a later fact says a named thing was decommissioned, archived or removed; the current facts
   // that still use it (the newest few, in any scope) are doubtful.
   for (const change of inStep) {
-    const gone = viewOf(change).gone;
-    if (gone.length === 0 || viewOf(change).hedged) continue;
+    // Not a value it names as replaced or gone ("#ops got archived"): the slots ask about those. Not a deletion request
+    // either: that tier retires what it names.
+    const gone = viewOf(change).gone.filter((g) => !viewOf(change).claims.some((c) => c.previous?.includes(g)));
+    if (gone.length === 0 || viewOf(change).hedged || viewOf(change).deletion) continue;
     const users = facts
       .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => mentions(viewOf(f), g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g)))
       .filter((f) => !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
@@ -153,18 +148,21 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       .slice(0, GONE_USERS_ASKED);
     for (const user of users) {
       const named = gone.filter((g) => mentions(viewOf(user), g));
-      conflicts.push({
-        kind: 'stale',
-        detectedBy: 'narrative_rules',
-        severity: 'medium',
-        factIds: [user.id, change.id],
-        question: `Which is right now, since ${sentence(change.content)}: that ${sentence(user.content)} still holds, or that it no longer does?`,
-        explanation: `The earlier fact (${day(user)}) uses ${named.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`,
-      });
+      conflicts.push(staleRecord(user, change, `The earlier fact (${day(user)}) uses ${named.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`));
     }
   }
   return { retirements, conflicts };
 }
+
+/** The question whether an earlier fact still holds after a later one changed or ended what it uses. */
+const staleRecord = (earlier: DetectorFact, later: DetectorFact, explanation: string): ConflictRecord => ({
+  kind: 'stale',
+  detectedBy: 'narrative_rules',
+  severity: 'medium',
+  factIds: [earlier.id, later.id],
+  question: `Which is right now, since ${sentence(later.content)}: that ${sentence(earlier.content)} still holds, or that it no longer does?`,
+  explanation,
+});
 
 /** Facts asked about per thing said to be gone: the newest that use it, so one retirement cannot flood the queue. */
 const GONE_USERS_ASKED = 3;

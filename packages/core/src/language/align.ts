@@ -194,16 +194,19 @@ export function relatedThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.of !== b.of) return false;
   const va = viewOf(a.fact);
   const vb = viewOf(b.fact);
-  // Components must meet, and each naming one the other never mentions is two things: a TTL of `cache.hot` is not one
-  // of `cache.cold` because both name `ttl_seconds`.
+  // Components must meet, and each naming a thing the other never mentions is two things: a TTL of `cache.hot` is not
+  // one of `cache.cold` because both name `ttl_seconds`.
   const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
   if (a.components.length && b.components.length && unmet(a, b, vb).length === a.components.length) return false;
-  if (unmet(a, b, vb).length > 0 && unmet(b, a, va).length > 0) return false;
+  if (thingsOf(unmet(a, b, vb)).length > 0 && thingsOf(unmet(b, a, va)).length > 0) return false;
   const named = (c: Claim) => [...c.anchors, ...c.components].filter(specific);
   if (named(a).some((x) => mentions(vb, x) || vb.scopeWords.has(x)) || named(b).some((x) => mentions(va, x) || va.scopeWords.has(x))) return true;
   // One names nothing ("replaced Fluent Bit with Vector"): its scope is what it is about.
   return (named(a).length === 0 || named(b).length === 0) && a.fact.scope === b.fact.scope;
 }
+
+/** The components that name a thing: not a setting's key (`ttl_seconds`, shared by many things) nor the file it is set in. */
+export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !/\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c));
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
 

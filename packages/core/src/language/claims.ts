@@ -154,14 +154,20 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
-  return (past && !state) || target;
+  // A target makes a change of a verb written as done ("moved to", "is switched to"), or reported by its writer at
+  // the head of a clause ("Cut the TTL to 60s", "we cut it to 60s"); not of what a thing does ("rewrite rules from a replica").
+  const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
+  return (past && (!state || target)) || (target && reported);
 }
 
 function readClause(clause: Clause, index: number, conditionalSentences: ReadonlySet<number>, plannedSentences: ReadonlySet<number>): ClauseView {
   const tokens = tokensOf(clause);
   const words = clause.words;
   // Plans, proposals and work in progress state no current value; modals make a plan only of a change ("will move", not "will retry").
-  let plan = plannedSentences.has(clause.sentence) || has(CHANGE.plan, tokens.filter((t) => !['will', 'would', 'should', 'could', 'might', 'may'].includes(t.lower))) || has(CHANGE.progress, tokens);
+  const unmodal = tokens.filter((t) => !['will', 'would', 'should', 'could', 'might', 'may'].includes(t.lower));
+  // "Evaluate" is a plan when someone intends it ("we evaluate", "evaluating", "to evaluate"), not as what a thing does ("services evaluate flags").
+  const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', 'will', "'ll", 'would', 'should', 'might', 'may', 'could'].includes(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
+  let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens);
   words.forEach((w, i) => {
     if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
@@ -172,7 +178,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     if (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!)) plan = true;
   });
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
-  const correction = has(CHANGE.correction, tokens);
+  // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
+  const correction = CHANGE.correction.all(tokens).some((m) => m.length > 1 || tokens[m.index]!.lemma !== 'correction' || m.index === 0);
   // "Update:" announces a change; "position updates", "status update" name a kind of message.
   const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
@@ -446,6 +453,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     const distance = Math.min(Math.abs(found.index - at), Math.abs(found.index + found.length - 1 - at)) + (measure.name === 'limit' ? 100 : 0);
     if (!best || distance < best.distance) best = { name: measure.name, distance, at: found.index };
   }
+  // A count of a noun no measure names ("20 concurrent solves") measures that noun, unless a measure word stands next to it.
+  if (v.kind === 'count' && v.of && v.of !== 'time' && (!best || best.distance > 2)) return { name: v.of, at: -1 };
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
   return { name: '', at: -1 };
@@ -661,8 +670,11 @@ export function readFactText(content: string): FactEntity[] {
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
   for (const view of views) {
     if (view.clause.subordinator !== '(' || view.cue || view.mode) continue;
-    const host = views.find((o) => o !== view && o.clause.subordinator !== '(' && o.clause.start < view.clause.start && o.clause.end >= view.clause.end);
-    if (host?.cue === 'change' && !host.mode) view.cue = 'change';
+    // The clause it follows, or sits in, in its sentence.
+    const host = views.filter((o) => o !== view && o.clause.subordinator !== '(' && o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start).at(-1);
+    // After the change it restates ("raised X to 7 days (...)"), not a label's aside before it ("INC-12 (api, 40 min): a bump that changed ...").
+    const said = host?.clause.words.some((w) => w.end <= view.clause.start && (isChangeWord(w) || CHANGE.markers.has(w)));
+    if (host?.cue === 'change' && !host.mode && said) view.cue = 'change';
   }
   const shaped = valuesByShape(text);
   const byWords = [...shaped, ...valuesByWords(text, reading.clauses, shaped)];
@@ -810,7 +822,8 @@ export function readFactText(content: string): FactEntity[] {
     // After a label ("X: ...") or as a second predicate ("X does A and keeps B"), the clause shares the subject before it.
     const continues = view.clause.subordinator === ':' || view.clause.subordinator === 'and' || view.clause.subordinator === ',ing';
     const borrowed = [
-      ...(joined(named).length === 0 && (inParens || bare || continues) ? (fromSentence.length > 0 ? fromSentence : joined(earlier?.named ?? [])) : []),
+      // A remark in parentheses is about what its clause names, whatever setting it names itself ("TTL to 3 days (`ttl_s=259200`)").
+      ...(inParens || (joined(named).length === 0 && (bare || continues)) ? (fromSentence.length > 0 ? fromSentence : joined(earlier?.named ?? [])) : []),
       ...(named.length === 0 ? lenders.flatMap((r) => plain(r.named)) : []),
     ];
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
