@@ -3,7 +3,7 @@
  * ENGRAM_BENCH_GC_FILE set; see layers.ts): V8's GC profiler runs from the start, and each
  * SIGUSR2 writes what it recorded since the previous one to that file, as JSON, then starts
  * afresh. `seq` counts the reports, so the bench waits for the one it asked for. Without the
- * variable it only exports `gcSummary` (driver-gc.ts).
+ * variable it does nothing.
  */
 import fs from 'node:fs';
 import { GCProfiler } from 'node:v8';
@@ -21,7 +21,7 @@ export interface GcReport {
 type Statistics = ReturnType<GCProfiler['stop']>['statistics'];
 
 /** What a GC profile recorded: scavenges and full GCs, their pauses, and the bytes scavenges promoted. */
-export function gcSummary(statistics: Statistics): Omit<GcReport, 'seq'> {
+function gcSummary(statistics: Statistics): Omit<GcReport, 'seq'> {
   const oldGeneration = (stats: Statistics[number]['afterGC']) =>
     stats.heapSpaceStatistics.filter((s) => s.spaceName === 'old_space' || s.spaceName === 'large_object_space').reduce((sum, s) => sum + s.spaceUsedSize, 0);
   const scavenges = statistics.filter((s) => s.gcType === 'Scavenge');
