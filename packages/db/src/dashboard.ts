@@ -4,14 +4,14 @@
  * per-agent activity. Scope read permissions are applied in SQL (see {@link readableScopeSql}), so
  * totals and pages count only what the caller may see.
  */
-import { and, count, desc, eq, exists, gt, gte, ilike, isNotNull, isNull, lt, lte, max, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, exists, gt, gte, ilike, isNotNull, isNull, lt, lte, max, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { closedByCase, windowEnd, type ClosedBy } from './closings.ts';
 import { factMember, m } from './access.ts';
 import { f, scopeFilter, unexpiredAt, validAt } from './fact-rows.ts';
 import { conflictFacts, conflicts, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { columnsNamed, qb, textArrayLiteral, toDate, ts } from './values.ts';
+import { columnsNamed, countWhere, qb, textArrayLiteral, toDate, ts } from './values.ts';
 
 /**
  * One scope permission as a read filter: `prefix` covers its subtree (`*` everything); `readable`
@@ -27,7 +27,7 @@ export interface ScopeReadRule {
  * covering the scope decides (the first listed among equally specific ones), and scopes no rule
  * covers are readable. The same precedence as `scopeAccess` in @engram/core. No rules: no filter.
  */
-export function readableScopeSql(rules: readonly ScopeReadRule[], column: SQL = sql`f.scope`): SQL | undefined {
+export function readableScopeSql(rules: readonly ScopeReadRule[], column: SQLWrapper = f.scope): SQL | undefined {
   if (rules.length === 0) return undefined;
   const prefixes = textArrayLiteral(rules.map((r) => r.prefix));
   const readable = `{${rules.map((r) => (r.readable ? 't' : 'f')).join(',')}}`;
@@ -258,9 +258,6 @@ export interface AgentActivityRow {
   verified: number;
   last_commit_at: Date;
 }
-
-/** `count(*) filter (where condition)`: aggregate filters have no builder. */
-const countWhere = (condition: SQL) => sql<number>`count(*) filter (where ${condition})`;
 
 /** Per agent: facts committed in [since, now], how many ended up in a conflict, how many verified. */
 export async function agentActivity(

@@ -7,7 +7,7 @@ import type { Database } from './database.ts';
 import { closedAt, FACT_COLUMNS, factRowsOf as rows, type FactRow } from './fact-rows.ts';
 import { facts, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { anyUuid, textArrayLiteral, ts, vectorLiteral } from './values.ts';
+import { anyUuid, increment, textArrayLiteral, ts, vectorLiteral } from './values.ts';
 
 /** Closes every current fact of a lineage (operation `delete`); returns the closed ids. */
 export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date): Promise<string[]> {
@@ -19,7 +19,7 @@ export async function closeLineage(tenant: TenantDb, lineageId: string, at: Date
 
 /** Counts one more independent agent agreeing with a fact. */
 export async function addCorroboration(tenant: TenantDb, factId: string): Promise<void> {
-  await tenant.update(facts, { corroboratingAgents: sql`${facts.corroboratingAgents} + 1` }, eq(facts.id, factId));
+  await tenant.update(facts, { corroboratingAgents: increment(facts.corroboratingAgents) }, eq(facts.id, factId));
 }
 
 /**

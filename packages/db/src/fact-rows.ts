@@ -6,10 +6,10 @@ import { and, gt, isNull, lte, or, sql, type SQL, type SQLWrapper } from 'drizzl
 import { alias } from 'drizzle-orm/pg-core';
 import { facts, type FactEntity, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { columnsNamed, parseTimestamp } from './values.ts';
+import { columnsNamed, databaseNow, parseTimestamp } from './values.ts';
 
 /**
- * `facts` as `f`: built queries name it as the hand-written fragments do (CURRENT, scopeFilter,
+ * `facts` as `f`: built queries name it as the hand-written fragments do (scopeFilter,
  * joinFactMember, closedByCase), so the two mix.
  */
 export const f = alias(facts, 'f');
@@ -17,14 +17,14 @@ export const f = alias(facts, 'f');
 /** `greatest(valid_from, end)`, for an update of `facts`: a window closed at `end`, never before it opened. */
 export const closedAt = (end: SQLWrapper) => sql`greatest(${facts.validFrom}, ${end})`;
 
-/** A fact (as `f`) is current while its window is open and its TTL has not run out. */
-export const CURRENT = sql`(f.valid_until is null and (f.expires_at is null or f.expires_at > now()))`;
-
 /** Facts (as `f`) whose validity window holds the instant `at`. */
 export const validAt = (at: Date) => and(lte(f.validFrom, at), or(isNull(f.validUntil), gt(f.validUntil, at)));
 
-/** Facts (as `f`) whose TTL has not run out at `at`. */
-export const unexpiredAt = (at: Date) => or(isNull(f.expiresAt), gt(f.expiresAt, at));
+/** Facts (as `f`) whose TTL has not run out at `at` (an instant, or the database's clock). */
+export const unexpiredAt = (at: Date | SQL) => or(isNull(f.expiresAt), gt(f.expiresAt, at));
+
+/** A fact (as `f`) is current while its window is open and its TTL has not run out (by the database's clock). */
+export const CURRENT = and(isNull(f.validUntil), unexpiredAt(databaseNow))!;
 
 /** `scope` or any scope below it (`payments` covers `payments/webhooks`). */
 export function scopeFilter(scope: string, column: SQLWrapper = f.scope): SQL {

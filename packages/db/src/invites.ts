@@ -2,11 +2,11 @@
  * Invites: the cross-tenant lookup an invite key starts from, and the workspace's own invite rows
  * (created, listed, revoked and redeemed through its TenantDb).
  */
-import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from './database.ts';
 import { invites, workspaces, type MemberRole } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { columnsNamed } from './values.ts';
+import { columnsNamed, increment } from './values.ts';
 
 /** An invite's stored row. */
 export type InviteRecord = typeof invites.$inferSelect;
@@ -53,7 +53,7 @@ export async function takeInviteUse(tenant: TenantDb, inviteId: string, now: Dat
   const [row] = await tenant
     .update(
       invites,
-      { usesRemaining: sql`${invites.usesRemaining} - 1` },
+      { usesRemaining: increment(invites.usesRemaining, -1) },
       eq(invites.id, inviteId),
       gt(invites.usesRemaining, 0),
       isNull(invites.revokedAt),

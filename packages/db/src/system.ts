@@ -5,6 +5,7 @@
 import { and, asc, count, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { queryRows, type Database } from './database.ts';
 import { members, scopePermissions, tokens, workspaces, type MemberRole, type WorkspaceSettings } from './schema.ts';
+import { databaseNow } from './values.ts';
 
 /** A member's scope permission row, as access checks read it. */
 export interface ScopeGrant {
@@ -48,7 +49,7 @@ export const TOKEN_OWNER_COLUMNS = {
 export const liveTokenOwner = () =>
   and(
     isNull(tokens.revokedAt),
-    or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql`now()`)),
+    or(isNull(tokens.expiresAt), gt(tokens.expiresAt, databaseNow)),
     isNull(members.removedAt),
     isNull(workspaces.deletedAt),
   );
@@ -116,7 +117,7 @@ export async function touchToken(db: Database, tokenId: string, minIntervalMs = 
   const threshold = new Date(Date.now() - minIntervalMs);
   await db
     .update(tokens)
-    .set({ lastUsedAt: sql`now()` })
+    .set({ lastUsedAt: databaseNow })
     .where(and(eq(tokens.id, tokenId), or(isNull(tokens.lastUsedAt), lt(tokens.lastUsedAt, threshold))));
 }
 

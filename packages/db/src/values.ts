@@ -42,6 +42,18 @@ export const uuidArrayLiteral = (ids: readonly string[]) => `{${ids.join(',')}}`
  */
 export const anyUuid = (column: SQLWrapper, ids: readonly string[]): SQL => sql`${column} = any(${uuidArrayLiteral(ids)}::uuid[])`;
 
+/** `column + by` (`by` may be negative, or another column): an update's counter step, which has no builder. */
+export const increment = (column: SQLWrapper, by: number | SQLWrapper = 1): SQL => sql`${column} + ${by}`;
+
+/** The database's clock (`now()`: the transaction's start), where a condition or a value must not take the caller's. */
+export const databaseNow = sql`now()`;
+
+/** `coalesce(value, otherwise)`: the first that is not null (a select is a scalar subquery); no builder has it. */
+export const coalesce = <T>(value: SQLWrapper, otherwise: SQLWrapper | T): SQL<T> => sql<T>`coalesce(${value}, ${otherwise})`;
+
+/** `count(*) filter (where condition)`: aggregate filters have no builder. */
+export const countWhere = (condition: SQL): SQL<number> => sql`count(*) filter (where ${condition})`.mapWith(Number);
+
 /**
  * A timestamp parameter. Drizzle's postgres.js driver turns off postgres.js's Date handling (it
  * maps dates itself for typed columns), so hand-written SQL passes ISO strings, cast explicitly.

@@ -2,8 +2,8 @@
  * A workspace's own row, its members and its invites, read and written through its TenantDb
  * (row-level security keys the `workspaces` table on its id).
  */
-import { and, asc, count, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { invites, members, workspaces, type WorkspaceSettings } from './schema.ts';
+import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import { invites, members, tokens, workspaces, type WorkspaceSettings } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** The workspace's row, if it exists (and is this tenant's). */
@@ -52,9 +52,7 @@ export async function listMemberRows(tenant: TenantDb) {
         displayName: members.displayName,
         createdAt: members.createdAt,
         removedAt: members.removedAt,
-        // Qualified by hand: drizzle writes a single-table select's columns unqualified, and inside
-        // this subquery a bare "id" would be the token's.
-        activeTokens: sql<number>`(select count(*)::int from tokens t where t.workspace_id = members.workspace_id and t.member_id = members.id and t.revoked_at is null)`,
+        activeTokens: db.$count(tokens, and(eq(tokens.workspaceId, members.workspaceId), eq(tokens.memberId, members.id), isNull(tokens.revokedAt))),
       })
       .from(members)
       .where(tenant.where(members))
