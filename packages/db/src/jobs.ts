@@ -9,11 +9,11 @@
  * back and is retried with backoff for as long as the outage lasts; jobs given up as `failed` can
  * be requeued ({@link requeueFailedJobs}).
  */
-import { and, count, desc, eq, gt, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, notExists, or, sql, sum } from 'drizzle-orm';
 import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import { queryRows, type Database } from './database.ts';
-import { detectionJobs, detectionRuns } from './schema.ts';
-import { columnsNamed, qb, toDate } from './values.ts';
+import { detectionJobs, detectionRuns, workspaces } from './schema.ts';
+import { coalesce, columnsNamed, countWhere, qb } from './values.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -51,9 +51,8 @@ const r = alias(detectionRuns, 'r');
 /** `column = workspaceId`, or no condition when no workspace is given (every workspace's). */
 const ofWorkspace = (column: PgColumn, workspaceId: string | undefined) => (workspaceId ? eq(column, workspaceId) : undefined);
 
-/** Jobs that are due: pending and past their backoff, or running under a lapsed lock. */
-const DUE = (now: string) =>
-  sql`((j.status = 'pending' and j.run_after <= ${now}::timestamptz) or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
+/** Jobs (as `j`) that are due at `at`: pending and past their backoff, or running under a lapsed lock. */
+const due = (at: Date) => or(and(eq(j.status, 'pending'), lte(j.runAfter, at)), and(eq(j.status, 'running'), lt(j.lockedUntil, at)))!;
 
 /**
  * Claims the due jobs of one workspace, or returns null when there is nothing to do. Safe to call
@@ -66,7 +65,8 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
   // a job stamped earlier within this very millisecond is due too.
   const clock = now.getTime() + 1;
   const nowIso = iso(now);
-  const dueIso = iso(new Date(clock));
+  const dueAt = new Date(clock);
+  const dueIso = iso(dueAt);
   const quietSince = iso(new Date(clock - options.debounceMs));
   const waitedSince = iso(new Date(clock - options.maxWaitMs));
   const leaseUntil = iso(new Date(now.getTime() + options.leaseMs));
@@ -74,7 +74,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
   const candidates = await queryRows<{ workspace_id: string }>(
     db,
     sql`select j.workspace_id from detection_jobs j
-        where ${and(DUE(dueIso), ofWorkspace(j.workspaceId, options.workspaceId))}
+        where ${and(due(dueAt), ofWorkspace(j.workspaceId, options.workspaceId))}
           and not exists (
             select 1 from detection_runs r
             where r.workspace_id = j.workspace_id and r.status = 'running' and r.lease_until > ${dueIso}::timestamptz
@@ -94,7 +94,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
       await t
         .update(detectionRuns)
         .set({ status: 'failed', finishedAt: now, error: 'worker lease expired before the run finished' })
-        .where(and(eq(detectionRuns.workspaceId, workspaceId), eq(detectionRuns.status, 'running'), lte(detectionRuns.leaseUntil, new Date(clock))));
+        .where(and(eq(detectionRuns.workspaceId, workspaceId), eq(detectionRuns.status, 'running'), lte(detectionRuns.leaseUntil, dueAt)));
       const [run] = await queryRows<{ id: string }>(
         t,
         sql`insert into detection_runs (workspace_id, status, started_at, worker_id, lease_until)
@@ -109,7 +109,7 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
               locked_until = ${leaseUntil}::timestamptz, run_id = ${run.id}, attempts = attempts + 1
             where id in (
               select j.id from detection_jobs j
-              where j.workspace_id = ${workspaceId} and ${DUE(dueIso)}
+              where j.workspace_id = ${workspaceId} and ${due(dueAt)}
               order by j.id
               limit ${MAX_JOBS_PER_RUN}
               for update skip locked
@@ -142,17 +142,16 @@ export async function claimDetectionRun(db: Database, options: ClaimOptions): Pr
  * released as interrupted.
  */
 export async function renewLease(db: Database, runId: string, leaseMs: number, now = new Date()): Promise<boolean> {
-  const until = iso(new Date(now.getTime() + leaseMs));
-  const [row] = await queryRows<{ renewed: number }>(
-    db,
-    sql`with run as (
-          update detection_runs set lease_until = ${until}::timestamptz where id = ${runId} and status = 'running' returning id
-        ), jobs as (
-          update detection_jobs set locked_until = ${until}::timestamptz where run_id in (select id from run) and status = 'running'
-        )
-        select count(*)::int as renewed from run`,
+  const until = new Date(now.getTime() + leaseMs);
+  const run = db.$with('run').as(db.update(detectionRuns).set({ leaseUntil: until }).where(stillRunning(runId)).returning({ id: detectionRuns.id }));
+  const jobs = db.$with('jobs').as(
+    db
+      .update(detectionJobs)
+      .set({ lockedUntil: until })
+      .where(and(inArray(detectionJobs.runId, db.select({ id: run.id }).from(run)), eq(detectionJobs.status, 'running'))),
   );
-  return Number(row?.renewed ?? 0) > 0;
+  const [row] = await db.with(run, jobs).select({ renewed: count() }).from(run);
+  return (row?.renewed ?? 0) > 0;
 }
 
 /** What a run did, recorded on its detection_runs row. */
@@ -295,19 +294,29 @@ export const outageRetryMs = (failuresBefore: number) =>
  * needs no state of its own and survives restarts.
  */
 async function failedRunsInARow(db: Database, runId: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db,
-    sql`select count(*)::int as n from (
-          select 1 from detection_runs f
-          where f.workspace_id = (select workspace_id from detection_runs where id = ${runId})
-            and f.status = 'failed'
-            and f.started_at > coalesce(
-              (select max(s.started_at) from detection_runs s where s.workspace_id = f.workspace_id and s.status = 'succeeded'),
-              '-infinity'::timestamptz)
-          limit 10
-        ) streak`,
-  );
-  return Number(row?.n ?? 0);
+  const run = alias(detectionRuns, 'run');
+  const failed = alias(detectionRuns, 'f');
+  const succeeded = alias(detectionRuns, 's');
+  // Failed runs of the run's workspace that no successful run started at or after.
+  const streak = db
+    .select({ id: failed.id })
+    .from(failed)
+    .innerJoin(run, and(eq(run.id, runId), eq(run.workspaceId, failed.workspaceId)))
+    .where(
+      and(
+        eq(failed.status, 'failed'),
+        notExists(
+          db
+            .select({ id: succeeded.id })
+            .from(succeeded)
+            .where(and(eq(succeeded.workspaceId, failed.workspaceId), eq(succeeded.status, 'succeeded'), gte(succeeded.startedAt, failed.startedAt))),
+        ),
+      ),
+    )
+    .limit(10)
+    .as('streak');
+  const [row] = await db.select({ n: count() }).from(streak);
+  return row?.n ?? 0;
 }
 
 /** What {@link releaseInterruptedRuns} released. */
@@ -379,22 +388,26 @@ export interface RequeuedJobs {
  * or every live workspace's. Returns the count per workspace that had any.
  */
 export async function requeueFailedJobs(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<RequeuedJobs[]> {
-  const now = iso(options.now ?? new Date());
-  const rows = await queryRows<{ workspace_id: string; engram_id: string; jobs: number }>(
-    db,
-    sql`with requeued as (
-          update detection_jobs set status = 'pending', attempts = 0, run_after = ${now}::timestamptz, finished_at = null,
-            locked_until = null, locked_by = null, last_error = null
-          where ${and(eq(detectionJobs.status, 'failed'), ofWorkspace(detectionJobs.workspaceId, options.workspaceId))}
-            and workspace_id in (select id from workspaces where deleted_at is null)
-          returning workspace_id
-        )
-        select r.workspace_id, w.engram_id, count(*)::int as jobs
-        from requeued r join workspaces w on w.id = r.workspace_id
-        group by r.workspace_id, w.engram_id
-        order by w.engram_id`,
+  const requeued = db.$with('requeued').as(
+    db
+      .update(detectionJobs)
+      .set({ status: 'pending', attempts: 0, runAfter: options.now ?? new Date(), finishedAt: null, lockedUntil: null, lockedBy: null, lastError: null })
+      .where(
+        and(
+          eq(detectionJobs.status, 'failed'),
+          ofWorkspace(detectionJobs.workspaceId, options.workspaceId),
+          inArray(detectionJobs.workspaceId, db.select({ id: workspaces.id }).from(workspaces).where(isNull(workspaces.deletedAt))),
+        ),
+      )
+      .returning({ workspaceId: detectionJobs.workspaceId }),
   );
-  return rows.map((r) => ({ workspaceId: r.workspace_id, engramId: r.engram_id, jobs: Number(r.jobs) }));
+  return db
+    .with(requeued)
+    .select({ workspaceId: requeued.workspaceId, engramId: workspaces.engramId, jobs: count() })
+    .from(requeued)
+    .innerJoin(workspaces, eq(workspaces.id, requeued.workspaceId))
+    .groupBy(requeued.workspaceId, workspaces.engramId)
+    .orderBy(workspaces.engramId);
 }
 
 /** How long a due job may wait, with no live run holding its workspace, before it counts as stuck. */
@@ -442,50 +455,47 @@ export async function hasDetectionBacklog(db: Database, workspaceId: string): Pr
  * any): for `/api/v1/detection/status`, `engram_status` and `engram detection status`.
  */
 export async function detectionBacklog(db: Database, options: { workspaceId?: string; now?: Date } = {}): Promise<DetectionBacklog[]> {
-  const now = iso(options.now ?? new Date());
-  const stuckBefore = iso(new Date((options.now ?? new Date()).getTime() - STUCK_AFTER_MS));
+  const now = options.now ?? new Date();
+  const stuckBefore = new Date(now.getTime() - STUCK_AFTER_MS);
   const only = (column: PgColumn) => ofWorkspace(column, options.workspaceId);
   // A pending job is stuck when it waited too long and no run holds its workspace's lease. The
   // live runs are read once and joined: asked per job, a backlog of 7,500 took 15 ms to describe.
-  const stuck = sql`(
-    (j.status = 'pending' and j.run_after < ${stuckBefore}::timestamptz and live.workspace_id is null)
-    or (j.status = 'running' and j.locked_until < ${now}::timestamptz))`;
-  const rows = await queryRows<{
-    workspace_id: string;
-    engram_id: string;
-    name: string;
-    pending: number;
-    running: number;
-    failed: number;
-    retrying: number;
-    stuck: number;
-    stuck_since: unknown;
-  }>(
-    db,
-    sql`select j.workspace_id, w.engram_id, w.name,
-               count(*) filter (where j.status = 'pending')::int as pending,
-               count(*) filter (where j.status = 'running')::int as running,
-               count(*) filter (where j.status = 'failed')::int as failed,
-               count(*) filter (where j.status = 'pending' and j.last_error is not null)::int as retrying,
-               count(*) filter (where ${stuck})::int as stuck,
-               min(case when j.status = 'running' then j.locked_until else j.run_after end) filter (where ${stuck}) as stuck_since
-        from detection_jobs j join workspaces w on w.id = j.workspace_id and w.deleted_at is null
-        left join (
-          select distinct r.workspace_id from detection_runs r
-          where ${and(eq(r.status, 'running'), gt(r.leaseUntil, new Date(now)), only(r.workspaceId))}
-        ) live on live.workspace_id = j.workspace_id
-        where ${and(inArray(j.status, ['pending', 'running', 'failed']), only(j.workspaceId))}
-        group by j.workspace_id, w.engram_id, w.name
-        order by w.engram_id`,
-  );
+  const live = db
+    .selectDistinct({ workspaceId: r.workspaceId })
+    .from(r)
+    .where(and(eq(r.status, 'running'), gt(r.leaseUntil, now), only(r.workspaceId)))
+    .as('live');
+  const stuck = or(
+    and(eq(j.status, 'pending'), lt(j.runAfter, stuckBefore), isNull(live.workspaceId)),
+    and(eq(j.status, 'running'), lt(j.lockedUntil, now)),
+  )!;
+  const rows = await db
+    .select({
+      workspaceId: j.workspaceId,
+      engramId: workspaces.engramId,
+      name: workspaces.name,
+      pending: countWhere(eq(j.status, 'pending')),
+      running: countWhere(eq(j.status, 'running')),
+      failed: countWhere(eq(j.status, 'failed')),
+      retrying: countWhere(and(eq(j.status, 'pending'), isNotNull(j.lastError))!),
+      stuck: countWhere(stuck),
+      // When a stuck job became due: a running job's lapsed lock, a pending job's retry time.
+      stuckSince: sql<Date | null>`min(case when ${j.status} = 'running' then ${j.lockedUntil} else ${j.runAfter} end) filter (where ${stuck})`.mapWith(j.runAfter),
+    })
+    .from(j)
+    .innerJoin(workspaces, and(eq(workspaces.id, j.workspaceId), isNull(workspaces.deletedAt)))
+    .leftJoin(live, eq(live.workspaceId, j.workspaceId))
+    .where(and(inArray(j.status, ['pending', 'running', 'failed']), only(j.workspaceId)))
+    .groupBy(j.workspaceId, workspaces.engramId, workspaces.name)
+    .orderBy(workspaces.engramId);
   if (rows.length === 0) return [];
   const stalled = await db
     .select({ workspaceId: detectionRuns.workspaceId, n: count() })
     .from(detectionRuns)
-    .where(and(eq(detectionRuns.status, 'running'), lt(detectionRuns.leaseUntil, new Date(now)), only(detectionRuns.workspaceId)))
+    .where(and(eq(detectionRuns.status, 'running'), lt(detectionRuns.leaseUntil, now), only(detectionRuns.workspaceId)))
     .groupBy(detectionRuns.workspaceId);
   // A job's last try: when it failed for good, or when its retry is due.
-  const lastTried = sql<Date>`coalesce(${detectionJobs.finishedAt}, ${detectionJobs.runAfter})`.mapWith(detectionJobs.runAfter);
+  const lastTried = coalesce<Date>(detectionJobs.finishedAt, detectionJobs.runAfter).mapWith(detectionJobs.runAfter);
   const errors = await db
     .selectDistinctOn([detectionJobs.workspaceId], { workspaceId: detectionJobs.workspaceId, lastError: detectionJobs.lastError, at: lastTried })
     .from(detectionJobs)
@@ -494,17 +504,9 @@ export async function detectionBacklog(db: Database, options: { workspaceId?: st
   const stalledBy = new Map(stalled.map((r) => [r.workspaceId, r.n]));
   const errorBy = new Map(errors.map((r) => [r.workspaceId, { message: r.lastError ?? '', at: r.at }]));
   return rows.map((r) => ({
-    workspaceId: r.workspace_id,
-    engramId: r.engram_id,
-    name: r.name,
-    pending: Number(r.pending),
-    running: Number(r.running),
-    failed: Number(r.failed),
-    retrying: Number(r.retrying),
-    stuck: Number(r.stuck),
-    stuckSince: toDate(r.stuck_since),
-    stalledRuns: stalledBy.get(r.workspace_id) ?? 0,
-    lastError: errorBy.get(r.workspace_id) ?? null,
+    ...r,
+    stalledRuns: stalledBy.get(r.workspaceId) ?? 0,
+    lastError: errorBy.get(r.workspaceId) ?? null,
   }));
 }
 
@@ -560,13 +562,15 @@ export async function detectionQueueStatus(db: Database, workspaceId: string, no
       .limit(10)
       .getSQL(),
   );
-  const [totals] = await queryRows<{ runs: number; prompt_tokens: number; completion_tokens: number; last_run_at: string | null }>(
-    db,
-    sql`select count(*)::int as runs, coalesce(sum(prompt_tokens), 0)::int as prompt_tokens,
-               coalesce(sum(completion_tokens), 0)::int as completion_tokens,
-               max(coalesce(finished_at, started_at)) as last_run_at
-        from detection_runs where workspace_id = ${workspaceId}`,
-  );
+  const [totals] = await db
+    .select({
+      runs: count(),
+      prompt_tokens: coalesce(sum(detectionRuns.promptTokens), 0).mapWith(Number),
+      completion_tokens: coalesce(sum(detectionRuns.completionTokens), 0).mapWith(Number),
+      last_run_at: max(coalesce<Date>(detectionRuns.finishedAt, detectionRuns.startedAt)).mapWith(detectionRuns.startedAt),
+    })
+    .from(detectionRuns)
+    .where(eq(detectionRuns.workspaceId, workspaceId));
   return { counts, backlog, runs, totals };
 }
 
