@@ -3,11 +3,12 @@
  * that cite code (what `engram check` compares), the verifications of facts, and the stale
  * questions a changed citation or an outdated verification raises.
  */
-import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { m } from './access.ts';
 import { f, unexpiredAt } from './fact-rows.ts';
-import { conflictFacts, conflicts, facts, type FactCitation } from './schema.ts';
+import { conflictFacts, conflicts, facts, factVerifications, type FactCitation } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { columnsNamed, qb, toDate, ts, uuidArrayLiteral } from './values.ts';
+import { columnsNamed, qb, toDate } from './values.ts';
 
 /** A current fact that cites code, as `engram check` reads it. */
 export interface CitedFactRow {
@@ -75,15 +76,28 @@ export interface NewVerification {
  * back). One statement. Returns the verification's id.
  */
 export async function recordVerification(tenant: TenantDb, v: NewVerification): Promise<string> {
-  const [row] = await tenant.rows<{ id: string }>(
-    sql`with verified as (
-          update facts set verified_at = greatest(coalesce(verified_at, ${ts(v.at)}), ${ts(v.at)})
-          where ${v.status === 'still_true'}::boolean and workspace_id = ${tenant.workspaceId} and id = ${v.factId}
-        )
-        insert into fact_verifications (workspace_id, fact_id, status, evidence, commit, source, member_id, agent_id, created_at)
-        values (${tenant.workspaceId}, ${v.factId}, ${v.status}, ${v.evidence}, ${v.commit}, ${v.source}, ${v.memberId}, ${v.agentId}, ${ts(v.at)})
-        returning id`,
-  );
+  const [row] = await tenant.run((db) => {
+    const verified = db.$with('verified').as(
+      db
+        .update(facts)
+        .set({ verifiedAt: v.at })
+        .where(tenant.where(facts, eq(facts.id, v.factId), or(isNull(facts.verifiedAt), lt(facts.verifiedAt, v.at)))),
+    );
+    return (v.status === 'still_true' ? db.with(verified) : db)
+      .insert(factVerifications)
+      .values({
+        workspaceId: tenant.workspaceId,
+        factId: v.factId,
+        status: v.status,
+        evidence: v.evidence,
+        commit: v.commit,
+        source: v.source,
+        memberId: v.memberId,
+        agentId: v.agentId,
+        createdAt: v.at,
+      })
+      .returning({ id: factVerifications.id });
+  });
   return row!.id;
 }
 
@@ -101,26 +115,32 @@ export interface VerificationRow {
   created_at: Date;
 }
 
-/** The verifications of these facts, newest first, at most `perFact` each. */
-export async function verificationsOf(tenant: TenantDb, factIds: readonly string[], perFact: number): Promise<VerificationRow[]> {
-  if (factIds.length === 0) return [];
+const verificationSelection = {
+  ...columnsNamed(factVerifications, ['id', 'fact_id', 'status', 'evidence', 'commit', 'source', 'member_id', 'agent_id', 'created_at']),
+  display_name: m.displayName,
+};
+
+/** The verifications of a fact, newest first, at most `limit`. */
+export async function verificationsOf(tenant: TenantDb, factId: string, limit: number): Promise<VerificationRow[]> {
   const rows = await tenant.read<Record<string, unknown>>(
-    sql`select v.id, v.fact_id, v.status, v.evidence, v.commit, v.source, v.member_id, m.display_name as member, v.agent_id, v.created_at
-        from unnest(${uuidArrayLiteral(factIds)}::uuid[]) as ids(id)
-        cross join lateral (
-          select * from fact_verifications v
-          where v.workspace_id = ${tenant.workspaceId} and v.fact_id = ids.id
-          order by v.created_at desc, v.id limit ${perFact}
-        ) v
-        left join members m on m.workspace_id = v.workspace_id and m.id = v.member_id
-        order by v.created_at desc, v.id`,
+    qb
+      .select(verificationSelection)
+      .from(factVerifications)
+      .leftJoin(m, and(eq(m.workspaceId, factVerifications.workspaceId), eq(m.id, factVerifications.memberId)))
+      .where(tenant.where(factVerifications, eq(factVerifications.factId, factId)))
+      .orderBy(desc(factVerifications.createdAt), asc(factVerifications.id))
+      .limit(limit),
   );
-  return rows.map((r) => ({ ...(r as unknown as VerificationRow), created_at: toDate(r.created_at)! }));
+  return rows.map(({ display_name: member, ...r }) => ({
+    ...(r as unknown as VerificationRow),
+    member: (member as string | null) ?? null,
+    created_at: toDate(r.created_at)!,
+  }));
 }
 
 /** The latest verification of a fact, if any. */
 export async function latestVerification(tenant: TenantDb, factId: string): Promise<VerificationRow | null> {
-  const [row] = await verificationsOf(tenant, [factId], 1);
+  const [row] = await verificationsOf(tenant, factId, 1);
   return row ?? null;
 }
 

@@ -2,9 +2,15 @@
  * Why a fact stopped being current, and what took its place: one definition for the timeline and
  * for the superseded match `engram_query` shows beside current facts.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { toDate, ts, uuidArrayLiteral } from './values.ts';
+import { and, eq, gte, isNotNull, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { f } from './fact-rows.ts';
+import { facts } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
+import { anyUuid, coalesce, qb, toDate, ts } from './values.ts';
+
+/** Another version of a fact's (`f`'s) lineage. */
+const g = alias(facts, 'g');
 
 export type ClosedBy = 'superseded' | 'deleted' | 'expired' | 'detector' | 'resolution';
 
@@ -45,18 +51,26 @@ export interface Closing {
 export async function closingsOf(tenant: TenantDb, ids: readonly string[], now: Date): Promise<Closing[]> {
   if (ids.length === 0) return [];
   const end = windowEnd(now);
+  // The fact's lineage's next version (a settlement names the kept fact instead).
+  const nextVersion = qb
+    .select({ id: g.id })
+    .from(g)
+    .where(and(eq(g.workspaceId, f.workspaceId), eq(g.lineageId, f.lineageId), ne(g.id, f.id), gte(g.committedAt, f.committedAt), isNull(g.erasedAt)))
+    .orderBy(g.committedAt, g.id)
+    .limit(1);
   const rows = await tenant.read<Record<string, unknown>>(
-    sql`select f.id as fact_id, ${end} as closed_at, ${closedByCase(end)} as closed_by,
-          coalesce(f.retired_for_fact_id, (
-            select g.id from facts g
-            where g.workspace_id = f.workspace_id and g.lineage_id = f.lineage_id and g.id <> f.id
-              and g.committed_at >= f.committed_at and g.erased_at is null
-            order by g.committed_at, g.id limit 1)) as replaced_by
-        from facts f
-        where f.workspace_id = ${tenant.workspaceId} and f.id = any(${uuidArrayLiteral(ids)}::uuid[]) and ${end} is not null`,
+    qb
+      .select({
+        id: f.id,
+        closed_at: end.as('closed_at'),
+        closed_by: closedByCase(end).as('closed_by'),
+        replaced_by: coalesce(f.retiredForFactId, nextVersion).as('replaced_by'),
+      })
+      .from(f)
+      .where(tenant.where(f, anyUuid(f.id, ids), isNotNull(end))),
   );
   return rows.map((r) => ({
-    fact_id: String(r.fact_id),
+    fact_id: String(r.id),
     closed_at: toDate(r.closed_at)!,
     closed_by: r.closed_by as ClosedBy,
     replaced_by: (r.replaced_by as string | null) ?? null,

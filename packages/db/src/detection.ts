@@ -4,13 +4,13 @@
  * and listing conflicts with their facts.
  */
 import { createHash } from 'node:crypto';
-import { and, count, desc, eq, gt, gte, isNull, sql, sum, type SQL } from 'drizzle-orm';
+import { and, count, countDistinct, desc, eq, gt, gte, isNull, sql, sum, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { factMember, m } from './access.ts';
 import type { Database } from './database.ts';
 import { f } from './fact-rows.ts';
-import { anyUuid, columnsNamed, qb, textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
-import { conflictFacts, conflicts, detectionRuns, factKeys, type CONFLICT_STATUSES, type FactCitation, type FactEntity } from './schema.ts';
+import { anyUuid, columnsNamed, increment, qb, textArrayLiteral, toDate, ts, uuidArrayLiteral } from './values.ts';
+import { agents, conflictFacts, conflicts, detectionRuns, factKeys, type CONFLICT_STATUSES, type FactCitation, type FactEntity } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
 
 /** A fact as the detector reads it. */
@@ -278,23 +278,31 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
  */
 async function flagAgents(tenant: TenantDb, conflictIds: readonly string[]): Promise<void> {
   if (conflictIds.length === 0) return;
-  await tenant.execute(
-    sql`with flagged as (
-          select f.agent_id, count(distinct cf.conflict_id)::int as n
-          from conflict_facts cf join facts f on f.workspace_id = cf.workspace_id and f.id = cf.fact_id
-          where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = any(${uuidArrayLiteral(conflictIds)}::uuid[])
-          group by f.agent_id
-        ),
-        locked as (
-          select a.agent_id, flagged.n from agents a join flagged on flagged.agent_id = a.agent_id
-          where a.workspace_id = ${tenant.workspaceId}
-          order by a.agent_id
-          for update of a
-        )
-        update agents a set flagged_commits = a.flagged_commits + locked.n
-        from locked
-        where a.workspace_id = ${tenant.workspaceId} and a.agent_id = locked.agent_id`,
-  );
+  await tenant.run((db) => {
+    const flagged = db.$with('flagged').as(
+      qb
+        .select({ agentId: f.agentId, n: countDistinct(conflictFacts.conflictId).as('n') })
+        .from(conflictFacts)
+        .innerJoin(f, and(eq(f.workspaceId, conflictFacts.workspaceId), eq(f.id, conflictFacts.factId)))
+        .where(tenant.where(conflictFacts, anyUuid(conflictFacts.conflictId, conflictIds)))
+        .groupBy(f.agentId),
+    );
+    const locked = db.$with('locked').as(
+      qb
+        .select({ agentId: agents.agentId, n: flagged.n })
+        .from(agents)
+        .innerJoin(flagged, eq(flagged.agentId, agents.agentId))
+        .where(tenant.where(agents))
+        .orderBy(agents.agentId)
+        .for('update', { of: agents }),
+    );
+    return db
+      .with(flagged, locked)
+      .update(agents)
+      .set({ flaggedCommits: increment(agents.flaggedCommits, locked.n) })
+      .from(locked)
+      .where(tenant.where(agents, eq(agents.agentId, locked.agentId)));
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
-import { lt, sql } from 'drizzle-orm';
+import { lt, lte, sql } from 'drizzle-orm';
 import { queryRows, type Database } from './database.ts';
 import { rateLimitCounters } from './schema.ts';
+import { increment } from './values.ts';
 
 /** The state of one fixed window after counting a hit. */
 export interface WindowCount {
@@ -42,15 +43,16 @@ export async function admitHit(
   const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
   const windowEnd = new Date(windowStart.getTime() + windowMs);
   const weight = params.weight ?? 1;
-  const [row] = await queryRows<{ count: number }>(
-    db,
-    sql`insert into rate_limit_counters (key, window_start, workspace_id, count, expires_at)
-        select ${params.key}, ${windowStart.toISOString()}::timestamptz, ${params.workspaceId ?? null}::uuid, ${weight}::int, ${windowEnd.toISOString()}::timestamptz
-        where ${weight}::int <= ${params.limit}::int
-        on conflict (key, window_start) do update set count = rate_limit_counters.count + excluded.count
-          where rate_limit_counters.count + excluded.count <= ${params.limit}::int
-        returning count`,
-  );
+  if (weight > params.limit) return { admitted: false, count: params.limit, windowStart, windowEnd }; // never admitted, so never counted
+  const [row] = await db
+    .insert(rateLimitCounters)
+    .values({ key: params.key, windowStart, workspaceId: params.workspaceId ?? null, count: weight, expiresAt: windowEnd })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: { count: increment(rateLimitCounters.count, weight) },
+      setWhere: lte(rateLimitCounters.count, params.limit - weight),
+    })
+    .returning({ count: rateLimitCounters.count });
   return { admitted: row !== undefined, count: row ? Number(row.count) : params.limit, windowStart, windowEnd };
 }
 

@@ -3,11 +3,12 @@
  * TenantDb: the conflict under a row lock, the facts it holds, closing the losers' windows,
  * recording the outcome and the detector feedback. Callers run these in one transaction.
  */
-import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, ne, notExists } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { closedAt, f } from './fact-rows.ts';
-import { conflictFacts, conflicts, detectionFeedback, facts } from './schema.ts';
+import { agents, conflictFacts, conflicts, detectionFeedback, facts } from './schema.ts';
 import type { TenantDb } from './tenant.ts';
-import { anyUuid, columnsNamed, qb, toDate, ts } from './values.ts';
+import { anyUuid, columnsNamed, increment, qb, toDate, ts } from './values.ts';
 
 /** A conflict as a resolution reads it. */
 export interface ConflictForResolution {
@@ -138,6 +139,12 @@ export async function markConflictResolved(
   return rows.length > 0;
 }
 
+/** A conflict's settlement taken back: open again, with no outcome. */
+const UNSETTLED = { status: 'open', resolutionType: null, resolution: null, resolvedAt: null, resolvedByMemberId: null, winningFactId: null } as const;
+
+/** Another version of a fact (`facts`), for asking whether its words are current again. */
+const restatement = alias(facts, 'o');
+
 /**
  * Undoes a detector's settlement so a person can settle it their way: the facts it retired for
  * the fact it kept become current again (marked `restored`, so the detector does not settle the
@@ -145,29 +152,51 @@ export async function markConflictResolved(
  * (the restatement is current in its place). Returns whether it was one to reopen.
  */
 export async function reopenSettlement(tenant: TenantDb, conflictId: string): Promise<boolean> {
-  // Every part of the statement reads the rows as they were before it: `settled` holds the kept fact.
-  const rows = await tenant.rows<{ id: string }>(sql`with settled as (
-          select id, winning_fact_id as kept from conflicts
-          where workspace_id = ${tenant.workspaceId} and id = ${conflictId} and resolution_type = 'detector'
+  const rows = await tenant.run((db) => {
+    // One statement: every part of it reads the rows as they were before it, so `settled` holds the kept fact.
+    const settled = db.$with('settled').as(
+      qb
+        .select({ id: conflicts.id, kept: conflicts.winningFactId })
+        .from(conflicts)
+        .where(tenant.where(conflicts, eq(conflicts.id, conflictId), eq(conflicts.resolutionType, 'detector'))),
+    );
+    const reopened = db.$with('reopened').as(
+      db.update(conflicts).set(UNSETTLED).from(settled).where(tenant.where(conflicts, eq(conflicts.id, settled.id))).returning({ id: conflicts.id }),
+    );
+    const restored = db.$with('restored').as(
+      db
+        .update(facts)
+        .set({ validUntil: null, retiredBy: 'restored' })
+        .from(settled)
+        .where(
+          tenant.where(
+            facts,
+            eq(facts.retiredBy, 'detector'),
+            eq(facts.retiredForFactId, settled.kept),
+            inArray(
+              facts.id,
+              qb.select({ id: conflictFacts.factId }).from(conflictFacts).where(tenant.where(conflictFacts, eq(conflictFacts.conflictId, settled.id))),
+            ),
+            // Restated word for word since (a current fact of its scope with its content): the restatement stands for it.
+            notExists(
+              qb
+                .select({ id: restatement.id })
+                .from(restatement)
+                .where(
+                  and(
+                    eq(restatement.workspaceId, facts.workspaceId),
+                    eq(restatement.scope, facts.scope),
+                    eq(restatement.contentHash, facts.contentHash),
+                    isNull(restatement.validUntil),
+                    ne(restatement.id, facts.id),
+                  ),
+                ),
+            ),
+          ),
         ),
-        reopened as (
-          update conflicts c set status = 'open', resolution_type = null, resolution = null, resolved_at = null,
-            resolved_by_member_id = null, winning_fact_id = null
-          from settled s where c.workspace_id = ${tenant.workspaceId} and c.id = s.id
-          returning c.id
-        ),
-        restored as (
-          update facts f set valid_until = null, retired_by = 'restored'
-          from settled s
-          where f.workspace_id = ${tenant.workspaceId} and f.retired_by = 'detector' and f.retired_for_fact_id = s.kept
-            and f.id in (select fact_id from conflict_facts where workspace_id = ${tenant.workspaceId} and conflict_id = s.id)
-            -- Restated word for word since (a current fact of its scope with its content): the restatement stands for it.
-            and not exists (select 1 from facts o where o.workspace_id = f.workspace_id and o.scope = f.scope and o.content_hash = f.content_hash
-                              and o.valid_until is null and o.id <> f.id)
-          returning f.id
-        )
-        select id from reopened`,
-  );
+    );
+    return db.with(settled, reopened, restored).select({ id: reopened.id }).from(reopened);
+  });
   return rows.length > 0;
 }
 
@@ -194,12 +223,12 @@ export async function recordDetectionFeedback(
  * a conflict after it was raised were not counted.)
  */
 export async function unflagAgents(tenant: TenantDb, conflictId: string): Promise<void> {
-  await tenant.execute(
-    sql`update agents a set flagged_commits = greatest(0, a.flagged_commits - 1)
-        from (select distinct f.agent_id from conflict_facts cf join facts f on f.id = cf.fact_id
-              where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = ${conflictId}) involved
-        where a.workspace_id = ${tenant.workspaceId} and a.agent_id = involved.agent_id`,
-  );
+  const involved = qb
+    .selectDistinct({ agentId: f.agentId })
+    .from(conflictFacts)
+    .innerJoin(f, eq(f.id, conflictFacts.factId))
+    .where(tenant.where(conflictFacts, eq(conflictFacts.conflictId, conflictId)));
+  await tenant.update(agents, { flaggedCommits: increment(agents.flaggedCommits, -1) }, inArray(agents.agentId, involved), gt(agents.flaggedCommits, 0));
 }
 
 /** The detector feedback recorded for a conflict, oldest first. */

@@ -327,7 +327,7 @@ const LISTED_VERIFICATIONS = 50;
 export async function listVerifications(db: FactServices['db'], principal: MemberPrincipal, factId: string, now = new Date()): Promise<VerificationsOutput> {
   const tenant = forWorkspace(db, principal.workspaceId);
   const fact = await readableFact(tenant, principal, factId, now);
-  const rows = await verificationsOf(tenant, [fact.id], LISTED_VERIFICATIONS);
+  const rows = await verificationsOf(tenant, fact.id, LISTED_VERIFICATIONS);
   return {
     fact_id: fact.id,
     verified_at: fact.verified_at ? new Date(fact.verified_at).toISOString() : null,
