@@ -244,7 +244,7 @@ const dialect = new PgDialect();
  * postgres.js an extra round trip (describe, then execute) per query. Drizzle's query text is
  * stable per query shape, so preparing it is safe and saves that round trip, about half of a short
  * query's latency (docs/performance/2026-12-02-constants.md). Transactions and savepoints hand
- * drizzle a new `sql`, which gets the same treatment.
+ * drizzle a new sql tag, which gets the same treatment.
  */
 function preparedByDefault(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {

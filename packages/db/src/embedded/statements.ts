@@ -49,13 +49,13 @@ function writes(statement: string): boolean {
   return WRITES.has(word) || (word === 'with' && DATA_MODIFYING.test(statement.replace(NOT_CODE, ' ')));
 }
 
-/** Whether `sql` (one statement, or several separated by semicolons) may write. */
+/** Whether the text (one statement, or several separated by semicolons) may write. */
 export function isWrite(sql: string): boolean {
   if (writes(sql)) return true;
   return sql.includes(';') && sql.split(';').some(writes);
 }
 
-/** Whether `sql` starts schema work (a migration step, an index build, a vacuum). */
+/** Whether the text starts schema work (a migration step, an index build, a vacuum). */
 export function isSchemaWork(sql: string): boolean {
   if (SCHEMA_WORK.has(firstWord(sql))) return true;
   return sql.includes(';') && sql.split(';').some((statement) => SCHEMA_WORK.has(firstWord(statement)));
