@@ -39,7 +39,7 @@ const DATA = path.join(import.meta.dirname, '../data/detection');
  */
 const SEALED = path.join(DATA, 'sealed');
 const ALL_SETS = [
-  ...['dev', 'extra', 'holdout', 'blind', 'beam-dev', 'beam-holdout', 'beam-test', 'semantic-dev', 'semantic-holdout'].map((name) => ({ name, file: path.join(DATA, `${name}-stories.json`) })),
+  ...fs.readdirSync(DATA).filter((f) => f.endsWith('-stories.json')).sort().map((f) => ({ name: f.replace(/-stories\.json$/, ''), file: path.join(DATA, f) })),
   ...fs.readdirSync(SEALED).filter((f) => f.endsWith('-stories.json')).sort().map((f) => ({ name: `sealed/${f.replace(/-stories\.json$/, '')}`, file: path.join(SEALED, f) })),
 ];
 const isSealed = (file: string) => path.resolve(file).startsWith(SEALED + path.sep);
