@@ -224,6 +224,21 @@ describe('settling: only what cannot be a mistake', () => {
     });
   });
 
+  it('keeps asking the probable update when a still later fact agrees with the change, rather than flagging the old fact', () => {
+    const older = fact('The ledger worker image builds on Python 3.11', { scope: 'ledger', hoursAgo: 900 });
+    const upgraded = fact('Upgraded the ledger worker image to Python 3.12', { scope: 'ledger', hoursAgo: 300 });
+    const agrees = fact('The ledger worker image builds on Python 3.12.4', { scope: 'ledger', hoursAgo: 10 });
+    const outcome = analyze([older, upgraded, agrees]);
+    expect(outcome.retirements).toEqual([]);
+    expect(pairs(outcome.conflicts)).toEqual([['probable_update', new Set([older.id, upgraded.id])]]);
+  });
+
+  it('does not ask about another setting that happened to hold the replaced value', () => {
+    const threads = fact('`ledger-worker` sets `DRAIN_SECONDS=8`; its `terminationGracePeriodSeconds` is 12 so nothing is killed mid-drain.', { scope: 'ledger', hoursAgo: 300 });
+    const depth = fact('Raised `QUEUE_DEPTH` for `ledger-worker` in production from 8 to 16 per pod.', { scope: 'ledger', hoursAgo: 10 });
+    expect(analyze([threads, depth]).conflicts).toEqual([]);
+  });
+
   it('asks, rather than flags an ambiguity, when another clause of the later fact announces the change', () => {
     const older = fact('The thumbnailer runs as an AWS Lambda function', { scope: 'media', hoursAgo: 600 });
     const moved = fact('The thumbnailer no longer runs on Lambda; it is a container on ECS Fargate', { scope: 'media', hoursAgo: 40 });

@@ -189,8 +189,6 @@ describe('claims', () => {
     expect(claim('The intake queue retries failed jobs 7 times')).toMatchObject({ kind: 'count', measure: 'retry', values: ['7'] });
     expect(claimsIn('Kai took 40 photos at the June 12 offsite').filter((c) => c.kind === 'count').map((c) => c.values)).toEqual([['40']]);
     expect(claim('Kai weighs 170 pounds')).toMatchObject({ kind: 'count', values: ['170'] });
-    // A counted noun no measure names is what is counted, however far a measure word stands.
-    expect(claim('At the HPA floor that is 24 parallel renders in prod', 'count').measure).toBe('render');
   });
 
   it('reads the environment a value holds in, and bounds apart from values', () => {
@@ -307,6 +305,51 @@ describe('claims', () => {
     expect(claim('Moved the kiosk images from Quay to Amazon ECR', 'technology')).toMatchObject({ measure: 'container_registry', values: ['ecr'], previous: ['quay'] });
   });
 
+  it('reads a host and its port apart, and an address a copula gives a thing as where it lives', () => {
+    expect(shapes('orders DB at `db-7.int.example.org:3306`')).toEqual([['url', 'db-7.int.example.org'], ['port', '3306']]);
+    expect(claim('The ledger DB is `db-7.int.example.org`', 'url')).toMatchObject({ measure: 'location', values: ['db-7.int.example.org'] });
+    // An image tag stays a version.
+    expect(shapes('runs `registry.example.org/api:1.4.2`')).toEqual([['version', '1.4.2']]);
+  });
+
+  it('reads an environment in a region as that environment there, and a command-line flag as no component', () => {
+    const [ap, us] = claimsIn('The `ingest` service runs 3 workers in prod-ap and 5 workers in prod-us');
+    expect([ap?.env, us?.env]).toEqual(['prod-ap', 'prod-us']);
+    expect(claim('The `ingest-api` JVM starts with `-Xms2g` and 6 workers', 'count').components).toEqual(['ingest-api']);
+  });
+
+  it('reads a maximum named by a key a few words from its value, whatever backticks and joined names stand between', () => {
+    expect(claim('Raised `ingest` `maxPods` in prod-ap to 12')).toMatchObject({ extreme: 'max', env: 'prod-ap', values: ['12'] });
+  });
+
+  it('counts a figure for everyone together apart from one per key', () => {
+    expect(claim('Besides per-user quotas, the gateway has a global cap of 900 requests per second').per).toBe('all');
+    expect(claim('The gateway allows 20 requests per second per user').per).toBe('user');
+  });
+
+  it('reads a version that a release verb follows as a release, not as the version in use', () => {
+    expect(claim('ledger-sdk 2.8.3 fixes a leak in the retry loop').mode).toBe('event');
+    expect(claim('The retry fix landed in ledger-sdk v2.8.4').mode).toBe('event');
+    // A release that removes something is not itself gone.
+    expect(claim('ledger-sdk 7.0.0 also drops the legacy client').previous).toBeUndefined();
+    expect(claim('The billing worker runs ledger-sdk 2.8.3').mode).toBeUndefined();
+  });
+
+  it('reads "is pinned to" as the value held, and "Pinned X to" as a change', () => {
+    expect(claim('The ingest worker is pinned to 2 replicas').cue).toBeUndefined();
+    expect(claim('Pinned the ingest worker to 2 replicas').cue).toBe('change');
+  });
+
+  it('reads a denial with a pronoun or no subject as said of what its fact is about', () => {
+    const statements = (text: string) => readFact(text).filter((e) => e.type === 'statement');
+    expect(statements('The `kiosk-demo` app uses a test key. It is never deployed to the public cluster.').at(-1)).toMatchObject({ positive: false, subject: ['kiosk-demo'] });
+    expect(statements('The `ingest-api` service runs 6 workers. No HPA.').at(-1)).toMatchObject({ positive: false, subject: ['ingest-api'], target: ['hpa'] });
+    // The team's own "we" is everyone's.
+    expect(statements('The `ingest-api` service runs 6 workers. We do not use an ORM.').at(-1)).toMatchObject({ positive: false, subject: [] });
+    // What a negation governs keeps a bound word: "no memory cap" is not "no memory".
+    expect(statements('The `ingest-api` service runs 6 workers. There is no memory cap.').at(-1)).toMatchObject({ target: ['memory', 'cap'] });
+  });
+
   it('stores nothing read, rather than failing, for text it cannot make sense of', () => {
     expect(() => readFact('')).not.toThrow();
     expect(claimsIn('lorem ipsum dolor sit amet')).toEqual([]);
@@ -378,8 +421,28 @@ describe('alignment', () => {
     expect(same(a, b)).toBe(false);
   });
 
+  it('meets one thing named in other words: a kind of product and the product, a word and its inflection, a one-word component and a scope', () => {
+    expect(sameThing(stored('The orders DB is `db-7.int.example.org`', 'infra/databases', 10), claimsOf('Orders MySQL is `db-9.int.example.org`', 'infra/databases').find((c) => c.kind === 'url')!)).toBe(true);
+    expect(same('Payouts are owned by the Treasury squad', 'The payout service belongs to the Ledger squad', 'services/payouts')).toBe(true);
+    expect(same('Checkout errors go to Sentry', 'The web app reports exceptions to Rollbar', 'checkout/web')).toBe(true);
+    // Regions of one environment are two things; an environment and its region meet.
+    expect(same('`ingest` runs 3 workers in prod-ap', '`ingest` runs 5 workers in prod-us')).toBe(false);
+    expect(same('`ingest` runs 3 workers in prod', '`ingest` runs 5 workers in prod-us')).toBe(true);
+    // A per-key limit is not a global one.
+    expect(same('The gateway allows 20 requests per second per user', 'The gateway has a global cap of 900 requests per second')).toBe(false);
+  });
+
   it('lets a claim without an environment meet one with', () => {
     expect(same('The ranking-api keeps 7 replicas', 'The ranking-api runs 2 replicas in staging')).toBe(true);
+  });
+
+  it('takes a release line and a release in it, and a figure and its conversion, as one value', () => {
+    const python = (text: string) => claimsOf(text).find((c) => c.kind === 'version')!;
+    expect(disagree(python('The worker image builds on Python 3.12'), python('The worker image builds on Python 3.12.4'))).toBe(false);
+    expect(disagree(python('The worker image builds on Python 3.12'), python('The worker image builds on Python 3.13'))).toBe(true);
+    expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at 33.333333 requests per second'))).toBe(false);
+    expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at ~33 req/s'))).toBe(false);
+    expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at 40 req/s'))).toBe(true);
   });
 
   it('finds disagreement in the values, after units are normalized, and none in a plan, a denial or a bound', () => {

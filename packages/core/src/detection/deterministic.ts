@@ -90,13 +90,17 @@ export interface SlotIndex {
 
 const kindKey = (c: Claim) => `${familyOf(c.kind)}:${c.measure}`;
 const isBare = (c: Claim) => c.anchors.length === 0 && c.components.length === 0;
-/** Keys a claim is indexed under: its measure with each thing it names, or with its scope when it names none. */
+/**
+ * Keys a claim is indexed under: its measure with each thing it names, or with its scope when it names none;
+ * and with its whole scope, where one thing is often named in other words ("payouts" / "payout").
+ */
 function indexKeys(c: Claim): string[] {
   const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`);
+  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
 }
+const scopeKey = (c: Claim) => `${kindKey(c)}%${c.fact.scope}`;
 /** Keys a claim looks its peers up by: its own, its scope's words when it names nothing, and the bare claims of its scope. */
 function lookupKeys(c: Claim): string[] {
   const k = kindKey(c);
@@ -135,7 +139,8 @@ export function indexSlots(facts: readonly DetectorFact[]): SlotIndex {
  */
 export function candidatesOf(trigger: Claim, index: SlotIndex, loose = false): Set<Claim> {
   const out = new Set<Claim>();
-  const keys = lookupKeys(trigger);
+  // An explicit replacement's other side must share a word with it, not only a scope.
+  const keys = loose ? lookupKeys(trigger).filter((k) => k !== scopeKey(trigger)) : lookupKeys(trigger);
   if (loose) {
     const family = familyOf(trigger.kind);
     for (const key of lookupKeys({ ...trigger, measure: '' })) keys.push(key);
@@ -230,6 +235,9 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     const plain = new Set<Claim>();
     const probable: [Claim, Claim][] = [];
     for (let i = 0; i < current.length; i++) {
+      // Later claims saying the older one changed. A claim after them agreeing with one of them confirms
+      // the change ("upgraded to 3.12", then "builds on 3.12.4"): the question stays the probable update.
+      const updaters: Claim[] = [];
       for (let j = i + 1; j < current.length; j++) {
         const [older, newer] = [current[i]!, current[j]!];
         if (older.fact.id === newer.fact.id) continue;
@@ -237,9 +245,12 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         // Peers of one trigger can be two things: each pair must be about one thing itself.
         if (older !== timeline.find((c) => c === older) || !sameThing(older, newer)) continue;
         if (probablyUpdates(older, newer)) {
+          updaters.push(newer);
           if (newer === latest) probable.push([older, newer]);
         } else if (disagree(older, newer)) {
-          plain.add(older).add(newer);
+          const confirmed = updaters.find((u) => !disagree(u, newer) && sameThing(u, newer));
+          if (confirmed && newer === latest) probable.push([older, confirmed]);
+          else if (!confirmed) plain.add(older).add(newer);
         }
       }
       if (pauseDue(current.length)) yield;

@@ -100,6 +100,7 @@ export function mentions(view: FactView, concept: string): boolean {
 }
 
 const specific = (a: string) => !GENERIC.has(a);
+const COMPONENT_PUNCT = /[-_.:/]/;
 
 /**
  * Does `newer` speak to everything `older` states? Each of the older fact's claims is about a
@@ -122,13 +123,16 @@ export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   return true;
 }
 
+/** One environment, or none on one side; an environment and one of its regions meet ("prod", "prod-us"). */
+const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || a.env === b.env || a.env.startsWith(`${b.env}-`) || b.env.startsWith(`${a.env}-`);
+
 /**
  * Do the two claims' qualifiers meet? The same environment, statistic and bound, or none on one
  * side (a statement without an environment is about every environment); a typical figure and an
  * unqualified one meet, a p99 and a p50 do not.
  */
 function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
-  if (a.env && b.env && a.env !== b.env) return false;
+  if (!envsMeet(a, b)) return false;
   if (a.per && b.per && a.per !== b.per) return false;
   if (a.toward && b.toward && a.toward !== b.toward) return false;
   const stat = (c: ClaimEntity) => c.stat ?? 'p50';
@@ -145,9 +149,11 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const va = viewOf(a.fact);
   const vb = viewOf(b.fact);
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
-  if (a.components.some((c) => !mentions(vb, c)) || b.components.some((c) => !mentions(va, c))) return false;
+  // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
+  const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
+  if (a.components.some((c) => !met(c, vb)) || b.components.some((c) => !met(c, va))) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
-  if ((a.modifier && !mentions(vb, a.modifier)) || (b.modifier && !mentions(va, b.modifier))) return false;
+  if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
   // A version is of its product: within one scope, what else the clause names does not make it another thing.
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return true;
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
@@ -159,8 +165,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
   const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.]/)));
   const [partsA, partsB] = [partsOf(a), partsOf(b)];
-  const ownA = anchorsA.filter((x) => !mentions(vb, x) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partsB.has(x));
-  const ownB = anchorsB.filter((x) => !mentions(va, x) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partsA.has(x));
+  const ownA = anchorsA.filter((x) => !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partsB.has(x));
+  const ownB = anchorsB.filter((x) => !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partsA.has(x));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // Each names a thing of its own the other never mentions: two things. And when one names a thing the
   // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
@@ -172,6 +178,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
+  // Each names only what the other fact names too, in other words ("payouts" / "payout", "the DB" / "MySQL").
+  if (anchorsA.length > 0 && anchorsB.length > 0 && ownA.length === 0 && ownB.length === 0) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   if (anchorsA.length === 0 && anchorsB.length === 0 && a.components.length === 0 && b.components.length === 0) return a.fact.scope === b.fact.scope;
   const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
@@ -183,6 +191,21 @@ export function sameThing(a: Claim, b: Claim): boolean {
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
 }
 
+/** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
+const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
+
+/**
+ * Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and the word for its kind
+ * ("the orders DB" against "orders MySQL")?
+ */
+function meets(view: FactView, word: string, own: FactView): boolean {
+  if (mentions(view, word)) return true;
+  const kind = TECHNOLOGY_KIND_OF_WORD.get(word);
+  if (kind && view.claims.some((c) => c.kind === 'technology' && c.measure === kind)) return true;
+  const product = kindIn(own, word);
+  return product !== undefined && [...view.mentions].some((w) => TECHNOLOGY_KIND_OF_WORD.get(w) === product);
+}
+
 /**
  * Are two claims plausibly about one thing, when one of them names the other's value as the one
  * it replaces ("raised DB_POOL_MAX from 20 to 40" against "orders-api DB pool size: 20")? The old
@@ -190,7 +213,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
  * measures that do not differ, a component or an anchor in common (or one's scope naming the other's).
  */
 export function relatedThing(a: Claim, b: Claim): boolean {
-  if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || (a.env && b.env && a.env !== b.env)) return false;
+  if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || !qualifiersMeet(a, b)) return false;
   if (a.kind === 'version' && a.of !== b.of) return false;
   const va = viewOf(a.fact);
   const vb = viewOf(b.fact);
@@ -199,6 +222,9 @@ export function relatedThing(a: Claim, b: Claim): boolean {
   const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
   if (a.components.length && b.components.length && unmet(a, b, vb).length === a.components.length) return false;
   if (thingsOf(unmet(a, b, vb)).length > 0 && thingsOf(unmet(b, a, va)).length > 0) return false;
+  // Each sets a key the other never names: two settings (`WORKER_THREADS=8` is not `QUEUE_DEPTH` from 8).
+  const keys = (x: Claim, other: Claim, view: FactView) => unmet(x, other, view).filter((c) => c.includes('_') && !c.includes('/'));
+  if (keys(a, b, vb).length > 0 && keys(b, a, va).length > 0) return false;
   const named = (c: Claim) => [...c.anchors, ...c.components].filter(specific);
   if (named(a).some((x) => mentions(vb, x) || vb.scopeWords.has(x)) || named(b).some((x) => mentions(va, x) || va.scopeWords.has(x))) return true;
   // One names nothing ("replaced Fluent Bit with Vector"): its scope is what it is about.
@@ -228,8 +254,12 @@ export function sameValue(kind: string, x: string, y: string): boolean {
     }
     case 'date':
       return (x.startsWith('--') || y.startsWith('--') || x.startsWith('-') || y.startsWith('-')) && x.slice(-5) === y.slice(-5);
-    case 'version':
-      return x.split('-')[0] === y.split('-')[0] && (x.includes('-') || y.includes('-'));
+    case 'version': {
+      // A tag's variant ("3.12-slim") or a release line and a release in it ("3.12", "3.12.4") are one version.
+      const [bx, by] = [x.split('-')[0]!, y.split('-')[0]!];
+      const [short, long] = bx.length <= by.length ? [bx, by] : [by, bx];
+      return (bx === by && (x.includes('-') || y.includes('-'))) || (short.includes('.') && long.startsWith(`${short}.`));
+    }
     default: {
       const range = (v: string) => {
         const m = /^(-?[\d.]+)-([\d.]+)$/.exec(v);
@@ -240,7 +270,14 @@ export function sameValue(kind: string, x: string, y: string): boolean {
       if ([lx, hx, ly, hy].some((n) => Number.isNaN(n))) return false;
       if (x.split(' ')[1] !== y.split(' ')[1]) return false; // money in two currencies
       // Equal, or one inside the other's range ("2-5 s" and "3 s").
-      return (lx! >= ly! && hx! <= hy!) || (ly! >= lx! && hy! <= hx!);
+      if ((lx! >= ly! && hx! <= hy!) || (ly! >= lx! && hy! <= hx!)) return true;
+      if (lx !== hx || ly !== hy) return false;
+      // A figure converted between units ("2,000/min" is 33.333… per second) is the same however it was converted,
+      // and the same as itself rounded ("~33 req/s").
+      if (Math.abs(lx! - ly!) <= 1e-6 * Math.max(Math.abs(lx!), Math.abs(ly!))) return true;
+      const places = (v: string) => /\.(\d+)/.exec(v.split(' ')[0]!)?.[1]?.length ?? 0;
+      const [fine, coarse] = places(x) >= places(y) ? [lx!, y] : [ly!, x];
+      return Math.max(places(x), places(y)) >= 4 && Number(fine.toFixed(places(coarse))) === Number(coarse.split(' ')[0]);
     }
   }
 }
@@ -293,7 +330,7 @@ export function denies(n: Statement, p: Statement): boolean {
   if (n.where?.length && !n.where.some((x) => mentions(vp, x))) return false;
   const subjectN = n.subject.filter(specific);
   const subjectP = p.subject.filter((x) => specific(x) && !n.target.includes(x));
-  if (subjectN.length > 0 && !subjectN.some((x) => mentions(vp, x))) return false;
+  if (subjectN.length > 0 && !subjectN.some((x) => mentions(vp, x) || vp.scopeWords.has(x))) return false;
   if (subjectN.length > 0 && subjectP.length > 0 && !subjectP.some((x) => mentions(vn, x))) return false;
   return true;
 }

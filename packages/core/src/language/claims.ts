@@ -42,7 +42,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 9;
+export const EXTRACTOR_VERSION = 10;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -80,8 +80,8 @@ function isSetting(w: Word): boolean {
 
 /** A joined word (see reader.ts) that names one thing: a component, a topic, a table, a flag; not a setting's key, not a file. */
 function isComponent(w: Word): boolean {
-  // Not an abbreviation written with dots ("i.e.", "e.g.", "a.k.a.").
-  if (isSetting(w) || /^[.~]/.test(w.text) || /^(?:[a-z]\.){2,3}$/i.test(w.text)) return false;
+  // Not an abbreviation written with dots ("i.e.", "e.g.", "a.k.a."), nor a command-line flag ("-Xms2g", "--max-old-space-size").
+  if (isSetting(w) || /^[.~]/.test(w.text) || /^`?--?[a-z]/i.test(w.text) || /^(?:[a-z]\.){2,3}$/i.test(w.text) || regionalEnv(w.text)) return false;
   if (/^`.+`$/.test(w.text)) return true;
   // Joined by the reader, or written as one token ("pg-ml-02", "sso.events.v1").
   const parts = (w.parts?.map((p) => p.lower) ?? w.lower.split(/[-_.:/]+/)).filter(Boolean);
@@ -240,7 +240,9 @@ function anchorOf(w: Word, statement = false): string | null {
   if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2) return null;
   if (isComponent(w)) return w.lower.replace(/`/g, '');
   const lemma = w.lemma.toLowerCase();
-  if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower) || STATISTICS.has(w) || BOUNDS.has(w) || EXTREMES.has(w)) return null;
+  if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower)) return null;
+  // A bound qualifies a value; in a statement ("there is no memory cap") it is part of the thing.
+  if (STATISTICS.has(w) || (!statement && (BOUNDS.has(w) || EXTREMES.has(w)))) return null;
   // An environment qualifies a value; in a statement ("there is no staging environment") it is the thing.
   if (!statement && ENVIRONMENTS.has(w) && (!ENVIRONMENT_NEEDS_PREPOSITION.has(w.lower) || ['in', 'on', 'for', 'to', 'against'].includes(w.previous ?? ''))) return null;
   if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
@@ -453,8 +455,6 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     const distance = Math.min(Math.abs(found.index - at), Math.abs(found.index + found.length - 1 - at)) + (measure.name === 'limit' ? 100 : 0);
     if (!best || distance < best.distance) best = { name: measure.name, distance, at: found.index };
   }
-  // A count of a noun no measure names ("20 concurrent solves") measures that noun, unless a measure word stands next to it.
-  if (v.kind === 'count' && v.of && v.of !== 'time' && (!best || best.distance > 2)) return { name: v.of, at: -1 };
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
   return { name: '', at: -1 };
@@ -481,27 +481,65 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     return best?.value;
   };
   // "dev tooling", "live traffic": some environment words name one only after a preposition.
-  const env = nearest(ENVIRONMENTS, (i) => {
+  let env = nearest(ENVIRONMENTS, (i) => {
     const t = view.tokens[i]!;
     if (t.word.parts && isComponent(t.word)) return false;
     if (!ENVIRONMENT_NEEDS_PREPOSITION.has(t.lower)) return true;
     return ['in', 'on', 'for', 'to', 'against'].includes(view.tokens[i - 1]?.lower ?? '');
   });
+  // "3 workers in prod-ap and 5 in prod-us": the environment and region after the value and before the next one,
+  // else the nearest before it.
+  const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
+  const regions = view.tokens.map((t) => ({ start: t.word.start, env: regionalEnv(t.word.text) })).filter((r) => r.env !== undefined);
+  const regional = (regions.find((r) => r.start >= v.end && r.start < nextValue) ?? regions.findLast((r) => r.start < v.start))?.env;
+  if (regional && (!env || regional.startsWith(`${env}-`))) env = regional;
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
   const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)));
   // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
   const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3);
   // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
   // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
-  const extreme = nearest(EXTREMES, (i) => Math.abs(i - at) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'));
+  // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
+  const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
+  const extreme = nearest(EXTREMES, (i) => wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'));
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !/^(?:second|minute|hour|day|week|month|year|sec|min)s?$/.test(view.tokens[i + 1]?.lower ?? ''));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
   // "per API token" runs to the end of its noun phrase; "per-user quota" to the end of its word.
   const joined = perAt >= 0 && view.tokens[perAt]!.word.lower !== 'per' ? view.tokens[perAt]!.word : undefined;
   for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== '' && (!joined || view.tokens[i]!.word === joined); i++) per = view.tokens[i]!.lemma.toLowerCase();
+  // "a global cap of 900/s", "40 in total": counted for everyone together, nearer the value than any "per".
+  const perIndex = perAt >= 0 ? perAt : view.tokens.findIndex((t) => /^per-[a-z]+$/.test(t.word.lower));
+  const whole = view.tokens.findIndex((t, i) => AGGREGATE.has(t.lower) || (t.lower === 'in' && view.tokens[i + 1]?.lower === 'total'));
+  if (whole >= 0 && (perIndex < 0 || Math.abs(whole - at) < Math.abs(perIndex - at))) per = 'all';
   return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}) };
 }
+
+/** An environment in a region, written joined ("prod-ap", "staging-west2"): that environment there. */
+export function regionalEnv(text: string): string | undefined {
+  const m = /^`?([a-z]+)-((?:us|eu|uk|ap|apac|emea|de|fr|jp|au|ca|sa|in|east|west|central|north|south)[a-z0-9-]*)`?$/.exec(text.toLowerCase());
+  const env = m ? ENVIRONMENTS.at([{ lower: m[1]!, lemma: m[1]! }], 0)?.value : undefined;
+  return env ? `${env}-${m![2]}` : undefined;
+}
+
+/**
+ * A version named as a release, not as the one in use: the subject of what the release holds ("2.8.3 fixes a
+ * leak", "7.0.0 also drops X"), where something shipped ("landed in billing v1.9.2"), or called a release.
+ */
+function namesRelease(v: Value, view: ClauseView, text: string): boolean {
+  if (v.kind !== 'version') return false;
+  if (/\b(?:ship(?:s|ped)?|released|land(?:s|ed)?|fixed|added|introduced|available|removed)\s+(?:in|since)\s+(?:`?[\w.@/-]+`?\s+)?`?v?$/i.test(text.slice(Math.max(0, v.start - 48), v.start))) return true;
+  // The word after it ("also" aside) says what the release does, or that it is one.
+  const at = view.tokens.findIndex((t) => t.word.start >= v.end && /\w/.test(t.lower) && t.word.pos !== 'ADV');
+  const next = view.tokens[at];
+  return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
+}
+
+/** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
+const THIRD_PERSON = new Set(['it', 'they', 'this', 'these', 'those', 'that']);
+
+/** Words that count a value for everyone together, against a "per" one ("global", "total", "combined"). */
+const AGGREGATE = new Set(['global', 'total', 'combined', 'overall', 'aggregate', 'fleet-wide', 'cluster-wide', 'account-wide', 'org-wide']);
 
 /** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
 const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
@@ -651,7 +689,7 @@ function goneValues(view: ClauseView, values: readonly Value[], text: string): S
   const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? ''));
   const noLonger = words.findIndex((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   for (const v of values) {
-    if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind)) continue;
+    if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind) || namesRelease(v, view, text)) continue;
     const after = text.slice(v.end, v.end + 40).toLowerCase();
     const retired = /^\W{0,3}(?:[a-z-]+\s+)?(?:(?:was|were|is|has been|have been|got|gets|is now|are now)\s+)?(\w+(?:\s(?:down|off))?)/.exec(after)?.[1];
     const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
@@ -740,7 +778,10 @@ export function readFactText(content: string): FactEntity[] {
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
-      const measure = measureOf(v, view, clauseValues, quals.per);
+      const read = measureOf(v, view, clauseValues, quals.per);
+      // "The ledger DB is `db-7.int.example.org`": an address a copula gives its subject is where that subject lives.
+      const before = view.tokens.slice(0, tokenAt(view.tokens, v.start)).findLast((t) => t.lower !== '`');
+      const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=') ? { name: 'location', at: view.tokens.indexOf(before) } : read;
       // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
       // One named in an explicit replacement ("@ana → @bo", "from Dana to Lee") holds whatever the other held.
       const replacing = [...replaced.values()].includes(v);
@@ -781,7 +822,7 @@ export function readFactText(content: string): FactEntity[] {
     const anchors = new Map<number, string>();
     const bounds = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
-      if (platform(t.word.end)) return;
+      if (platform(t.word.end) || regionalEnv(t.word.text)) return;
       // "orders.created topic", "ledger-worker service": the kind of the component just named, not a thing of its own.
       const before = view.tokens[i - 1]?.word;
       if (COMPONENT_ROLES.has(t.lower) && before && before !== t.word && isComponent(before)) return;
@@ -881,7 +922,7 @@ export function readFactText(content: string): FactEntity[] {
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
           ...(toward ? { toward } : {}),
           ...(of ? { of } : {}),
-          ...(view.mode ? { mode: view.mode } : event ? { mode: 'event' as const } : {}),
+          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}),
           ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}),
           ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
@@ -905,7 +946,11 @@ export function readFactText(content: string): FactEntity[] {
       const aside = mates
         .filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
         .flatMap((r) => [...r.anchors.values(), ...r.named]);
-      const statement = statementOf(view, values, aside);
+      // What "it" or "they" stands for: the subject of the fact's statement before, else a thing its first clause opens with.
+      const before = entities.findLast((e): e is StatementEntity => e.type === 'statement')?.subject ?? [];
+      const head = read.slice(0, index).find((r) => r.view.clause.subordinator === null);
+      const opener = head?.named.filter((n) => head.view.clause.words.slice(0, 3).some((w) => w.lower.replace(/`/g, '') === n)) ?? [];
+      const statement = statementOf(view, values, aside, before.length > 0 ? before : opener);
       if (statement) entities.push(statement);
     }
   }
@@ -963,7 +1008,7 @@ export function readFactText(content: string): FactEntity[] {
  * words; "we don't use an ORM": orm; "TOTP isn't enforced": totp). A negation denies only that.
  * Plans and conditions state nothing.
  */
-function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = []): StatementEntity | null {
+function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = [], referent: readonly string[] = []): StatementEntity | null {
   if (view.mode || (view.clause.subordinator !== null && view.clause.subordinator !== 'and' && view.clause.subordinator !== ':')) return null;
   const words = view.clause.words;
   // A denial's act is the verb its negation governs ("notify never calls X": calls, not notify).
@@ -1013,7 +1058,11 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos) && !['ADV'].includes(w.pos));
     targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
   }
-  const subject = concepts(words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there')));
+  const subjectWords = words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there'));
+  // "It isn't exposed publicly", "No autoscaler", "There is no memory cap" after a clause about a thing: said of that
+  // thing, not of everything.
+  const pronoun = subjectWords.every((w) => THIRD_PERSON.has(w.lower) || (!CONTENT.has(w.pos) && !FIRST_PERSON.has(w.lower)));
+  const subject = pronoun && referent.length > 0 ? [...referent] : concepts(subjectWords);
   const target = concepts(targetWords).filter((c) => !GENERIC.has(c));
   // Where a denial holds ("we never use an ORM in the Go services"): the phrase after its target.
   const lastTarget = targetWords.at(-1);

@@ -86,6 +86,7 @@ export const CHANGE = {
   deletion: table(change.deletion_verbs),
   memoryNouns: table(change.memory_nouns),
   old: table(change.old_words),
+  release: table(change.release_verbs),
 };
 
 /** A measure: what a value is of ("timeout", "retention"), and the kinds of value it takes. */

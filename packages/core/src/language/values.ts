@@ -92,6 +92,8 @@ const SHAPES: Shape[] = [
   {
     pattern: /(?<![\w/.:-])((?:[a-z0-9.-]+\/)*([a-z][a-z0-9._-]*)):(v?\d[\w.-]*|latest|stable|lts)(?![\w:])/gi,
     read: (m) => {
+      // A host name and its port ("db-7.int.example.org:3306") are read as a host and a port apart.
+      if (/^\d+$/.test(m[3]!) && /^[\w-]+(?:\.[\w-]+)+$/.test(m[1]!) && /\.[a-z]{2,}$/i.test(m[1]!)) return null;
       if (/^\d+$/.test(m[3]!) && (m[3]!.length >= 3 || /^(?:localhost|\d)/.test(m[1]!))) return { kind: 'port', value: String(Number(m[3])) };
       if (/^(?:localhost|\d)/.test(m[1]!)) return null;
       return { kind: 'version', value: m[3]!.toLowerCase().replace(/^v/, '').split('-')[0]!, of: m[2]!.toLowerCase() };
@@ -99,7 +101,7 @@ const SHAPES: Shape[] = [
   },
   // Host names: where something lives ("grafana.acme.internal/d/x").
   {
-    pattern: /(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|net|org|dev|app|cloud|internal|local|corp|ai|sh|co|xyz|tech|svc|lan)(?:\/[^\s,;)`'":]*[^\s,;)`'".:])?(?![\w.:-])/gi,
+    pattern: /(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|net|org|dev|app|cloud|internal|local|corp|ai|sh|co|xyz|tech|svc|lan)(?:\/[^\s,;)`'":]*[^\s,;)`'".:])?(?![\w.-]|:[^\d])/gi,
     read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) ? null : { kind: 'url', value: m[0].toLowerCase() }),
   },
   // Cron: five fields, one of them a star ("0 3 * * *"); a fixed daily time is a time of day.
