@@ -521,6 +521,11 @@ describe('changes announced in words no slot links', () => {
     const setting = fact('autovacuum_analyze_scale_factor is lowered to 0.01 on order_events because it grows fast', { scope: 'data/pg', hoursAgo: 10 });
     expect(asked(analyzeAll([table, setting]))).toEqual([]);
 
+    // A change naming its old value updates what states that value, not what merely uses the thing.
+    const uses = fact('`quote-api` (Fastify, port 3000) reaches its database through Knex, with a pool of 10', { scope: 'quotes', hoursAgo: 900 });
+    const bumped = fact('Bumped Knex from 2.4 to 2.5 in `quote-api`; no migrations came with it', { scope: 'quotes', hoursAgo: 10 });
+    expect(asked(analyzeAll([uses, bumped]))).toEqual([]);
+
     const raised = fact('Raised the audit-log topic partitions from 12 to 24 for the consumer lag', { scope: 'data/kafka', hoursAgo: 900 });
     const reminder = fact('Reminder: the audit-log topic has 24 partitions now, so consumers can scale to 24', { scope: 'data/kafka', hoursAgo: 10 });
     expect(asked(analyzeAll([raised, reminder]))).toEqual([]);

@@ -318,6 +318,11 @@ describe('claims', () => {
     expect(claim('The `ingest-api` JVM starts with `-Xms2g` and 6 workers', 'count').components).toEqual(['ingest-api']);
   });
 
+  it('reads the environment an earlier clause of the sentence names as holding in a clause naming none', () => {
+    expect(claim('In staging the `ingest-api` has no autoscaler; it keeps 2 pods.')).toMatchObject({ env: 'staging', values: ['2'] });
+    expect(claim('In prod-ap the `ingest-api` runs 12 pods, half of prod-us.')).toMatchObject({ env: 'prod-ap', values: ['12'] });
+  });
+
   it('reads a maximum named by a key a few words from its value, whatever backticks and joined names stand between', () => {
     expect(claim('Raised `ingest` `maxPods` in prod-ap to 12')).toMatchObject({ extreme: 'max', env: 'prod-ap', values: ['12'] });
   });

@@ -15,7 +15,7 @@
  * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { mentions, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -92,11 +92,21 @@ function affinity(earlier: DetectorFact, change: Change): number {
     (c) =>
       c.values.length > 0 &&
       view.claims.some(
-        (d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && (QUANTITIES.has(familyOf(c.kind)) || (c.measure !== '' && d.measure === c.measure)) && !d.values.some((v) => c.values.includes(v)),
+        (d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && measuresMeet(c, d) && !d.values.some((v) => c.values.includes(v)),
       ),
   );
+  // A change naming the old value ("from 2.3 to 2.4") updates what states that value, or another of its measure.
+  if (change.replaced.size > 0 && oldValues === 0 && !otherValue) return 0;
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }
+
+/**
+ * Can the earlier claim `d` be another value of what the change's claim `c` measures? The same measure, or a quantity
+ * whose measure one side leaves unnamed; a plain number the change leaves unnamed is no measure at all (a pool of 10
+ * is no other value of an unnamed 2.5).
+ */
+const measuresMeet = (c: Claim, d: Claim) =>
+  c.measure !== '' ? d.measure === c.measure || (d.measure === '' && QUANTITIES.has(familyOf(c.kind))) : QUANTITIES.has(familyOf(c.kind)) && familyOf(c.kind) !== 'count';
 
 /** The components a fact names (joined identifiers: `billing-api`, `pool_mode`). */
 const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];
@@ -116,7 +126,7 @@ function otherEnvironment(earlier: DetectorFact, later: DetectorFact): boolean {
   const envs = (claims: readonly Claim[]) => new Set(claims.flatMap((c) => (c.env ? [c.env] : [])));
   const changed = envs(changeClaims(later));
   const stated = envs(viewOf(earlier).claims);
-  return changed.size > 0 && stated.size > 0 && ![...changed].some((e) => stated.has(e));
+  return changed.size > 0 && stated.size > 0 && ![...changed].some((e) => [...stated].some((s) => sameEnvironment(e, s)));
 }
 
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}…` : text);

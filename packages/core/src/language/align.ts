@@ -123,8 +123,10 @@ export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   return true;
 }
 
-/** One environment, or none on one side; an environment and one of its regions meet ("prod", "prod-us"). */
-const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || a.env === b.env || a.env.startsWith(`${b.env}-`) || b.env.startsWith(`${a.env}-`);
+/** One environment, or an environment and one of its regions ("prod", "prod-us"). */
+export const sameEnvironment = (a: string, b: string) => a === b || a.startsWith(`${b}-`) || b.startsWith(`${a}-`);
+/** One environment, or none on one side. */
+const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnvironment(a.env, b.env);
 
 /**
  * Do the two claims' qualifiers meet? The same environment, statistic and bound, or none on one

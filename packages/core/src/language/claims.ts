@@ -490,8 +490,8 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // "3 workers in prod-ap and 5 in prod-us": the environment and region after the value and before the next one,
   // else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
-  const regions = view.tokens.map((t) => ({ start: t.word.start, env: regionalEnv(t.word.text) })).filter((r) => r.env !== undefined);
-  const regional = (regions.find((r) => r.start >= v.end && r.start < nextValue) ?? regions.findLast((r) => r.start < v.start))?.env;
+  const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
+  const regional = (regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0])?.env;
   if (regional && (!env || regional.startsWith(`${env}-`))) env = regional;
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
   const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)));
@@ -759,6 +759,13 @@ export function readFactText(content: string): FactEntity[] {
     const label = labels.get(view.clause.sentence);
     return label && view.clause.start >= label.start ? label : undefined;
   };
+  // "In staging the worker has no autoscaler; it keeps 2 pods": a clause naming no environment holds in the one an earlier
+  // clause of its sentence names.
+  const sentenceEnv = (view: ClauseView) =>
+    views
+      .filter((o) => o.clause.sentence === view.clause.sentence && o.clause.end < view.clause.start && o.clause.subordinator !== '(')
+      .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (ENVIRONMENT_NEEDS_PREPOSITION.has(w.lower) ? [] : (ENVIRONMENTS.at([w], 0)?.value ?? []))))
+      .at(-1);
   // First, each clause on its own: its values with what they measure, its named things and its anchors.
   const read = views.map((view) => {
     // Not the values of a side remark in parentheses inside it: those are the remark's.
@@ -769,7 +776,7 @@ export function readFactText(content: string): FactEntity[] {
       .map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text)))
       .filter((words) => words.length > 0 && words.length <= 2)
       .map((words) => ENVIRONMENTS.all(words)[0]?.value)
-      .find((env) => env !== undefined) ?? labelOf(view)?.env;
+      .find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {

@@ -14,7 +14,7 @@ import { familyOf, readFactText } from './claims.ts';
 import { GENERIC } from './lexicon.ts';
 import { TECHNOLOGY_KIND_OF_WORD } from './align.ts';
 
-export { covers, denies, disagree, mentions, relatedThing, namesReplaced, sameThing, sameValue, viewOf, type Claim, type FactView, type Statement } from './align.ts';
+export { covers, denies, disagree, mentions, relatedThing, namesReplaced, sameEnvironment, sameThing, sameValue, viewOf, type Claim, type FactView, type Statement } from './align.ts';
 export { EXTRACTOR_VERSION, familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
 export { languageModelLoaded, languagePipelineStats, readText, type Clause, type TextReading, type Word } from './reader.ts';
 export { normalizeText } from './values.ts';
