@@ -471,19 +471,19 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const at = tokenAt(view.tokens, v.start);
   const free = view.tokens.map((t) => (values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
   const nearest = <T>(table: { all: (list: readonly Matchable[]) => { value: T; index: number }[] }, accept: (i: number) => boolean = () => true) => {
-    let best: { value: T; distance: number } | undefined;
+    let best: { value: T; distance: number; start: number } | undefined;
     for (const m of table.all(free)) {
       if (!accept(m.index)) continue;
       // Of two as near, the one after the value ("5432 in prod and 5433 in staging").
       const distance = Math.abs(m.index - at) - (m.index > at ? 0.5 : 0);
-      if (!best || distance < best.distance) best = { value: m.value, distance };
+      if (!best || distance < best.distance) best = { value: m.value, distance, start: view.tokens[m.index]!.word.start };
     }
-    return best?.value;
+    return best;
   };
   // "dev tooling", "live traffic": some environment words name one only after a preposition.
-  let env = nearest(ENVIRONMENTS, (i) => {
+  const plainEnv = nearest(ENVIRONMENTS, (i) => {
     const t = view.tokens[i]!;
-    if (t.word.parts && isComponent(t.word)) return false;
+    if ((t.word.parts && isComponent(t.word)) || regionalEnv(t.word.text)) return false;
     if (!ENVIRONMENT_NEEDS_PREPOSITION.has(t.lower)) return true;
     return ['in', 'on', 'for', 'to', 'against'].includes(view.tokens[i - 1]?.lower ?? '');
   });
@@ -491,17 +491,19 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
-  const regional = (regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0])?.env;
-  if (regional && (!env || regional.startsWith(`${env}-`))) env = regional;
+  const regional = regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0];
+  // Of an environment word and a region, the nearer ("Upgrades of prod-ap ... after staging soaked": prod-ap).
+  const apart = (start: number) => Math.abs(start - v.start);
+  const env = regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value;
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
-  const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)));
+  const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)))?.value;
   // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
-  const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3);
+  const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3)?.value;
   // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
   // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
   // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
-  const extreme = nearest(EXTREMES, (i) => wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'));
+  const extreme = nearest(EXTREMES, (i) => wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'))?.value;
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !/^(?:second|minute|hour|day|week|month|year|sec|min)s?$/.test(view.tokens[i + 1]?.lower ?? ''));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
@@ -894,7 +896,7 @@ export function readFactText(content: string): FactEntity[] {
     // what held then, not now.
     const event =
       labelOf(view)?.dated === true ||
-      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*:/.test(text.slice(v.end, v.end + 3))) ||
+      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*(?:[\w-]+\s*){0,2}:/.test(text.slice(v.end, v.end + 30))) ||
       (view.cue === null &&
       values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
