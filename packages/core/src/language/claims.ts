@@ -537,6 +537,9 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
 
+/** Words that open an incident's write-up ("Postmortem", "Post-incident review", "Outage"). */
+const INCIDENT = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?)s?$/i;
+
 /** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
 const THIRD_PERSON = new Set(['it', 'they', 'this', 'these', 'those', 'that']);
 
@@ -707,6 +710,10 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
+  // A sentence opening as an incident's write-up ("Postmortem (api, 40 min): a deploy that moved ...") tells its
+  // story: what changed in it is history, and its figures held then.
+  const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && INCIDENT.test(v.clause.words[0]?.text ?? '')).map((v) => v.clause.sentence));
+  for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
   for (const view of views) {
     if (view.clause.subordinator !== '(' || view.cue || view.mode) continue;
@@ -895,8 +902,9 @@ export function readFactText(content: string): FactEntity[] {
     // a change ("the canary served 5% of traffic on March 3", "v2.3 (shipped 2026-01-12) had 12 open bugs"), states
     // what held then, not now.
     const event =
+      incidents.has(view.clause.sentence) ||
       labelOf(view)?.dated === true ||
-      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*(?:[\w-]+\s*){0,2}:/.test(text.slice(v.end, v.end + 30))) ||
+      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*:/.test(text.slice(v.end, v.end + 3))) ||
       (view.cue === null &&
       values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
