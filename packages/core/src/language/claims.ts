@@ -492,7 +492,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
   const regional = regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0];
-  // Of an environment word and a region, the nearer ("Upgrades of prod-ap ... after staging soaked": prod-ap).
+  // Of an environment word and a region, the nearer ("Restarts of prod-ap wait for the staging soak": prod-ap).
   const apart = (start: number) => Math.abs(start - v.start);
   const env = regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value;
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
