@@ -562,6 +562,26 @@ describe('changes announced, asked about every fact stating the old value', () =
     expect(asked(analyzeAll([queue, other, moved]))).toEqual([[queue.id, moved.id]]);
   });
 
+  it('asks nothing of a fact that tells the replaced value as history, a minimum against a changed maximum, or the scope\'s own component', () => {
+    const notes = fact('Release notes ledger-api 4.2: bumped `pg-driver` from 8.1.0 to 8.2.0 and dropped the v1 routes', { scope: 'ledger/api', hoursAgo: 900 });
+    const bump = fact('ledger-api 4.3 bumps pg-driver from 8.2.0 to 8.3.1', { scope: 'ledger/api', hoursAgo: 10 });
+    expect(asked(analyzeAll([notes, bump]))).toEqual([]);
+
+    const floor = fact('`quote-api` autoscaler in prod keeps minReplicas 5 and targets 70% CPU', { scope: 'infra/k8s', hoursAgo: 900 });
+    const ceiling = fact('Raised the `quote-api` autoscaler maxReplicas in prod to 40 for the sale', { scope: 'infra/k8s', hoursAgo: 10 });
+    expect(asked(analyzeAll([floor, ceiling]))).toEqual([]);
+
+    const approvals = fact('Refund approvals: 2 reviewers by default, configurable up to 4 per region', { scope: 'services/refund-api', hoursAgo: 900 });
+    const fixed = fact('`refund-api` has no autoscaler; it stays at a fixed 3 pods', { scope: 'services/refund-api', hoursAgo: 10 });
+    expect(asked(analyzeAll([approvals, fixed]))).toEqual([]);
+  });
+
+  it('asks nothing of a draft that was not adopted', () => {
+    const slo = fact('Latency budget for `quote-api`: p99 stays under 250 ms on 30-day windows', { scope: 'quotes/slo', hoursAgo: 900 });
+    const draft = fact('Draft H2 goal: tighten the `quote-api` p99 latency target to 150ms. Not adopted; the current target is unchanged.', { scope: 'quotes/slo', hoursAgo: 10 });
+    expect(asked(analyzeAll([slo, draft]))).toEqual([]);
+  });
+
   it('asks nothing about a fact of another component that shares only a setting name', () => {
     const hot = fact('`cache.hot` keeps entries for 2 hours (ttl_seconds=7200)', { scope: 'svc/cache', hoursAgo: 900 });
     const cold = fact('Extended `cache.cold` TTL to 3 days (`ttl_seconds=259200`)', { scope: 'svc/cache', hoursAgo: 10 });

@@ -392,6 +392,30 @@ describe('explicit replacements and contrasts', () => {
     expect(denial === undefined || (denial.type === 'statement' && !denial.target.includes('endpoint'))).toBe(true);
   });
 
+  it('reads a participle after a determiner as a description, not a change ("a fixed 3 pods", "the extended API")', () => {
+    expect(claim('`refund-api` stays at a fixed 3 pods', 'count').cue).toBeUndefined();
+    expect(claim('Fixed the pool of `refund-api` to 3 pods', 'count').cue).toBe('change');
+  });
+
+  it('reads a clause naming no environment in the one its sentence names, past a preposition ("In staging, ...")', () => {
+    const inner = claimsIn('In staging, `quote-api` keeps a pool of 8 per pod (`QUOTE_POOL=8`).').filter((c) => c.values.includes('8'));
+    expect(inner.length).toBeGreaterThan(0);
+    expect(inner.every((c) => c.env === 'staging')).toBe(true);
+  });
+
+  it('does not count a single thing at a level as a count of that thing, nor read a measure past another value and a comma', () => {
+    const levels = claimsIn('The hottest pod at 12k, under the 15k alert line');
+    expect(levels.some((c) => c.measure === 'replicas')).toBe(false);
+    expect(claim('`quote-api` runs 6 pods in prod', 'count')).toMatchObject({ measure: 'replicas', values: ['6'] });
+  });
+
+  it('reads a change in a release write-up as history, and a denial after a clause about a thing as said of that thing', () => {
+    const bumped = claim('Changelog quote-api 3.1: bumped `pg-driver` from 8.1.0 to 8.2.0', 'version');
+    expect(bumped.mode).toBe('event');
+    const denial = readFact('`quoter` runs 4 pods in prod. No HPA: it is memory-light.').find((e) => e.type === 'statement' && !e.positive);
+    expect(denial).toMatchObject({ subject: ['quoter'] });
+  });
+
   it('does not read a package pin as an email address', () => {
     expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
     expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);

@@ -36,10 +36,13 @@ function announces(fact: DetectorFact): boolean {
   return changeClaims(fact).length > 0 || view.changed.size > 0;
 }
 
+/** A word of the fact's scope, or the component a segment of it names (`admin-api` in scope services/admin-api): every fact of the scope says it. */
+const ownScope = (view: FactView, w: string) => view.scopeWords.has(w) || view.scopeSegments.includes(w);
+
 /** What a fact names that can tell its scope's facts apart: not a common word, not its scope's own words. */
 function distinctive(fact: DetectorFact): string[] {
   const view = viewOf(fact);
-  return [...view.mentions].filter((w) => w.length > 2 && /[a-z]/.test(w) && !GENERIC.has(w) && !view.scopeWords.has(w));
+  return [...view.mentions].filter((w) => w.length > 2 && /[a-z]/.test(w) && !GENERIC.has(w) && !ownScope(view, w));
 }
 
 /** What a later fact's announced change is, read once and compared with each earlier fact of its scope. */
@@ -63,11 +66,14 @@ function changeOf(later: DetectorFact): Change {
     view,
     claims,
     replaced,
-    about: [...view.changed].filter((w) => !GENERIC.has(w) && !view.scopeWords.has(w)),
+    about: [...view.changed].filter((w) => !GENERIC.has(w) && !ownScope(view, w)),
     words: distinctive(later).filter((w) => !replaced.has(w)),
     components: componentsOf(view),
   };
 }
+
+/** Does the fact state the value as holding now, not only in what it tells as history or plans ("changelog: bumped to 9.6.1")? */
+const statesNow = (view: FactView, value: string) => mentions(view, value) && !view.claims.some((d) => d.mode && (d.values.includes(value) || d.previous?.includes(value)));
 
 /**
  * How strongly `earlier` reads as what the change updates: things in common, an old value it names
@@ -77,7 +83,7 @@ function changeOf(later: DetectorFact): Change {
  */
 function affinity(earlier: DetectorFact, change: Change): number {
   const view = viewOf(earlier);
-  const oldValues = [...change.replaced].filter((v) => mentions(view, v)).length;
+  const oldValues = [...change.replaced].filter((v) => statesNow(view, v)).length;
   if (oldValues === 0 && !change.about.some((w) => mentions(view, w))) return 0;
   if (change.claims.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
   // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
@@ -85,6 +91,11 @@ function affinity(earlier: DetectorFact, change: Change): number {
   // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one.
   const [later, earlierComponents] = [thingsOf(change.components), thingsOf(componentsOf(view))];
   if (later.length > 0 && earlierComponents.length > 0 && !later.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
+  // Where the earlier fact states the measure that changed only as another setting (a minimum against a changed maximum)
+  // and not the value replaced, it is not what changed.
+  const measured = change.claims.filter((c) => c.measure !== '' && c.values.length > 0);
+  const ofMeasure = (c: Claim) => view.claims.filter((d) => d.measure === c.measure);
+  if (oldValues === 0 && measured.length > 0 && measured.every((c) => ofMeasure(c).length > 0 && !ofMeasure(c).some((d) => measuresMeet(c, d)))) return 0;
   const shared = change.words.filter((w) => mentions(view, w)).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB"), or another value of the
   // measure that changed (a queue backend, an owner), is one more thing in common.
@@ -103,10 +114,11 @@ function affinity(earlier: DetectorFact, change: Change): number {
 /**
  * Can the earlier claim `d` be another value of what the change's claim `c` measures? The same measure, or a quantity
  * whose measure one side leaves unnamed; a plain number the change leaves unnamed is no measure at all (a pool of 10
- * is no other value of an unnamed 2.5).
+ * is no other value of an unnamed 2.5), and a minimum is no other value of a maximum.
  */
 const measuresMeet = (c: Claim, d: Claim) =>
-  c.measure !== '' ? d.measure === c.measure || (d.measure === '' && QUANTITIES.has(familyOf(c.kind))) : QUANTITIES.has(familyOf(c.kind)) && familyOf(c.kind) !== 'count';
+  !(c.extreme && d.extreme && c.extreme !== d.extreme) &&
+  (c.measure !== '' ? d.measure === c.measure || (d.measure === '' && QUANTITIES.has(familyOf(c.kind))) : QUANTITIES.has(familyOf(c.kind)) && familyOf(c.kind) !== 'count');
 
 /** The components a fact names (joined identifiers: `billing-api`, `pool_mode`). */
 const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];
@@ -154,7 +166,7 @@ export function announcedUpdates(
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
       if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).hedged) continue;
       const score = affinity(earlier, change);
-      if (score > MIN_SHARED && [...change.replaced].some((v) => mentions(viewOf(earlier), v))) stating.push(earlier);
+      if (score > MIN_SHARED && [...change.replaced].some((v) => statesNow(viewOf(earlier), v))) stating.push(earlier);
       if (score < bestScore) continue;
       if (score > bestScore) [best, bestScore] = [[], score];
       best.push(earlier);

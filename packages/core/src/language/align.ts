@@ -330,7 +330,8 @@ export function denies(n: Statement, p: Statement): boolean {
   const vn = viewOf(n.fact);
   const vp = viewOf(p.fact);
   if (n.where?.length && !n.where.some((x) => mentions(vp, x))) return false;
-  const subjectN = n.subject.filter(specific);
+  // A denial's subject that is its scope's own thing ("the mailer" in services/mailer) narrows nothing within the scope.
+  const subjectN = n.subject.filter((x) => specific(x) && !(n.fact.scope === p.fact.scope && (vn.scopeWords.has(x) || vn.scopeSegments.includes(x))));
   const subjectP = p.subject.filter((x) => specific(x) && !n.target.includes(x));
   if (subjectN.length > 0 && !subjectN.some((x) => mentions(vp, x) || vp.scopeWords.has(x))) return false;
   if (subjectN.length > 0 && subjectP.length > 0 && !subjectP.some((x) => mentions(vn, x))) return false;

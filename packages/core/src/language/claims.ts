@@ -42,7 +42,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 10;
+export const EXTRACTOR_VERSION = 11;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -140,6 +140,9 @@ function tokensOf(clause: Clause): Token[] {
   return out;
 }
 
+/** Does an environment word name one here? "dev tooling", "live traffic": some do only after a preposition ("in dev"). */
+const namesEnvironment = (lower: string, previous: string | undefined) =>
+  !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
 /** A word of a change verb's family ("migrate", "migration", "migrating"), by its stem. */
 const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
@@ -148,7 +151,8 @@ const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.s
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
-  if (w.pos !== 'VERB' || /ing$/.test(w.lower)) return false;
+  // "a fixed 4 pods", "the updated config": a participle after a determiner describes a thing, it reports no change.
+  if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET') return false;
   const after = words.slice(i + 1, i + 6).map((x) => x.lower);
   const target = after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
@@ -231,6 +235,9 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
     const colon = c.words.findIndex((w) => w.text === ':');
     const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
     if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w) || CHANGE.progress.has(w))) out.add(c.sentence);
+    // A longer heading that opens by saying it is a draft ("Draft Q3 goal: ..."): a proposal, whatever it then says.
+    const labelled = (colon > 0 && colon <= 6) || (c.words.length <= 6 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':');
+    if (c.words[0]?.lower === 'draft' && labelled) out.add(c.sentence);
   });
   return out;
 }
@@ -244,7 +251,7 @@ function anchorOf(w: Word, statement = false): string | null {
   // A bound qualifies a value; in a statement ("there is no memory cap") it is part of the thing.
   if (STATISTICS.has(w) || (!statement && (BOUNDS.has(w) || EXTREMES.has(w)))) return null;
   // An environment qualifies a value; in a statement ("there is no staging environment") it is the thing.
-  if (!statement && ENVIRONMENTS.has(w) && (!ENVIRONMENT_NEEDS_PREPOSITION.has(w.lower) || ['in', 'on', 'for', 'to', 'against'].includes(w.previous ?? ''))) return null;
+  if (!statement && ENVIRONMENTS.has(w) && namesEnvironment(w.lower, w.previous)) return null;
   if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
   // "last week", "this sprint", "next quarter": when, not what.
   if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
@@ -451,6 +458,12 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     const measure = found.value.find(takes);
     if (!measure) continue;
     if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
+    // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
+    const word = view.tokens[found.index]!;
+    if (v.kind === 'number' && measure.kinds.has('count') && found.length === 1 && word.lower === word.lemma && found.index < at && view.tokens[at - 1]?.lower === 'at') continue;
+    // Past another value and a comma, a measure word is that value's ("pod at 17.8k, under the 19k trigger").
+    const [from, to] = [Math.min(found.index, at), Math.max(found.index, at)];
+    if (values.some((x) => x !== v && x.start >= view.tokens[from]!.word.start && x.end <= view.tokens[to]!.word.end) && view.tokens.slice(from, to).some((t) => t.lower === ',' || t.lower === ';')) continue;
     // A limit word names the measure only when nothing more specific does ("memory limit" is a memory).
     const distance = Math.min(Math.abs(found.index - at), Math.abs(found.index + found.length - 1 - at)) + (measure.name === 'limit' ? 100 : 0);
     if (!best || distance < best.distance) best = { name: measure.name, distance, at: found.index };
@@ -480,12 +493,10 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     }
     return best;
   };
-  // "dev tooling", "live traffic": some environment words name one only after a preposition.
   const plainEnv = nearest(ENVIRONMENTS, (i) => {
     const t = view.tokens[i]!;
     if ((t.word.parts && isComponent(t.word)) || regionalEnv(t.word.text)) return false;
-    if (!ENVIRONMENT_NEEDS_PREPOSITION.has(t.lower)) return true;
-    return ['in', 'on', 'for', 'to', 'against'].includes(view.tokens[i - 1]?.lower ?? '');
+    return namesEnvironment(t.lower, view.tokens[i - 1]?.lower);
   });
   // "3 workers in prod-ap and 5 in prod-us": the environment and region after the value and before the next one,
   // else the nearest before it.
@@ -537,8 +548,9 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
 
-/** Words that open an incident's write-up ("Postmortem", "Post-incident review", "Outage"). */
-const INCIDENT = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?)s?$/i;
+/** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage") or a release's ("Changelog", "Release notes"). */
+const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$/i;
+const opensWriteUp = (words: readonly Word[]) => WRITE_UP.test(words[0]?.text ?? '') || WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' '));
 
 /** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
 const THIRD_PERSON = new Set(['it', 'they', 'this', 'these', 'those', 'that']);
@@ -710,9 +722,9 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
-  // A sentence opening as an incident's write-up ("Postmortem (api, 40 min): a deploy that moved ...") tells its
-  // story: what changed in it is history, and its figures held then.
-  const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && INCIDENT.test(v.clause.words[0]?.text ?? '')).map((v) => v.clause.sentence));
+  // A sentence opening as a write-up ("Postmortem (api, 40 min): a deploy that moved ...", "Changelog v2.1: bumped ...")
+  // tells its story: what changed in it is history, and its figures held then.
+  const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
   for (const view of views) {
@@ -772,8 +784,8 @@ export function readFactText(content: string): FactEntity[] {
   // clause of its sentence names.
   const sentenceEnv = (view: ClauseView) =>
     views
-      .filter((o) => o.clause.sentence === view.clause.sentence && o.clause.end < view.clause.start && o.clause.subordinator !== '(')
-      .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (ENVIRONMENT_NEEDS_PREPOSITION.has(w.lower) ? [] : (ENVIRONMENTS.at([w], 0)?.value ?? []))))
+      .filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
+      .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : [])))
       .at(-1);
   // First, each clause on its own: its values with what they measure, its named things and its anchors.
   const read = views.map((view) => {
@@ -868,7 +880,11 @@ export function readFactText(content: string): FactEntity[] {
     // CPU 70%)"), and one that names nothing about its names ("the Courier apps ship ...; the branch is cut on Tuesday").
     // A side remark in parentheses lends nothing to the clause around it.
     const inParens = view.clause.subordinator === '(';
-    const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (!inParens || r.view.clause.start < view.clause.start));
+    // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
+    const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
+    const lenders = mates.filter(
+      (r) => r.view.clause.subordinator !== '(' && (!inParens || r.view.clause.start < view.clause.start) && !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)),
+    );
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
     const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
     const measured = new Set(drafts.flatMap((d) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])]));
@@ -966,7 +982,7 @@ export function readFactText(content: string): FactEntity[] {
       // What "it" or "they" stands for: the subject of the fact's statement before, else a thing its first clause opens with.
       const before = entities.findLast((e): e is StatementEntity => e.type === 'statement')?.subject ?? [];
       const head = read.slice(0, index).find((r) => r.view.clause.subordinator === null);
-      const opener = head?.named.filter((n) => head.view.clause.words.slice(0, 3).some((w) => w.lower.replace(/`/g, '') === n)) ?? [];
+      const opener = head ? [...new Set([...head.named, ...head.anchors.values()])].filter((n) => head.view.clause.words.slice(0, 3).some((w) => w.lower.replace(/`/g, '') === n)) : [];
       const statement = statementOf(view, values, aside, before.length > 0 ? before : opener);
       if (statement) entities.push(statement);
     }
