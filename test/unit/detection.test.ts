@@ -398,6 +398,16 @@ describe('conflicts between current facts', () => {
   });
 });
 
+describe('facts said of dated periods', () => {
+  it('raises nothing between two rota entries of different weeks, and still compares two of one week', () => {
+    const first = fact('Week of 2026-03-02 on-call: Ines Duarte primary, Kofi Mensah secondary.', { scope: 'team/rota', hoursAgo: 900 });
+    const second = fact('2026-03-16 week: Kofi Mensah is primary on-call, Lena Wirth secondary.', { scope: 'team/rota', hoursAgo: 500 });
+    expect(analyzeAll([first, second]).conflicts).toEqual([]);
+    const again = fact('Week of 2026-03-02 on-call: Lena Wirth primary, Kofi Mensah secondary.', { scope: 'team/rota', hoursAgo: 400 });
+    expect(analyzeAll([first, again]).conflicts.map((c) => c.factIds)).toEqual([[first.id, again.id]]);
+  });
+});
+
 describe('statements, deletion requests and dependencies', () => {
   it('calls a denial against an assertion of what it denies an ambiguity, asking about the statement', () => {
     const prisma = fact('The reviews-api uses Drizzle as its ORM', { scope: 'reviews', hoursAgo: 900 });
@@ -574,6 +584,12 @@ describe('changes announced, asked about every fact stating the old value', () =
     const approvals = fact('Refund approvals: 2 reviewers by default, configurable up to 4 per region', { scope: 'services/refund-api', hoursAgo: 900 });
     const fixed = fact('`refund-api` has no autoscaler; it stays at a fixed 3 pods', { scope: 'services/refund-api', hoursAgo: 10 });
     expect(asked(analyzeAll([approvals, fixed]))).toEqual([]);
+  });
+
+  it('asks nothing of a staging fact when the change names a resource of another environment ("cache-prod-eu")', () => {
+    const staging = fact('Staging `quote-api` keeps `QUOTE_POOL=6`; the staging Memcached is one small node', { scope: 'infra/cache', hoursAgo: 900 });
+    const rotated = fact('Rotated the `quotes-prod-eu` Memcached SASL password on 2026-02-10; `quote-api` reloaded it without downtime', { scope: 'infra/cache', hoursAgo: 10 });
+    expect(asked(analyzeAll([staging, rotated]))).toEqual([]);
   });
 
   it('asks nothing of a draft that was not adopted', () => {

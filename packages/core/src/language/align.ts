@@ -7,7 +7,7 @@
 import type { DetectorFact } from '@engram/db';
 import { familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC } from './lexicon.ts';
+import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact. */
 export interface Claim extends ClaimEntity {
@@ -144,6 +144,12 @@ function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
 }
 
 /** Are two claims about one thing (see the module's header)? */
+/** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
+function periodOf(c: Claim, view: FactView): string | undefined {
+  if (c.kind === 'date') return undefined;
+  return view.claims.find((d) => d.clause === c.clause && d.kind === 'date' && !d.mode && d.anchors.some((x) => TIME_NOUNS.has(x)))?.values[0];
+}
+
 export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A version of an unnamed product compares with nothing.
@@ -154,6 +160,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
   if (a.components.some((c) => !met(c, vb)) || b.components.some((c) => !met(c, va))) return false;
+  // Said of two dated periods ("week of 10-12: Ana on call" / "10-26 week: Ben on call"): two things.
+  const [pa, pb] = [periodOf(a, va), periodOf(b, vb)];
+  if (pa && pb && pa !== pb) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
   if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
   // A version is of its product: within one scope, what else the clause names does not make it another thing.

@@ -24,6 +24,7 @@ import {
   CHANGE_VERB_LIST,
   COMPONENT_ROLES,
   ENVIRONMENT_NEEDS_PREPOSITION,
+  TIME_NOUNS,
   ENVIRONMENTS,
   FIRST_PERSON,
   GENERIC,
@@ -53,7 +54,6 @@ interface Token extends Matchable {
 }
 
 const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
-const TIME_NOUNS = new Set<string>(words.time_nouns);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
 /** Function words, and prefixes written with a hyphen ("multi-window", "non-blocking", "cross-region"). */
 const FUNCTION_WORDS = new Set<string>(words.function_words);
@@ -505,7 +505,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const regional = regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0];
   // Of an environment word and a region, the nearer ("Restarts of prod-ap wait for the staging soak": prod-ap).
   const apart = (start: number) => Math.abs(start - v.start);
-  const env = regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value;
+  const env =
+    (regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value) ??
+    view.tokens.map((t) => envInName(t.word.text)).find((e) => e !== undefined);
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
   const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)))?.value;
   // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
@@ -533,6 +535,16 @@ export function regionalEnv(text: string): string | undefined {
   const m = /^`?([a-z]+)-((?:us|eu|uk|ap|apac|emea|de|fr|jp|au|ca|sa|in|east|west|central|north|south)[a-z0-9-]*)`?$/.exec(text.toLowerCase());
   const env = m ? ENVIRONMENTS.at([{ lower: m[1]!, lemma: m[1]! }], 0)?.value : undefined;
   return env ? `${env}-${m![2]}` : undefined;
+}
+
+/** The environment and region a resource's name ends with ("flags-prod-us", "pg-staging-eu-1"): where it runs, when nothing else says. */
+function envInName(text: string): string | undefined {
+  const name = text.toLowerCase().replace(/`/g, '');
+  for (let i = name.indexOf('-'); i > 0; i = name.indexOf('-', i + 1)) {
+    const env = regionalEnv(name.slice(i + 1));
+    if (env) return env;
+  }
+  return undefined;
 }
 
 /**

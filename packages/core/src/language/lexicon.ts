@@ -122,6 +122,8 @@ const invert = (groups: Record<string, readonly string[]>) => new PhraseTable(Ob
 export const ENVIRONMENTS = invert(words.environments);
 /** Environment words that name an environment only after a preposition ("in dev", not "dev tooling"). */
 export const ENVIRONMENT_NEEDS_PREPOSITION = new Set(words.environment_needs_preposition);
+/** Nouns of time: a period ("week", "sprint") or a time of day ("night"). */
+export const TIME_NOUNS = new Set<string>(words.time_nouns);
 /** Statistic words → which figure of a distribution (p50, p99, peak). */
 export const STATISTICS = invert(words.statistics);
 /** Bound words: the value bounds what is stated ("at least 2", "up to 8 times"), from below or above. */
