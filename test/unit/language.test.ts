@@ -416,6 +416,11 @@ describe('explicit replacements and contrasts', () => {
     expect(denial).toMatchObject({ subject: ['quoter'] });
   });
 
+  it('reads a replacement written with code quotes, and a verb opening the sentence as no part of a name', () => {
+    expect(claim('Moved the build jobs from `ubuntu-20.04` to `ubuntu-22.04` images', 'version')).toMatchObject({ values: ['22.04'], previous: ['20.04'] });
+    expect(claim('Replaced Quillsync with self-hosted Pipewell for the orders export', 'name')).toMatchObject({ values: ['pipewell'], previous: ['quillsync'] });
+  });
+
   it('does not read a package pin as an email address', () => {
     expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
     expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);
@@ -529,6 +534,12 @@ describe('alignment', () => {
     expect(shared(keys('The ledger-sync request timeout is 45 seconds', 'billing'), keys('The fx-poller request timeout is 45 seconds', 'billing')).filter((k) => k.startsWith('c:'))).toEqual([]);
     expect(shared(probes('We do not use an ORM in the reviews-api', 'reviews'), keys('The reviews-api uses Drizzle as its ORM', 'reviews'))).toEqual(['pos:orm']);
     expect(shared(probes('Forget the note about the WireGuard gateway', 'access'), keys('Connect through the WireGuard gateway at wg.fernhill.dev', 'access'))).toEqual(['a:gateway', 'a:wireguard']);
+  });
+
+  it('counts a package coordinate as mentioned by its artifact\'s name', () => {
+    const view = viewOf(detectorFact('Raised `minSdk` from 21 to 23 in payments-sdk 5.0.0', { scope: 'mobile' }));
+    expect(mentions(view, 'com.acme:payments-sdk')).toBe(true);
+    expect(mentions(view, 'com.acme:ledger-sdk')).toBe(false);
   });
 
   it('counts a component as mentioned when the text or the scope names its words', () => {

@@ -90,6 +90,9 @@ export function viewOf(fact: DetectorFact): FactView {
 /** Does the fact mention this concept (a component counts as mentioned when all its words are)? */
 export function mentions(view: FactView, concept: string): boolean {
   if (view.mentions.has(concept) || view.mentions.has(singular(concept))) return true;
+  // A package coordinate ("io.acme:billing-sdk") is mentioned by its artifact's name.
+  const coordinate = /^[\w.-]+\.[\w-]+:([\w.-]+)$/.exec(concept);
+  if (coordinate) return mentions(view, coordinate[1]!);
   // A component its words name, in the text or the fact's scope ("billing-api" in "the billing API", "auth-service" in scope auth);
   // every part counts, its number too ("pg-billing-01" is not "pg-billing-02").
   const parts = concept.split(/[-_.:/]+/).filter((p) => p.length >= 1 && p !== 'v');
@@ -174,10 +177,11 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const shared = anchorsA.filter((x) => anchorsB.includes(x) || anchorsB.includes(singular(x)) || anchorsB.map(singular).includes(x));
   // What one names that the other fact never mentions, nor its scope.
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
-  const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.]/)));
+  const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.:]/)));
   const [partsA, partsB] = [partsOf(a), partsOf(b)];
-  const ownA = anchorsA.filter((x) => !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partsB.has(x));
-  const ownB = anchorsB.filter((x) => !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partsA.has(x));
+  const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w));
+  const ownA = anchorsA.filter((x) => !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
+  const ownB = anchorsB.filter((x) => !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // Each names a thing of its own the other never mentions: two things. And when one names a thing the
   // other fact never mentions, nor its scope (a metrics port against the port, a read replica against

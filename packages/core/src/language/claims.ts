@@ -359,7 +359,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
     for (let i = 0; i < words.length; i++) {
       const opening = i === 0 && clause.subordinator === null;
       // A capitalised word before a name is the name's first word ("Support Tools owns it").
-      const starts = isNameWord(words[i]!, opening) || (/^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
+      // Not a verb opening the sentence ("Replaced Fivetran with ...", "Raised Android SDK ...").
+      const lead = /^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && !(opening && (words[i]!.pos === 'VERB' || isChangeWord(words[i]!)));
+      const starts = isNameWord(words[i]!, opening) || (lead && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
       if (!starts || !free(words[i]!.start, words[i]!.end)) continue;
       if (opening && isEnglishWord(words[i]!.lower) && !(words[i + 1] && isNameWord(words[i + 1]!, false))) continue;
       let end = i;
@@ -610,8 +612,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
     for (let j = i + 1; j < values.length; j++) {
       const [a, b] = [values[i]!, values[j]!];
       if (familyOf(a.kind) !== familyOf(b.kind) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
-      const before = text.slice(Math.max(0, a.start - 40), a.start);
-      const between = text.slice(a.end, b.start);
+      // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
+      const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
+      const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
       if (
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
