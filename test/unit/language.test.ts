@@ -537,7 +537,7 @@ describe('alignment', () => {
   });
 
   it('counts a package coordinate as mentioned by its artifact\'s name', () => {
-    const view = viewOf(detectorFact('Raised `minSdk` from 21 to 23 in payments-sdk 5.0.0', { scope: 'mobile' }));
+    const view = viewOf(detectorFact('Raised `minSdk` from 21 to 23 in payments-sdk 5.0.0', { scope: 'mobile', hoursAgo: 1 }));
     expect(mentions(view, 'com.acme:payments-sdk')).toBe(true);
     expect(mentions(view, 'com.acme:ledger-sdk')).toBe(false);
   });
