@@ -421,6 +421,19 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('Replaced Quillsync with self-hosted Pipewell for the orders export', 'name')).toMatchObject({ values: ['pipewell'], previous: ['quillsync'] });
   });
 
+  it('reads a figure whose setting key names its unit in that unit, and the key as the measure, not a thing', () => {
+    expect(shapes('`visibility.ms=45000` on the queue')).toEqual([['duration', '45']]);
+    expect(shapes('SESSION_TTL_HOURS: 12')).toEqual([['duration', '43200']]);
+    expect(shapes('MAX_ROWS=500')).toEqual([]);
+    const keyed = claim('orders.events: `retention.ms=172800000`', 'duration');
+    expect(keyed).toMatchObject({ measure: 'retention', values: ['172800'], components: ['orders.events'] });
+    expect(keyed.anchors).not.toContain('ms');
+  });
+
+  it('compares a figure written with its unit in the key with one written in words', () => {
+    expect(same('Topic `orders.events` keeps 3 days of data.', 'orders.events: `retention.ms=172800000`', 'data/kafka')).toBe(true);
+  });
+
   it('does not read a package pin as an email address', () => {
     expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
     expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);
@@ -534,6 +547,13 @@ describe('alignment', () => {
     expect(shared(keys('The ledger-sync request timeout is 45 seconds', 'billing'), keys('The fx-poller request timeout is 45 seconds', 'billing')).filter((k) => k.startsWith('c:'))).toEqual([]);
     expect(shared(probes('We do not use an ORM in the reviews-api', 'reviews'), keys('The reviews-api uses Drizzle as its ORM', 'reviews'))).toEqual(['pos:orm']);
     expect(shared(probes('Forget the note about the WireGuard gateway', 'access'), keys('Connect through the WireGuard gateway at wg.fernhill.dev', 'access'))).toEqual(['a:gateway', 'a:wireguard']);
+  });
+
+  it('keeps the kind of a quoted component mentioned, though it anchors nothing ("the `ledger-sync` job")', () => {
+    const view = viewOf(detectorFact('The `ledger-sync` job in `ops/jobs.yaml` runs 2 workers', { scope: 'ops', hoursAgo: 1 }));
+    expect(mentions(view, 'job')).toBe(true);
+    expect(view.claims.length).toBeGreaterThan(0);
+    expect(view.claims.every((c) => !c.anchors.includes('job'))).toBe(true);
   });
 
   it('counts a package coordinate as mentioned by its artifact\'s name', () => {

@@ -475,6 +475,12 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   return { name: '', at: -1 };
 }
 
+/** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
+function measureAndUnit(key: string): boolean {
+  const parts = splitIdentifier(key);
+  return parts.length >= 2 && unitOf(parts.at(-1)!) !== undefined && parts.slice(0, -1).every((p) => [...MEASURE_VOCABULARY.values()].some((words) => words.has(p)));
+}
+
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
 const MEASURE_VOCABULARY = new Map<string, Set<string>>();
 for (const [name, m] of Object.entries(measuresData.measures)) {
@@ -852,8 +858,9 @@ export function readFactText(content: string): FactEntity[] {
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+[#@]\w/.test(text.slice(end, end + 3));
     for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
-    // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things.
-    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing) named.add(w.lower);
+    // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things. Not a key that is only a
+    // measure and its unit ("retention.ms", "ttl_seconds"): that names what is measured, of whatever the clause is about.
+    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text)) named.add(w.lower);
     // A noun numbered or lettered ("Module 0", "Service B", "Region 2") names one of several.
     view.clause.words.forEach((w, i, ws) => {
       const next = ws[i + 1];
@@ -863,12 +870,18 @@ export function readFactText(content: string): FactEntity[] {
       if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
     });
     const anchors = new Map<number, string>();
+    // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
+    const roles: string[] = [];
     const bounds = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
       if (platform(t.word.end) || regionalEnv(t.word.text)) return;
-      // "orders.created topic", "ledger-worker service": the kind of the component just named, not a thing of its own.
-      const before = view.tokens[i - 1]?.word;
-      if (COMPONENT_ROLES.has(t.lower) && before && before !== t.word && isComponent(before)) return;
+      // "orders.created topic", "ledger-worker service", "topic `x`": the kind of the component named beside it, not a thing of its own.
+      const before = view.tokens.slice(0, i).findLast((x) => x.lower !== '`')?.word;
+      const after = view.tokens.slice(i + 1).find((x) => x.lower !== '`')?.word;
+      if (COMPONENT_ROLES.has(t.lower) && ((before && before !== t.word && isComponent(before)) || (after && after !== t.word && isComponent(after)))) {
+        roles.push(t.lemma);
+        return;
+      }
       // "squad Lynx", "the Tern team": the word that says a name is a team's.
       if (TEAM_HEADS.has(t.lemma) && clauseValues.some((v) => ['team', 'name', 'person'].includes(v.kind) && (v.start - t.word.end <= 1 && v.start >= t.word.end || (t.word.start - v.end <= 1 && t.word.start >= v.end)))) return;
       const identity = identities.find((v) => t.word.start >= v.start && t.word.end <= v.end);
@@ -878,15 +891,16 @@ export function readFactText(content: string): FactEntity[] {
       }
       if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind))) || inSpan(t.word, [...replaced.keys()]) || bounds.has(i)) return;
       const part = (t.word.parts !== undefined && !isComponent(t.word)) || isSetting(t.word);
-      const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 ? t.lemma : null) : anchorOf(t.word);
+      // A key's unit ("ms" of retention.ms) says how the figure is written, not what it is about.
+      const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 && !unitOf(t.lemma) ? t.lemma : null) : anchorOf(t.word);
       if (a) anchors.set(i, a);
     });
     // What the clause names besides its own values: nothing means it is about what its sentence names.
     const own = [...anchors.values()].filter((a) => !valued.some((v) => v.value === a));
-    return { view, clauseValues, drafts, named: [...named].sort(), anchors, own };
+    return { view, clauseValues, drafts, named: [...named].sort(), anchors, own, roles };
   });
 
-  for (const [index, { view, clauseValues, drafts, named, anchors, own }] of read.entries()) {
+  for (const [index, { view, clauseValues, drafts, named, anchors, own, roles }] of read.entries()) {
     // A clause that names no component is about what its sentence named ("X is owned by Billing; Leila is the
     // contact", "ask Vinh before touching X"), or else the sentence before ("X failed. The postmortem is in Y").
     const mates = read.filter((r, i) => i !== index && r.view.clause.sentence === view.clause.sentence);
@@ -921,7 +935,7 @@ export function readFactText(content: string): FactEntity[] {
     const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
     // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
     const inherited = own.length === 0 && named.length === 0 ? [...new Set(lenders.flatMap((r) => r.own))] : [];
-    for (const a of anchors.values()) mentions.add(a);
+    for (const a of [...anchors.values(), ...roles]) mentions.add(a);
     for (const c of components) {
       mentions.add(c);
       // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
