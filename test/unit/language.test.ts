@@ -556,6 +556,14 @@ describe('alignment', () => {
     expect(view.claims.every((c) => !c.anchors.includes('job'))).toBe(true);
   });
 
+  it('counts a config file as mentioned by its joined name, and that name by the file', () => {
+    const byName = viewOf(detectorFact('billing: feature-gates = 4 (needed for the new checks)', { scope: 'svc', hoursAgo: 1 }));
+    expect(mentions(byName, 'feature-gates.yaml')).toBe(true);
+    expect(mentions(byName, 'release-gates.yaml')).toBe(false);
+    const byFile = viewOf(detectorFact('`feature-gates.yaml` turns on 4 gates for billing', { scope: 'svc', hoursAgo: 1 }));
+    expect(mentions(byFile, 'feature-gates')).toBe(true);
+  });
+
   it('counts a package coordinate as mentioned by its artifact\'s name', () => {
     const view = viewOf(detectorFact('Raised `minSdk` from 21 to 23 in payments-sdk 5.0.0', { scope: 'mobile', hoursAgo: 1 }));
     expect(mentions(view, 'com.acme:payments-sdk')).toBe(true);

@@ -37,7 +37,12 @@ export interface FactView {
   gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition. */
   hedged: boolean;
+  /** The joined names of the config files it names ("rust-toolchain" of rust-toolchain.toml). */
+  configNames: ReadonlySet<string>;
 }
+
+/** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
+const CONFIG_FILE = /^([a-z0-9]+(?:[-_][a-z0-9]+)+)\.(?:toml|ya?ml|json|ini|conf|cfg|env|lock)$/;
 
 const views = new WeakMap<DetectorFact, FactView>();
 const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
@@ -82,6 +87,7 @@ export function viewOf(fact: DetectorFact): FactView {
     ended: new Set(ended),
     gone,
     hedged,
+    configNames: new Set(mentions.flatMap((m) => CONFIG_FILE.exec(m)?.[1] ?? [])),
   };
   views.set(fact, view);
   return view;
@@ -90,9 +96,13 @@ export function viewOf(fact: DetectorFact): FactView {
 /** Does the fact mention this concept (a component counts as mentioned when all its words are)? */
 export function mentions(view: FactView, concept: string): boolean {
   if (view.mentions.has(concept) || view.mentions.has(singular(concept))) return true;
-  // A package coordinate ("io.acme:billing-sdk") is mentioned by its artifact's name.
+  // A package coordinate ("io.acme:billing-sdk") is mentioned by its artifact's name, a config file
+  // ("rust-toolchain.toml") by its joined name ("rust-toolchain"), and that name by the file.
   const coordinate = /^[\w.-]+\.[\w-]+:([\w.-]+)$/.exec(concept);
   if (coordinate) return mentions(view, coordinate[1]!);
+  const file = CONFIG_FILE.exec(concept);
+  if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
+  if (view.configNames.has(concept)) return true;
   // A component its words name, in the text or the fact's scope ("billing-api" in "the billing API", "auth-service" in scope auth);
   // every part counts, its number too ("pg-billing-01" is not "pg-billing-02").
   const parts = concept.split(/[-_.:/]+/).filter((p) => p.length >= 1 && p !== 'v');
