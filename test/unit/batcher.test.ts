@@ -39,22 +39,6 @@ describe('batcher', () => {
     expect(served).toEqual([[1], [2], [3, 4]]);
   });
 
-  it('lets each caller of a batch go on in a macrotask of its own, not all in one run of microtasks', async () => {
-    const { batcher } = doubling();
-    const order: string[] = [];
-    await Promise.all(
-      [1, 2, 3].map(async (n) => {
-        await batcher.submit('a', n);
-        order.push(`settled ${n}`);
-        // A caller's own work after its answer (several steps of it).
-        for (let step = 0; step < 5; step++) await Promise.resolve();
-        order.push(`done ${n}`);
-      }),
-    );
-    // 2 and 3 were served together; 3 was let go only once 2's work was done and the loop had turned.
-    expect(order).toEqual(['settled 1', 'done 1', 'settled 2', 'done 2', 'settled 3', 'done 3']);
-  });
-
   it('serves a failed batch again item by item, so only the item at fault fails', async () => {
     const { batcher, served } = doubling({}, (items) => (items.includes(3) ? new Error('item 3 is at fault') : undefined));
     const settled = await Promise.allSettled([1, 2, 3, 4].map((n) => batcher.submit('a', n)));

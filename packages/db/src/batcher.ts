@@ -31,24 +31,6 @@ export interface BatcherOptions {
   perKey?: number;
 }
 
-/**
- * Runs each settlement in a turn of the event loop of its own. Settled at once, a batch's callers
- * would all go on in one run of the microtask queue (scoring, serialising and answering every query
- * of a batch of twelve before the loop reads another socket): under load, a stall of tens of
- * milliseconds for every other request, /healthz included.
- */
-function settleInTurns(settlements: (() => void)[]): Promise<void> {
-  return new Promise((done) => {
-    let next = 0;
-    const turn = () => {
-      settlements[next++]!();
-      if (next < settlements.length) setImmediate(turn);
-      else done();
-    };
-    turn();
-  });
-}
-
 export class Batcher<T, R> {
   readonly #serve: (items: T[]) => Promise<R[]>;
   readonly #maxBatch: number;
@@ -126,7 +108,9 @@ export class Batcher<T, R> {
     this.#batches++;
     try {
       const results = await this.#serve(batch.map((w) => w.item));
-      await settleInTurns(batch.map((w, k) => () => w.resolve(results[k]!)));
+      // Its callers all go on now: bounding the request work of one turn of the event loop is
+      // core's turns.ts's job, not the batcher's.
+      for (const [k, w] of batch.entries()) w.resolve(results[k]!);
       return;
     } catch (error) {
       // Alone, or with the database out of reach, there is nothing a retry one by one would change.
