@@ -478,7 +478,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
 function measureAndUnit(key: string): boolean {
   const parts = splitIdentifier(key);
-  return parts.length >= 2 && unitOf(parts.at(-1)!) !== undefined && parts.slice(0, -1).every((p) => [...MEASURE_VOCABULARY.values()].some((words) => words.has(p)));
+  return parts.length >= 2 && unitOf(parts.at(-1)!) !== undefined && parts.slice(0, -1).every((p) => ANY_MEASURE_WORD.has(p));
 }
 
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
@@ -486,6 +486,8 @@ const MEASURE_VOCABULARY = new Map<string, Set<string>>();
 for (const [name, m] of Object.entries(measuresData.measures)) {
   MEASURE_VOCABULARY.set(name, new Set(m.words.flatMap((w) => w.split(' ')).filter((w) => !FUNCTION_WORDS.has(w) && !['after', 'between', 'when', 'be'].includes(w))));
 }
+/** Every word of any measure's vocabulary. */
+const ANY_MEASURE_WORD = new Set([...MEASURE_VOCABULARY.values()].flatMap((words) => [...words]));
 
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values aside). */
 function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string } {
