@@ -248,6 +248,14 @@ describe('settling: only what cannot be a mistake', () => {
     expect(new Set(outcome.conflicts.map((c) => `${c.kind} ${c.factIds.join(' ')}`))).toEqual(new Set([`probable_update ${older.id} ${moved.id}`]));
   });
 
+  it('asks about every value a later fact restates when one of its clauses announces a change', () => {
+    const a = fact('Quote webhook: endpoint `/hooks/quote`, retried 3 times with 10s backoff.', { scope: 'quotes', hoursAgo: 900 });
+    const b = fact('The quote webhook is now `/api/hooks/quote/v2`, and retried 6 times with 4s backoff.', { scope: 'quotes', hoursAgo: 10 });
+    const kinds = analyzeAll([a, b]).conflicts.map((c) => c.kind);
+    expect(kinds.length).toBeGreaterThan(0);
+    expect(new Set(kinds)).toEqual(new Set(['probable_update']));
+  });
+
   it('asks, rather than settles, when a later fact corrects the record without naming the old value', () => {
     const older = fact('The coupon-api burst limit is 500 req/s', { scope: 'coupons', hoursAgo: 48 });
     const actually = fact('The coupon-api burst limit is actually 900 req/s', { scope: 'coupons', hoursAgo: 24 });
@@ -324,6 +332,14 @@ describe('conflicts between current facts', () => {
     expect(conflicts[0]).toMatchObject({ kind: 'reversal', detectedBy: 'narrative_rules' });
     expect(new Set(conflicts[0]!.factIds)).toEqual(new Set([a.id, b.id, c.id]));
     expect(conflicts[0]!.question).toBe('Which is the API style of quote-engine partner now: gRPC or SOAP? The team had moved from SOAP to gRPC, and the latest fact says SOAP again.');
+  });
+
+  it('finds a reversal when the return says the version and then, after ", so", what follows from it', () => {
+    const a = fact('The quote-api service builds on Go 1.21', { scope: 'quotes', hoursAgo: 900 });
+    const b = fact('Bumped the quote-api service to Go 1.22 last sprint', { scope: 'quotes', hoursAgo: 480 });
+    const c = fact('The quote-api runtime is Go 1.21, so don\'t reach for `iter-helpers` there', { scope: 'quotes', hoursAgo: 20 });
+    const kinds = analyzeAll([a, b, c]).conflicts.filter((x) => x.factIds.includes(b.id) && x.factIds.includes(c.id)).map((x) => x.kind);
+    expect(kinds).toEqual(['reversal']);
   });
 
   it('calls a value an explicit replacement left, said again later, a reversal, and does not retire the replaced side', () => {
@@ -473,6 +489,10 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(conflicts)).toEqual([['stale', new Set([paused.id, done.id])]]);
     const unrelated = fact('The refunds dashboard was redesigned this morning', { scope: 'payments', hoursAgo: 20 });
     expect(analyzeAll([paused, unrelated]).conflicts).toEqual([]);
+    // What it waits for is the freeze, not the word for its end.
+    const blocked = fact("Don't deploy the quote-api to prod until the billing freeze ends — ask Ines first.", { scope: 'quotes', hoursAgo: 200 });
+    const lifted = fact('Billing freeze was lifted Monday; deploys are back to normal.', { scope: 'team/billing', hoursAgo: 20 });
+    expect(pairs(analyzeAll([blocked, lifted]).conflicts)).toEqual([['stale', new Set([blocked.id, lifted.id])]]);
   });
 });
 
@@ -632,6 +652,32 @@ describe('named things said to be gone', () => {
     const gone = fact('taxgeo-api was decommissioned this week; its namespace is deleted', { scope: 'infra/k8s', hoursAgo: 10 });
     const stale = analyzeAll([user, gone]).conflicts.filter((c) => c.kind === 'stale');
     expect(stale.map((c) => c.factIds)).toEqual([[user.id, gone.id]]);
+  });
+
+  it('asks about a fact posting to a channel a later fact says was archived, though the archiving names it as replaced', () => {
+    const user = fact('Build alerts are posted to Slack `#quotes-builds-old` by the ci bot', { scope: 'team/quotes', hoursAgo: 900 });
+    const archived = fact('`#quotes-builds-old` was archived in the workspace tidy-up; nothing can post there', { scope: 'team/ops', hoursAgo: 10 });
+    expect(analyzeAll([user, archived]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [user.id, archived.id]]]);
+  });
+
+  it('asks about a fact naming a person a later fact says has left, by first name or full name', () => {
+    const owner = fact('Ask Marta Quinlan for the `quotes-ro` role; she owns the grants file', { scope: 'infra/db', hoursAgo: 900 });
+    const left = fact("Marta's last day was Friday; the grants file has no owner for now", { scope: 'team/people', hoursAgo: 10 });
+    expect(analyzeAll([owner, left]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [owner.id, left.id]]]);
+    // A handle leaving, in a terse note.
+    const signer = fact("release tags signed with @bexley's key, ask him", { scope: 'process/releases', hoursAgo: 900 });
+    expect(analyzeAll([signer, fact('@bexley left end of Q2; @ines signs now', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    // Someone else leaving says nothing of her.
+    expect(analyzeAll([owner, fact('Tomas left the quotes team last week', { scope: 'team/people', hoursAgo: 10 })]).conflicts).toEqual([]);
+  });
+
+  it('reads a headline naming a thing and the word for its end as that thing gone', () => {
+    const user = fact('weekly exports run on the `etl-box-3` host via cron', { scope: 'infra/etl', hoursAgo: 900 });
+    expect(analyzeAll([user, fact('`etl-box-3` shut down fri, cron moved to k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    const docs = fact('quote-api docs build from openapi.yaml in the quote-api repo', { scope: 'services/quotes', hoursAgo: 900 });
+    expect(analyzeAll([docs, fact('quote-api repo archived, moved into the monorepo', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    // Not a thing that describes others as archived.
+    expect(analyzeAll([docs, fact('quote-api lists archived repos on its status page', { scope: 'team', hoursAgo: 10 })]).conflicts).toEqual([]);
   });
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {

@@ -434,6 +434,55 @@ describe('explicit replacements and contrasts', () => {
     expect(same('Topic `orders.events` keeps 3 days of data.', 'orders.events: `retention.ms=172800000`', 'data/kafka')).toBe(true);
   });
 
+  it('reads a unit in parentheses, "m" after a size key as megabytes, and a dotfile as a path', () => {
+    expect(shapes('QUEUE_VISIBILITY=90 (seconds)')).toEqual([['duration', '90']]);
+    expect(shapes('proxy_buffer_size 8m')).toEqual([['size', '8000000']]);
+    expect(shapes('retries after 8m')).toEqual([['duration', '480']]);
+    expect(shapes('copy .env.sample first')).toEqual([['path', '.env.sample']]);
+  });
+
+  it('reads on and off as a switch where they end the statement or say where it holds', () => {
+    expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
+    expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
+    expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    expect(claimsIn('The worker is on Kubernetes').some((c) => c.kind === 'boolean')).toBe(false);
+  });
+
+  it('reads a release a product runs on, and an imperative opening a change', () => {
+    expect(claim('Our Nomad clusters run 1.7 everywhere', 'version')).toMatchObject({ values: ['1.7'], of: 'nomad' });
+    expect(claimsIn('The Redis eviction ratio is 0.75').some((c) => c.kind === 'version')).toBe(false);
+    expect(claim('Bump the quote-api worker pool size to 12', 'number')).toMatchObject({ values: ['12'], cue: 'change' });
+    expect(claim('Upgrade path to Nomad 1.8 is in the wiki', 'version').cue).toBeUndefined();
+  });
+
+  it('cuts a consequence after ", so" and a second statement with its own subject into clauses of their own', () => {
+    const so = readText('The quote runtime is Go 1.22, so avoid the new iterator helpers in shared code.');
+    expect(so.clauses).toHaveLength(2);
+    const two = readText('The primary zone is now eu-west-3 and eu-west-1 is the warm spare.');
+    expect(two.clauses).toHaveLength(2);
+    expect(claimsIn('The primary zone is now eu-west-3 and eu-west-1 is the warm spare.').filter((c) => c.kind === 'region').map((c) => c.values)).toEqual([['eu-west-3'], ['eu-west-1']]);
+  });
+
+  it('reads an arrow after a label as a replacement, whatever a remark in parentheses after it says', () => {
+    expect(claim('`quote-api` prod pods: 3 → 5 (also set as the HPA floor)')).toMatchObject({ values: ['5'], previous: ['3'] });
+  });
+
+  it('reads what holds from a date on as a change, and a unit of time after "an" or "per" as no thing', () => {
+    expect(claim('From 1 March the hourly rate for couriers is €16.10', 'money').cue).toBe('change');
+    expect(claim('The hourly rate for couriers is €16.10', 'money').cue).toBeUndefined();
+    expect(claim('Couriers earn €15.40 an hour', 'money').anchors).not.toContain('hour');
+    expect(claim('Moved the quote-api to eu-west-3 in the Q3 migration', 'region').anchors).not.toContain('q3');
+  });
+
+  it('does not read the window a figure was measured over as a figure of the thing', () => {
+    expect(claimsIn('quote-api p99 over the last 7 days: 180 ms').map((c) => c.values)).toEqual([['0.18']]);
+  });
+
+  it('lends an environment variable only to a clause measuring what its words name', () => {
+    const [retries] = claimsIn('Quote webhook: secret in `QUOTE_HOOK_SECRET`, retried 4 times with 5s backoff.').filter((c) => c.kind === 'count');
+    expect(retries!.components).not.toContain('quote_hook_secret');
+  });
+
   it('does not read a package pin as an email address', () => {
     expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
     expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);

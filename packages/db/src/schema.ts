@@ -363,6 +363,8 @@ export type FactEntity =
       gone?: string[];
       /** Some clause of it is a plan, work in progress or a condition: it may not state what holds now. */
       hedged?: true;
+      /** A main clause of it announces a change or a correction ("X is now Y"), whatever that clause states. */
+      announces?: true;
     };
 
 /** A place in the code a fact was verified against (validated by @engram/core's Citation schema). */

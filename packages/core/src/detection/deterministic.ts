@@ -76,11 +76,11 @@ export function probablyUpdates(older: Claim, newer: Claim): boolean {
 
 /**
  * Does another clause of the claim's fact announce the change ("no longer runs on Lambda; it is a
- * container on Fargate"), with no clause of it a plan or a condition?
+ * container on Fargate", "the webhook is now /v2, retried 5 times"), with no clause of it a plan or a condition?
  */
 function announcesElsewhere(claim: Claim): boolean {
   const view = viewOf(claim.fact);
-  return !view.hedged && view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction') && familyOf(c.kind) === familyOf(claim.kind));
+  return !view.hedged && (view.announces || view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction')));
 }
 
 /** The claims of a run's facts, indexed so each trigger claim meets only plausible peers. */

@@ -137,18 +137,25 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   // Gone things: a later fact says a named thing was decommissioned, archived or removed; the current facts
   // that still use it (the newest few, in any scope) are doubtful.
   for (const change of inStep) {
-    // Not a value it names as replaced or gone ("#ops got archived"): the slots ask about those. Not a deletion request
-    // either: that tier retires what it names.
-    const gone = viewOf(change).gone.filter((g) => !viewOf(change).claims.some((c) => c.previous?.includes(g)));
+    // Not a deletion request: that tier retires what it names.
+    const gone = viewOf(change).gone;
     if (gone.length === 0 || viewOf(change).hedged || viewOf(change).deletion) continue;
+    // A value it names as replaced ("security@ was retired; write to psirt@"), or as gone where the user states it as a
+    // value: the update tiers ask about those. A thing gone with nothing in its place ("#ops got archived") is asked here.
+    const claims = viewOf(change).claims;
+    const replaced = (g: string) => claims.some((c) => c.previous?.includes(g) && claims.some((n) => n.kind === c.kind && n.values.length > 0));
+    const asValue = (f: DetectorFact, g: string) => replaced(g) || (claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
+    // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").
+    const named = (f: DetectorFact, g: string) => mentions(viewOf(f), g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => m.startsWith(`${g} `)));
+    const uses = (f: DetectorFact, g: string) => named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g);
     const users = facts
-      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => mentions(viewOf(f), g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g)))
+      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => uses(f, g)))
       .filter((f) => !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
       .sort((a, b) => time(b) - time(a))
       .slice(0, GONE_USERS_ASKED);
     for (const user of users) {
-      const named = gone.filter((g) => mentions(viewOf(user), g));
-      conflicts.push(staleRecord(user, change, `The earlier fact (${day(user)}) uses ${named.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`));
+      const used = gone.filter((g) => uses(user, g));
+      conflicts.push(staleRecord(user, change, `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`));
     }
   }
   return { retirements, conflicts };

@@ -37,6 +37,8 @@ export interface FactView {
   gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition. */
   hedged: boolean;
+  /** A main clause announces a change or a correction ("X is now Y"). */
+  announces: boolean;
   /** The joined names of the config files it names ("rust-toolchain" of rust-toolchain.toml). */
   configNames: ReadonlySet<string>;
 }
@@ -61,6 +63,7 @@ export function viewOf(fact: DetectorFact): FactView {
   let ended: string[] = [];
   let gone: string[] = [];
   let hedged = false;
+  let announces = false;
   for (const e of entities) {
     if (e.type === 'claim') claims.push({ ...e, fact, index: claims.length });
     else if (e.type === 'statement') statements.push({ ...e, fact });
@@ -72,6 +75,7 @@ export function viewOf(fact: DetectorFact): FactView {
       ended = e.ended ?? [];
       gone = e.gone ?? [];
       hedged = e.hedged === true;
+      announces = e.announces === true;
     }
   }
   const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
@@ -87,6 +91,7 @@ export function viewOf(fact: DetectorFact): FactView {
     ended: new Set(ended),
     gone,
     hedged,
+    announces,
     configNames: new Set(mentions.flatMap((m) => CONFIG_FILE.exec(m)?.[1] ?? [])),
   };
   views.set(fact, view);
@@ -190,8 +195,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.:]/)));
   const [partsA, partsB] = [partsOf(a), partsOf(b)];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w));
-  const ownA = anchorsA.filter((x) => !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
-  const ownB = anchorsB.filter((x) => !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
+  const ownA = anchorsA.filter((x) => !isFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
+  const ownB = anchorsB.filter((x) => !isFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // Each names a thing of its own the other never mentions: two things. And when one names a thing the
   // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
@@ -203,8 +208,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
-  // Each names only what the other fact names too, in other words ("payouts" / "payout", "the DB" / "MySQL").
-  if (anchorsA.length > 0 && anchorsB.length > 0 && ownA.length === 0 && ownB.length === 0) return true;
+  // Each names only what the other fact names too, in other words ("payouts" / "payout", "the DB" / "MySQL"); a version,
+  // also when one names a component the other fact mentions and nothing else of its own ("`pg-main`, which is on 14" / "pg-main: 16.2").
+  if (ownA.length === 0 && ownB.length === 0 && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   if (anchorsA.length === 0 && anchorsB.length === 0 && a.components.length === 0 && b.components.length === 0) return a.fact.scope === b.fact.scope;
   const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
@@ -228,7 +234,8 @@ function meets(view: FactView, word: string, own: FactView): boolean {
   const kind = TECHNOLOGY_KIND_OF_WORD.get(word);
   if (kind && view.claims.some((c) => c.kind === 'technology' && c.measure === kind)) return true;
   const product = kindIn(own, word);
-  return product !== undefined && [...view.mentions].some((w) => TECHNOLOGY_KIND_OF_WORD.get(w) === product);
+  // Its kind named by the other fact or by its scope ("Postgres backups" in a fact of scope infra/db).
+  return product !== undefined && [...view.mentions, ...view.scopeWords].some((w) => TECHNOLOGY_KIND_OF_WORD.get(w) === product);
 }
 
 /**
@@ -257,7 +264,9 @@ export function relatedThing(a: Claim, b: Claim): boolean {
 }
 
 /** The components that name a thing: not a setting's key (`ttl_seconds`, shared by many things) nor the file it is set in. */
-export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !/\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c));
+export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !isFileName(c));
+/** A file's name or path ("deploy/values.yaml", ".env.example"): where something is written, not what it is about. */
+const isFileName = (c: string) => (c.includes('/') && !c.includes('://')) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
 
@@ -361,7 +370,9 @@ export function denies(n: Statement, p: Statement): boolean {
   return true;
 }
 
-/** The words that name a kind of technology ("queue", "cdn", "orm") → that kind. */
+/** The words that name a kind of technology ("queue", "cdn", "orm") → that kind; a word naming several ("database"), the first listed. */
 export const TECHNOLOGY_KIND_OF_WORD = new Map<string, string>(
-  Object.entries(measuresData.measures).flatMap(([name, m]) => (m.kinds.includes('technology') ? m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string]) : [])),
+  Object.entries(measuresData.measures)
+    .flatMap(([name, m]) => (m.kinds.includes('technology') ? m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string]) : []))
+    .reverse(),
 );

@@ -43,7 +43,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 11;
+export const EXTRACTOR_VERSION = 12;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -153,14 +153,15 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
   // "a fixed 4 pods", "the updated config": a participle after a determiner describes a thing, it reports no change.
   if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET') return false;
-  const after = words.slice(i + 1, i + 6).map((x) => x.lower);
+  // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
+  const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
+  const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
   // A target makes a change of a verb written as done ("moved to", "is switched to"), or reported by its writer at
   // the head of a clause ("Cut the TTL to 60s", "we cut it to 60s"); not of what a thing does ("rewrite rules from a replica").
-  const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
   return (past && (!state || target)) || (target && reported);
 }
 
@@ -190,7 +191,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const assigned = words.some(
     (w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) && words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='),
   );
-  const change = assigned || has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+  // "From 1 July, the base rate is ...": what holds from a date on is a change.
+  const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
+  const change = assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
@@ -254,7 +257,11 @@ function anchorOf(w: Word, statement = false): string | null {
   if (!statement && ENVIRONMENTS.has(w) && namesEnvironment(w.lower, w.previous)) return null;
   if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
   // "last week", "this sprint", "next quarter": when, not what.
+  // "€14 an hour": per what, not what.
   if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
+  if (['a', 'an', 'per', 'each'].includes(w.previous ?? '') && (TIME_NOUNS.has(lemma) || unitOf(lemma)?.family === 'duration')) return null;
+  // "in the Q3 migration", "H2": a quarter or a half of the year is when.
+  if (/^[qh][1-4]$/.test(w.lower)) return null;
   return lemma.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
@@ -311,6 +318,13 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           add({ kind: 'version', value: w.text, of: previous.lower, text: w.text, start: w.start, end: w.end });
           continue;
         }
+        // "clusters (EKS) run 1.27", "control plane upgraded to 1.29": a release the product its clause names runs on.
+        const product = out.findLast((v) => v.kind === 'technology' && v.start >= clause.start && v.end <= w.start);
+        const runsOn = ['run', 'runs', 'ran', 'running', 'on'].includes(previous?.lower ?? '') || (previous?.lower === 'to' && /^(?:upgraded|bumped|updated|moved|downgraded)$/.test(words[i - 2]?.lower ?? ''));
+        if (product && runsOn && /^[1-9]\d*\.\d+$/.test(w.text)) {
+          add({ kind: 'version', value: w.text, of: product.value, text: w.text, start: w.start, end: w.end });
+          continue;
+        }
         if (value >= 1900 && value <= 2100 && !w.text.includes('.')) continue; // a year
         // "3–12 replicas": a range of what follows.
         // ("from 18 to 20" is a change, not a range.)
@@ -344,9 +358,11 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const state = /^(?:enabled|disabled|on|off|true|false|active|inactive)$/.exec(w.lower)?.[0];
       if (state && i > 0) {
         const before = words.slice(Math.max(0, i - 3), i);
-        const linked = before.some((x) => x.lemma === 'be' || ['=', ':', 'turned', 'switched', 'flipped', 'set', 'stays', 'remains', 'now'].includes(x.lower));
+        const linked = before.some((x) => x.lemma === 'be' || ['=', ':', 'turned', 'switched', 'flipped', 'set', 'stays', 'remains', 'now', 'defaults', 'default'].includes(x.lower));
         const next = words[i + 1];
-        if (linked && !(['on', 'off'].includes(state) && next !== undefined && next.pos !== 'PUNCT' && next.pos !== 'CCONJ')) {
+        // "on"/"off" end their statement, or say where or for whom ("off in prod", "on for 100% of traffic"); "on Kubernetes" is a place.
+        const ends = next === undefined || next.pos === 'PUNCT' || next.pos === 'CCONJ' || ['in', 'for', 'across', 'everywhere', 'by', 'after', 'since', 'until', 'during', 'because'].includes(next.lower);
+        if (linked && !(['on', 'off'].includes(state) && !ends)) {
           const negated = before.some((x) => NEGATIONS.has(x.lower) || x.lemma === 'not');
           const truth = ['enabled', 'on', 'true', 'active'].includes(state) !== negated;
           add({ kind: 'boolean', value: String(truth), text: w.text, start: w.start, end: w.end });
@@ -827,6 +843,8 @@ export function readFactText(content: string): FactEntity[] {
       if (replaced.has(v)) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
+      // "p99 140 ms over the last 7 days": the window a figure was measured over, not a figure of the thing.
+      if (v.kind === 'duration' && /\b(?:over|in|during|for|within)\s+the\s+(?:last|past|previous|trailing)\s+$/i.test(text.slice(Math.max(0, v.start - 30), v.start))) continue;
       const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const read = measureOf(v, view, clauseValues, quals.per);
@@ -858,11 +876,15 @@ export function readFactText(content: string): FactEntity[] {
     const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(ws[i + 1]?.lower ?? ''))?.start ?? Infinity;
     const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start)).map((w) => w.lower.replace(/`/g, '')));
     // A platform before its channel ("Slack #ops") names no thing of its own.
-    const platform = (end: number) => /^\s+[#@]\w/.test(text.slice(end, end + 3));
+    const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
     for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
     // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things. Not a key that is only a
     // measure and its unit ("retention.ms", "ttl_seconds"): that names what is measured, of whatever the clause is about.
-    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text)) named.add(w.lower);
+    const keys = new Set<string>();
+    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text)) keys.add(w.lower);
+    for (const k of keys) named.add(k);
+    // An environment variable ("HOOK_SIGNING_SECRET") is a setting's key too, though named as a component.
+    for (const w of view.clause.words) if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) keys.add(w.lower);
     // A noun numbered or lettered ("Module 0", "Service B", "Region 2") names one of several.
     view.clause.words.forEach((w, i, ws) => {
       const next = ws[i + 1];
@@ -899,7 +921,7 @@ export function readFactText(content: string): FactEntity[] {
     });
     // What the clause names besides its own values: nothing means it is about what its sentence names.
     const own = [...anchors.values()].filter((a) => !valued.some((v) => v.value === a));
-    return { view, clauseValues, drafts, named: [...named].sort(), anchors, own, roles };
+    return { view, clauseValues, drafts, named: [...named].sort(), keys, anchors, own, roles };
   });
 
   for (const [index, { view, clauseValues, drafts, named, anchors, own, roles }] of read.entries()) {
@@ -913,8 +935,12 @@ export function readFactText(content: string): FactEntity[] {
     const inParens = view.clause.subordinator === '(';
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
+    // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
     const lenders = mates.filter(
-      (r) => r.view.clause.subordinator !== '(' && (!inParens || r.view.clause.start < view.clause.start) && !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)),
+      (r) =>
+        r.view.clause.subordinator !== '(' &&
+        (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
+        !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)),
     );
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
     const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
@@ -922,21 +948,28 @@ export function readFactText(content: string): FactEntity[] {
     // Names nothing of its own but what it measures ("Leila is the primary contact", "CPU request 100m", "p99 is about 60ms").
     const bare = own.every((a) => measured.has(a) || GENERIC.has(a));
     const earlier = read.slice(0, index).reverse().find((r) => r.view.clause.subordinator !== '(' && joined(r.named).length > 0);
-    const fromSentence = lenders.flatMap((r) => joined(r.named));
+    // A setting's key names its own setting: it is lent only to a clause measuring what its words say ("POOL_SIZE=20; raised to
+    // 30 last week"), not to one measuring something else ("secret in `HOOK_SECRET`, retried 3 times").
+    const lendable = (r: (typeof read)[number], c: string) => !r.keys.has(c) || splitIdentifier(c).some((p) => measured.has(p) || drafts.some((d) => d.measure === p));
+    const fromSentence = lenders.flatMap((r) => joined(r.named).filter((c) => lendable(r, c)));
     // After a label ("X: ...") or as a second predicate ("X does A and keeps B"), the clause shares the subject before it.
     const continues = view.clause.subordinator === ':' || view.clause.subordinator === 'and' || view.clause.subordinator === ',ing';
     const borrowed = [
       // A remark in parentheses is about what its clause names, whatever setting it names itself ("TTL to 3 days (`ttl_s=259200`)").
-      ...(inParens || (joined(named).length === 0 && (bare || continues)) ? (fromSentence.length > 0 ? fromSentence : joined(earlier?.named ?? [])) : []),
+      ...(inParens || (joined(named).length === 0 && (bare || continues)) ? (fromSentence.length > 0 ? fromSentence : earlier ? joined(earlier.named).filter((c) => lendable(earlier, c)) : []) : []),
       ...(named.length === 0 ? lenders.flatMap((r) => plain(r.named)) : []),
     ];
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
-    const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named)) : [];
+    const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named).filter((c) => lendable(r, c))) : [];
     const components = [...new Set([...named, ...borrowed, ...main])].sort();
     // Between two components, the one after "to" or "calling" is the one called ("timeout from A to B").
     const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
     // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
-    const inherited = own.length === 0 && named.length === 0 ? [...new Set(lenders.flatMap((r) => r.own))] : [];
+    // Not from a subordinate clause after it ("reads the topic, which has 4 shards, so adding workers is moot"); a relative
+    // clause with a component it borrowed is about that component, not what else its sentence names.
+    const relative = ['which', 'who', 'whose'].includes(view.clause.subordinator ?? '') && components.length > 0;
+    const inherited =
+      own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !(r.view.clause.start > view.clause.start && subordinate(r))).flatMap((r) => r.own))] : [];
     for (const a of [...anchors.values(), ...roles]) mentions.add(a);
     for (const c of components) {
       mentions.add(c);
@@ -1041,12 +1074,25 @@ export function readFactText(content: string): FactEntity[] {
     const words = r.view.clause.words;
     const names = (from: number, to: number) => words.slice(from, to).filter((w) => isComponent(w) || /^#[a-z]/.test(w.lower)).map((w) => w.lower.replace(/`/g, ''));
     // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
+    // Written as a headline, nothing but the names comes first ("`billing-v1` repo archived", "`db-old` shut down").
+    const goneAt = new Set(CHANGE.gone.all(r.view.tokens).map((m) => words.indexOf(r.view.tokens[m.index]!.word)));
+    const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
+    const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
     const retiredAt = words.findIndex(
-      (w, i) => i > 0 && ((CHANGE.gone.has(w) && ['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower)) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
+      (w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
     );
     // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
     const preposition = words.findIndex((w) => w.pos === 'ADP');
     if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
+    // "Ana left", "Dmitri's last day was Friday": a person named before a departure done is gone (not one who handed a
+    // role over: that person is still here).
+    const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
+    const departure = CHANGE.departure.all(r.view.tokens).find((m) => !handover(m) && (m.length > 1 || changeDone(words, words.indexOf(r.view.tokens[m.index]!.word)) || r.view.tokens[m.index]!.lower === 'left'));
+    if (departure) {
+      const at = r.view.tokens[departure.index]!.word.start;
+      // A person by name or handle ("@ravi left").
+      for (const v of r.clauseValues) if (v.kind === 'person' && v.end <= at) gone.add(v.value);
+    }
     const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && i === 0);
     if (removalAt === 0) {
       const end = words.findIndex((w, i) => i > 0 && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
@@ -1060,7 +1106,16 @@ export function readFactText(content: string): FactEntity[] {
   }
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
-  entities.push({ type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}), ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}) });
+  const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
+  entities.push({
+    type: 'mentions',
+    value: [...mentions].sort(),
+    ...(changed.length ? { changed } : {}),
+    ...(ended.length ? { ended } : {}),
+    ...(gone.size ? { gone: [...gone].sort() } : {}),
+    ...(hedged ? { hedged: true as const } : {}),
+    ...(announces ? { announces: true as const } : {}),
+  });
   return entities;
 }
 
@@ -1184,7 +1239,8 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     if ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0) {
       const target = words
         .slice(at >= 0 ? at + 1 : 0)
-        .map((w) => anchorOf(w))
+        // What it waits for, not the word for its end ("until the freeze ends": the freeze).
+        .map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
         .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }

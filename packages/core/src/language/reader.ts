@@ -294,6 +294,21 @@ function fixPluralVerbs(sentence: Word[]): void {
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
     // noun, with a verb still to come, modifies that noun.
     if (i === 0 && w.pos === 'VERB' && w.lower === w.lemma && next?.pos === 'NOUN' && sentence.slice(i + 2).some((x) => x.pos === 'VERB' || x.pos === 'AUX')) w.pos = 'NOUN';
+    // "Bump the pool to 8", "Cut the cache TTL to 60s": an imperative opening a statement with no verb of its own
+    // before a target reads as a verb (the tagger takes it for a noun or an adjective).
+    if (i === 0 && (w.pos === 'NOUN' || w.pos === 'ADJ') && /^[A-Z][a-z]+$/.test(w.text) && !/(?:s|ed|ing)$/.test(w.lower) && next) {
+      const end = sentence.findIndex((x, k) => k > 0 && ['—', ';', ':', '.'].includes(x.text));
+      const statement = sentence.slice(1, end < 0 ? undefined : end);
+      const target = statement.findIndex((x) => x.lower === 'to' || x.lower === 'from');
+      const opens = next.pos === 'DET' || ((next.pos === 'NOUN' || next.pos === 'PROPN') && next.entity === undefined);
+      // Before a noun ("Upgrade path to v3 is documented"), only when the statement has no verb at all.
+      const verbless = statement.slice(0, next.pos === 'DET' ? target : undefined).every((x) => x.pos !== 'VERB' && x.pos !== 'AUX');
+      if (opens && target > 0 && verbless) {
+        w.pos = 'VERB';
+        w.lemma = w.lower;
+        w.stem = porterStemOf(w.lemma);
+      }
+    }
     if (w.pos === 'VERB' || w.pos === 'AUX') verbSeen = true;
   }
 }
@@ -380,7 +395,8 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     }
     // A colon between two statements ("never had a Braintree integration: refunds go out as bank transfers"),
     // not between a name and its value ("TTL: 15 min").
-    const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).some((x) => x.pos === 'VERB') && sentence.slice(i + 1).length >= 3;
+    // A verb in a remark in parentheses ("replicas: 4 → 6 (also set as ...)") makes no statement of what follows the colon.
+    const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && outsideParentheses(sentence.slice(i + 1)).some((x) => x.pos === 'VERB' || x.pos === 'AUX');
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
       // After a label ("Rate limit on X: 50 requests ..."), what follows says it of the label's subject.
@@ -395,7 +411,13 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
         !(w.lower === 'as' && next && ['of', 'well', 'a', 'an', 'the', 'part', 'long', 'much', 'many'].includes(next.lower)) &&
         !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ' || next.entity !== undefined)) &&
         // "so that ...", "so the peak doesn't wait ...": a purpose with its own subject; "so far", "so every key" are not.
-        !(w.lower === 'so' && next?.lower !== 'that' && !(next && (next.pos === 'DET' || next.pos === 'PRON') && next.lower !== 'every' && next.lower !== 'all')) &&
+        // After a comma, a consequence with its own verb: ", so don't ...".
+        !(
+          w.lower === 'so' &&
+          next?.lower !== 'that' &&
+          !(next && (next.pos === 'DET' || next.pos === 'PRON') && next.lower !== 'every' && next.lower !== 'all') &&
+          !(previous?.text === ',' && next && (next.pos === 'AUX' || next.pos === 'VERB' || next.pos === 'PART'))
+        ) &&
         // "retries once with backoff": "once" as a count, not a conjunction.
         !(w.lower === 'once' && !(next && (next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'PRON'))) &&
         !(w.lower === 'when' && current.length < 2) &&
@@ -410,6 +432,16 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       flush();
       subordinator = participleAfterComma ? ',ing' : w.lower;
       if (participleAfterComma) current.push(w);
+      continue;
+    }
+    // "X is now 5 and Y is the standby": a second statement with its own subject, after a complete one.
+    const ownSubject = (() => {
+      if (w.lower !== 'and' || secondPredicate || !current.some((x) => x.pos === 'AUX' || x.pos === 'VERB')) return false;
+      const verb = sentence.slice(i + 1, i + 5).findIndex((x) => x.pos === 'AUX' || x.pos === 'VERB');
+      return verb > 0 && sentence.slice(i + 1, i + 1 + verb).every((x) => ['NOUN', 'PROPN', 'DET', 'NUM', 'ADJ', 'X', 'SYM'].includes(x.pos) || x.entity !== undefined) && !/ing$/.test(sentence[i + 1 + verb]!.lower);
+    })();
+    if (ownSubject) {
+      flush();
       continue;
     }
     if (secondPredicate) {
@@ -429,6 +461,17 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     ({ words: current, subordinator } = interrupted);
   }
   flush();
+}
+
+/** The words not inside parentheses. */
+function outsideParentheses(words: readonly Word[]): Word[] {
+  let depth = 0;
+  return words.filter((x) => {
+    if (x.text === '(') depth++;
+    else if (x.text === ')') depth = Math.max(0, depth - 1);
+    else return depth === 0;
+    return false;
+  });
 }
 
 /** The clause a character offset falls in. */

@@ -35,7 +35,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
  * The ways people write numbers, rewritten into digits the shapes read: "1,000" → "1000", "2k" →
- * "2000", "half an hour" → "30 minutes", "after an hour" → "after 1 hour", "three replicas" →
+ * "2000", "300 (seconds)" → "300 seconds", "half an hour" → "30 minutes", "after an hour" → "after 1 hour", "three replicas" →
  * "3 replicas". Everything downstream reads this text, so offsets agree.
  */
 export function normalizeText(content: string): string {
@@ -43,6 +43,8 @@ export function normalizeText(content: string): string {
   return content
     .replace(/(\d),(?=\d{3}(?!\d))/g, '$1')
     .replace(/\b(\d+(?:\.\d+)?)\s?k\b(?![\w/])/gi, (_, n: string) => String(round(Number(n) * 1000)))
+    // A unit in parentheses after its figure ("CACHE_TTL=300 (seconds)") is the figure's unit.
+    .replace(/(\d)\s*\(\s*([a-z]+)\s*\)/gi, (m, digit: string, unit: string) => (unitOf(unit) ? `${digit} ${unit}` : m))
     .replace(/\bhalf an? (hour|minute|day)\b/gi, (_, unit: string) => ({ hour: '30 minutes', minute: '30 seconds', day: '12 hours' })[unit.toLowerCase()]!)
     .replace(/\b(after|for|in|within|every|of|than|to|under|over|is|about|around|take|takes|took)\s+an?\s+(second|minute|hour|day|week|month|year)\b/gi, '$1 1 $2')
     .replace(numberWord, (w: string) => String(NUMBER_WORDS[w.toLowerCase()]));
@@ -160,6 +162,8 @@ const SHAPES: Shape[] = [
       return { kind: 'path', value: m[0] };
     },
   },
+  // Dotfiles: ".env.example", ".eslintrc.json" (".NET" is a product).
+  { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
   // Toolchain keys and pinned packages: "python3.12", "typescript@5.4", "node20" (a known technology and its major).
   {
     pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w.%/-])/gi,
@@ -243,6 +247,11 @@ const SHAPES: Shape[] = [
       const high = m[2] ? round(Number(m[2]) * unit.factor) : undefined;
       // "500m" of CPU is half a core, not 500 minutes.
       if (m[3] === 'm' && /\bcpu\b/i.test(text)) return { kind: 'count', value: String(Number(m[1]) / 1000), number: Number(m[1]) / 1000, of: 'cpu' };
+      // "client_max_body_size 25m", "memory: 512m": after a size's key, "m" is megabytes.
+      if (/^m$/i.test(m[3]!) && /(?:size|mem(?:ory)?|heap|disk|storage|buffer)\W{0,4}$/i.test(text.slice(Math.max(0, m.index - 12), m.index))) {
+        const bytes = round(Number(m[1]) * 1e6);
+        return { kind: 'size', value: String(bytes), number: bytes };
+      }
       return { kind: unit.family, value: high === undefined ? String(low) : `${low}-${high}`, number: low, ...(high === undefined ? {} : { high }) };
     },
   },
