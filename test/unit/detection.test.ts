@@ -528,6 +528,13 @@ describe('changes announced in words no slot links', () => {
     expect(outcome.conflicts.find((c) => c.factIds.includes(moved.id))!.question).toMatch(/^Probable update: is "Feature toggles are served by Flagsmith.*" still true, now that a later fact says "Toggles moved off Flagsmith/);
   });
 
+  it('asks nothing more of a change that already settled the fact it replaced', () => {
+    const moved = fact('Quote release train is now weekly (was every two weeks)', { scope: 'mobile/quotes', hoursAgo: 20 });
+    const old = fact('Quote release train: every two weeks', { scope: 'mobile/quotes', hoursAgo: 900, valid_until: new Date(), retired_by: 'detector', retired_for_fact_id: moved.id });
+    const other = fact('Beta testers get each quote release train 48h before the store build', { scope: 'mobile/quotes', hoursAgo: 300 });
+    expect(asked(analyzeAll([old, other, moved]))).toEqual([]);
+  });
+
   it('asks about a fact naming the value a replacement names, when the product is in no list', () => {
     const tiles = fact('The route planner draws its map with Leafmap tiles from the vendor CDN', { scope: 'web/planner', hoursAgo: 700 });
     const replaced = fact('Replaced Leafmap with Protomaps for the route planner; the vendor token is gone', { scope: 'web/planner', hoursAgo: 30 });

@@ -483,6 +483,34 @@ describe('explicit replacements and contrasts', () => {
     expect(retries!.components).not.toContain('quote_hook_secret');
   });
 
+  it('cuts a comma splice: a new subject with its own verb or assignment after a comma', () => {
+    expect(readText('quote-indexer: memory limit 4Gi, JVM started with a 3g heap.').clauses).toHaveLength(2);
+    expect(claimsIn('quote-api: read timeout = 5 seconds, write timeout = 20 seconds.').filter((c) => c.kind === 'duration').map((c) => c.values)).toEqual([['5'], ['20']]);
+    // "the plan file" names a file, not a plan.
+    expect(claim('The quote export runs at 02:00 UTC; the plan file is `db/quote.plan`', 'time').mode).toBeUndefined();
+    // A list is not a splice.
+    expect(readText('Redis, Postgres and Kafka run in the shared cluster.').clauses).toHaveLength(1);
+  });
+
+  it('gives each value of a key-value list only its own key', () => {
+    const [pool, clients] = claimsIn('quote pgbouncer pool_size 40, max_client_conn 2000').filter((c) => c.kind === 'number');
+    expect(pool).toMatchObject({ values: ['40'], measure: 'pool' });
+    expect(pool!.components).not.toContain('max_client_conn');
+    expect(pool!.extreme).toBeUndefined();
+    expect(clients).toMatchObject({ values: ['2000'], components: ['max_client_conn'] });
+  });
+
+  it('reads a key naming only what is measured as that measure, not a component; "Max" opening a sentence as a word', () => {
+    expect(claim('quote-api Deployment: resources.limits.memory = 768Mi', 'size')).toMatchObject({ measure: 'memory', components: ['quote-api'] });
+    expect(claim('Max upload size for the quote API is 5 MB', 'size').components).toEqual([]);
+    expect(same('quote-api Deployment: resources.limits.memory = 768Mi', 'Memory limit for the quote-api pods is 1Gi', 'infra/k8s')).toBe(true);
+  });
+
+  it('does not read an HTTP status a thing answers with as a figure', () => {
+    expect(claimsIn('Past 5,000 sessions per pod the quote gateway answers 503').flatMap((c) => c.values)).not.toContain('503');
+    expect(claimsIn('Uploads over the limit get a 413 from the quote ingress').flatMap((c) => c.values)).not.toContain('413');
+  });
+
   it('does not read a package pin as an email address', () => {
     expect(shapes('Pinned zod@3.23 in the api package').some(([kind]) => kind === 'email')).toBe(false);
     expect(shapes('Mail platform@example.org about quota').filter(([kind]) => kind === 'email')).toEqual([['email', 'platform@example.org']]);
@@ -529,6 +557,13 @@ describe('alignment', () => {
     expect(same('`ingest` runs 3 workers in prod', '`ingest` runs 5 workers in prod-us')).toBe(true);
     // A per-key limit is not a global one.
     expect(same('The gateway allows 20 requests per second per user', 'The gateway has a global cap of 900 requests per second')).toBe(false);
+    // A component part written short names the word it abbreviates ("idem" of idempotency), not another word.
+    expect(same('quote-api: idempotency keys TTL 24h', 'quote-api idem-key expiry = 48h', 'quotes/api')).toBe(true);
+    expect(same('quote-api: session TTL 24h', 'quote-api idem-key expiry = 48h', 'quotes/api')).toBe(false);
+    // An item of a list is about the list's head and its own words, not the items before it.
+    const listed = claimsOf('quote service: minReplicas 2, CPU request 250m, memory limit 1Gi', 'infra/k8s', 10).find((c) => c.kind === 'size')!;
+    expect(listed.anchors).not.toContain('cpu');
+    expect(sameThing(listed, stored("quote's memory limit is 2Gi", 'infra/k8s'))).toBe(true);
   });
 
   it('lets a claim without an environment meet one with', () => {

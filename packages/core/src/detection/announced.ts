@@ -155,8 +155,10 @@ export function announcedUpdates(
   linked: ReadonlySet<string>,
 ): ConflictRecord[] {
   const out: ConflictRecord[] = [];
+  // A change that already settled what it replaced (in this run or an earlier one) has found what it updates.
+  const settled = new Set(facts.flatMap((f) => (f.retired_for_fact_id ? [f.retired_for_fact_id] : [])));
   for (const later of facts) {
-    if (!triggerIds.has(later.id) || linked.has(later.id) || !isCurrent(later) || !announces(later)) continue;
+    if (!triggerIds.has(later.id) || linked.has(later.id) || settled.has(later.id) || !isCurrent(later) || !announces(later)) continue;
     const change = changeOf(later);
     let best: DetectorFact[] = [];
     let bestScore = MIN_SHARED;

@@ -113,7 +113,9 @@ export function mentions(view: FactView, concept: string): boolean {
   const parts = concept.split(/[-_.:/]+/).filter((p) => p.length >= 1 && p !== 'v');
   // A scope names a component only when none of its segments is another one ("devex/flag-api" does not name feature-api).
   const scope = view.scopeSegments.some((seg) => /[-_.]/.test(seg) && seg !== concept) ? new Set<string>() : view.scopeWords;
-  const named = (p: string) => view.mentions.has(p) || view.mentions.has(singular(p)) || scope.has(p) || (GENERIC.has(p) && !/\d/.test(concept));
+  // A part written short ("idem-key") is named by the word it abbreviates ("idempotency").
+  const abbreviates = (p: string) => p.length >= 4 && /^[a-z]+$/.test(p) && [...view.mentions].some((m) => m.length > p.length && m.startsWith(p) && /^[a-z]+$/.test(m));
+  const named = (p: string) => view.mentions.has(p) || view.mentions.has(singular(p)) || scope.has(p) || (GENERIC.has(p) && !/\d/.test(concept)) || abbreviates(p);
   return parts.length > 1 && parts.every(named) && parts.some((p) => !GENERIC.has(p));
 }
 
@@ -194,7 +196,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
   const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.:]/)));
   const [partsA, partsB] = [partsOf(a), partsOf(b)];
-  const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w));
+  const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   const ownA = anchorsA.filter((x) => !isFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
   const ownB = anchorsB.filter((x) => !isFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));

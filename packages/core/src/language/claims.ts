@@ -114,7 +114,8 @@ function isNameWord(w: Word, sentenceStart: boolean): boolean {
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
   if (/[a-z][A-Z]/.test(w.text)) return true;
-  if (FIRST_NAMES.has(w.text)) return true;
+  // "Max request size", "Will the job ...": a first name that is an English word opening a sentence is that word.
+  if (FIRST_NAMES.has(w.text) && !(sentenceStart && (BOUNDS.has(w) || EXTREMES.has(w) || isEnglishWord(w.lower)))) return true;
   const english = isEnglishWord(w.lower.normalize('NFD').replace(/\p{M}/gu, ''));
   return !english || (!sentenceStart && w.pos === 'PROPN' && !/^[A-Z]+$/.test(w.text));
 }
@@ -325,7 +326,11 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           add({ kind: 'version', value: w.text, of: product.value, text: w.text, start: w.start, end: w.end });
           continue;
         }
-        if (value >= 1900 && value <= 2100 && !w.text.includes('.')) continue; // a year
+        // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
+        const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
+        if (/^[1-5]\d\d$/.test(w.text) && (['return', 'answer', 'respond', 'reply', 'throw', 'get', 'send', 'fail'].includes(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
+        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
+        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (/^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i.test(previous.text) || previous.text === '='))) continue;
         // "3–12 replicas": a range of what follows.
         // ("from 18 to 20" is a change, not a range.)
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
@@ -497,6 +502,13 @@ function measureAndUnit(key: string): boolean {
   return parts.length >= 2 && unitOf(parts.at(-1)!) !== undefined && parts.slice(0, -1).every((p) => ANY_MEASURE_WORD.has(p));
 }
 
+/** Does a key name only what is measured ("resources.limits.memory", "max_memory"), nothing it is measured of? */
+function measureOnlyKey(key: string): boolean {
+  const parts = splitIdentifier(key).map((p) => (p.length > 3 && p.endsWith('s') ? p.slice(0, -1) : p));
+  const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.has({ lower: p, lemma: p }) || EXTREMES.has({ lower: p, lemma: p });
+  return parts.length >= 2 && parts.some((p) => ANY_MEASURE_WORD.has(p)) && parts.every((p) => ANY_MEASURE_WORD.has(p) || plain(p));
+}
+
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
 const MEASURE_VOCABULARY = new Map<string, Set<string>>();
 for (const [name, m] of Object.entries(measuresData.measures)) {
@@ -505,10 +517,24 @@ for (const [name, m] of Object.entries(measuresData.measures)) {
 /** Every word of any measure's vocabulary. */
 const ANY_MEASURE_WORD = new Set([...MEASURE_VOCABULARY.values()].flatMap((words) => [...words]));
 
-/** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values aside). */
+/** The setting key written right before a value ("pool_size 80", "max_client_conn=2000"), if any. */
+function keyBefore(v: Value, view: ClauseView): Word | undefined {
+  const w = view.clause.words.filter((x) => x.end <= v.start && !['=', ':', '`'].includes(x.text)).at(-1);
+  return w && /^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i.test(w.text) ? w : undefined;
+}
+
+/** Keys that other values of the clause own ("pool_size 80, max_client_conn 2000": max_client_conn is not 80's). */
+const othersKeys = (v: Value, view: ClauseView, values: readonly Value[]) => {
+  const own = keyBefore(v, view);
+  // Only between values that each follow a key: a figure named in words keeps what its clause names.
+  return new Set(own ? values.filter((x) => x !== v && x.value !== v.value).flatMap((x) => keyBefore(x, view) ?? []).filter((k) => k !== own) : []);
+};
+
+/** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
 function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string } {
   const at = tokenAt(view.tokens, v.start);
-  const free = view.tokens.map((t) => (values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
+  const foreign = othersKeys(v, view, values);
+  const free = view.tokens.map((t) => (foreign.has(t.word) || values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
   const nearest = <T>(table: { all: (list: readonly Matchable[]) => { value: T; index: number }[] }, accept: (i: number) => boolean = () => true) => {
     let best: { value: T; distance: number; start: number } | undefined;
     for (const m of table.all(free)) {
@@ -537,7 +563,12 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
   const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)))?.value;
   // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
-  const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3)?.value;
+  // "went up to $59", "raised it up to 8": where a change went, not a bound.
+  const moved = (i: number) => {
+    const before = view.tokens[i - 1]?.word;
+    return before !== undefined && (['go', 'rise', 'jump', 'climb', 'creep'].includes(before.lemma) || isChangeWord(before));
+  };
+  const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3 && !moved(i))?.value;
   // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
   // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
   // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
@@ -604,16 +635,22 @@ const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'fr
  * phrase right after it (its counted noun, and one "of/for/on/in/at/to" phrase); for a value that
  * is the subject ("Priya owns the search indexer"), what the clause says of it.
  */
-function aboutTokens(v: Value, view: ClauseView): number[] {
+function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): number[] {
   const tokens = view.tokens;
   const first = tokens.findIndex((t) => t.word.start >= v.start);
   const last = tokens.findLastIndex((t) => t.word.end <= v.end);
   const start = first < 0 ? tokens.length : first;
   const end = last < start ? start : last;
+  // In a list ("svc: minReplicas 3, memory limit 1Gi"), the items before this one are theirs: only the list's head
+  // (before a colon) and this item's own words say what the value is of.
+  const inOther = (i: number) => values.some((x) => x !== v && tokens[i] !== undefined && tokens[i].word.start >= x.start && tokens[i].word.end <= x.end);
+  const listComma = tokens.findLastIndex((t, i) => i < start && t.lower === ',' && inOther(i - 1));
+  const colon = tokens.findIndex((t, i) => i < start && t.lower === ':');
+  const before = (i: number) => i < start && (listComma < 0 || i > listComma || (colon >= 0 && i < colon));
   const verbAt = tokens.findIndex((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
   // A value before the verb ("cron 15 4 * * * runs the invoice export", "Priya owns search"): the whole clause says what it is of.
-  if (verbAt > end) return tokens.map((_, i) => i).filter((i) => i < start || i > end);
-  const out = tokens.map((_, i) => i).filter((i) => i < start);
+  if (verbAt > end) return tokens.map((_, i) => i).filter((i) => before(i) || i > end);
+  const out = tokens.map((_, i) => i).filter(before);
   let preposition = false;
   for (let i = end + 1; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -874,14 +911,18 @@ export function readFactText(content: string): FactEntity[] {
     // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail, not the thing.
     const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
     const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(ws[i + 1]?.lower ?? ''))?.start ?? Infinity;
-    const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start)).map((w) => w.lower.replace(/`/g, '')));
+    const named = new Set(
+      view.clause.words
+        .filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) && !(/[_.]/.test(w.text) && measureOnlyKey(w.lower)))
+        .map((w) => w.lower.replace(/`/g, '')),
+    );
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
     for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
     // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things. Not a key that is only a
     // measure and its unit ("retention.ms", "ttl_seconds"): that names what is measured, of whatever the clause is about.
     const keys = new Set<string>();
-    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text)) keys.add(w.lower);
+    for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text) && !measureOnlyKey(w.lower)) keys.add(w.lower);
     for (const k of keys) named.add(k);
     // An environment variable ("HOOK_SIGNING_SECRET") is a setting's key too, though named as a component.
     for (const w of view.clause.words) if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) keys.add(w.lower);
@@ -971,6 +1012,8 @@ export function readFactText(content: string): FactEntity[] {
     const inherited =
       own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !(r.view.clause.start > view.clause.start && subordinate(r))).flatMap((r) => r.own))] : [];
     for (const a of [...anchors.values(), ...roles]) mentions.add(a);
+    // A key naming only what is measured is no component, but the fact still names it.
+    for (const w of view.clause.words) if (/[_.]/.test(w.text) && measureOnlyKey(w.lower)) mentions.add(w.lower.replace(/`/g, ''));
     for (const c of components) {
       mentions.add(c);
       // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
@@ -992,7 +1035,7 @@ export function readFactText(content: string): FactEntity[] {
     const claims = new Map<string, ClaimEntity>();
     for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
       const vocabulary = MEASURE_VOCABULARY.get(measure);
-      const about = new Set(aboutTokens(v, view));
+      const about = new Set(aboutTokens(v, view, clauseValues));
       const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
@@ -1012,7 +1055,7 @@ export function readFactText(content: string): FactEntity[] {
           measure,
           anchors: claimAnchors,
           ...(qualities.length ? { qualities } : {}),
-          components: components.filter((c) => c !== v.value),
+          components: components.filter((c) => c !== v.value && ![...othersKeys(v, view, clauseValues)].some((k) => k.lower === c)),
           values: [],
           display: [],
           ...quals,

@@ -449,7 +449,19 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       subordinator = 'and';
       continue;
     }
-    if (joinedStatement || (w.lower === 'but' && current.length > 2)) {
+    // ", JVM started with ...", ", refresh token TTL = 30 days": after a comma, a new subject and its own verb or assignment.
+    // (A word the tagger reads as a verb or an adjective opens one only before an assignment: ", refresh token TTL = 30 days".)
+    const spliced =
+      previous?.text === ',' &&
+      current.length > 2 &&
+      ['NOUN', 'PROPN', 'ADJ', 'VERB'].includes(w.pos) &&
+      (() => {
+        const at = sentence.slice(i + 1, i + 5).findIndex((x) => x.pos === 'VERB' || x.pos === 'AUX' || x.text === '=');
+        const head = sentence[i + 1 + at];
+        if (at < 0 || !head || /ing$/.test(head.lower) || !sentence.slice(i + 1, i + 1 + at).every((x) => x.pos === 'NOUN' || x.pos === 'PROPN' || x.pos === 'ADJ')) return false;
+        return w.pos === 'NOUN' || w.pos === 'PROPN' || head.text === '=';
+      })();
+    if (joinedStatement || spliced || (w.lower === 'but' && current.length > 2)) {
       flush();
       continue;
     }

@@ -155,7 +155,7 @@ const SHAPES: Shape[] = [
   // Paths: API routes ("/v2/invoices", "/api/*") and files ("src/billing/retry.ts", ".github/workflows/ci.yml").
   { pattern: /(?<![\w.:/-])\/(?:[a-z0-9{}_.*:-]+\/?)*[a-z{*][a-z0-9{}_.*:-]*\/?(?![\w/])/gi, read: (m) => ({ kind: 'path', value: m[0].toLowerCase().replace(/\/$/, '') }) },
   {
-    pattern: /(?<![\w./@-])(?:[.~]?[\w.-]*\/)+[\w.*-]+(?![\w/])/g,
+    pattern: /(?<![\w./@$€£¥₹-])(?:[.~]?[\w.-]*\/)+[\w.*-]+(?![\w/])/g,
     read: (m) => {
       const slashes = m[0].split('/').length - 1;
       if (!/\.[a-z]{1,5}$/i.test(m[0]) && slashes < 2 && !/^[.~]/.test(m[0])) return null;
