@@ -419,6 +419,7 @@ describe('explicit replacements and contrasts', () => {
   it('reads a replacement written with code quotes, and a verb opening the sentence as no part of a name', () => {
     expect(claim('Moved the build jobs from `ubuntu-20.04` to `ubuntu-22.04` images', 'version')).toMatchObject({ values: ['22.04'], previous: ['20.04'] });
     expect(claim('Replaced Quillsync with self-hosted Pipewell for the orders export', 'name')).toMatchObject({ values: ['pipewell'], previous: ['quillsync'] });
+    expect(claim('Migrated quote-token signing to ES256', 'technology').anchors).not.toContain('migrated');
   });
 
   it('reads a figure whose setting key names its unit in that unit, and the key as the measure, not a thing', () => {
@@ -476,6 +477,8 @@ describe('explicit replacements and contrasts', () => {
 
   it('does not read the window a figure was measured over as a figure of the thing', () => {
     expect(claimsIn('quote-api p99 over the last 7 days: 180 ms').map((c) => c.values)).toEqual([['0.18']]);
+    expect(claimsIn('Quote webhooks, last 30 days: 98.1% delivered first time').flatMap((c) => c.values)).toEqual(['98.1']);
+    expect(claimsIn('quote-logs keeps the last 14 days of logs').some((c) => c.kind === 'duration')).toBe(true);
   });
 
   it('lends an environment variable only to a clause measuring what its words name', () => {

@@ -111,6 +111,8 @@ function isComponent(w: Word): boolean {
 /** A capitalised word that names a person, team or product rather than a common English word. */
 function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (!/^\p{Lu}[\p{L}0-9.+-]*$/u.test(w.text) || w.text.length < 2 || ENVIRONMENTS.has(w) || STATISTICS.has(w) || isSetting(w)) return false;
+  // "Migrated the signing to ...": a verb opening a sentence is no name.
+  if (sentenceStart && w.pos === 'VERB' && /ed$/.test(w.lower)) return false;
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
   if (/[a-z][A-Z]/.test(w.text)) return true;
@@ -644,7 +646,9 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
   // In a list ("svc: minReplicas 3, memory limit 1Gi"), the items before this one are theirs: only the list's head
   // (before a colon) and this item's own words say what the value is of.
   const inOther = (i: number) => values.some((x) => x !== v && tokens[i] !== undefined && tokens[i].word.start >= x.start && tokens[i].word.end <= x.end);
-  const listComma = tokens.findLastIndex((t, i) => i < start && t.lower === ',' && inOther(i - 1));
+  // A list has no verb before the item; prose ("... on August 15, within a $2,500 budget") does.
+  const prose = tokens.slice(0, start).some((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
+  const listComma = prose ? -1 : tokens.findLastIndex((t, i) => i < start && t.lower === ',' && inOther(i - 1));
   const colon = tokens.findIndex((t, i) => i < start && t.lower === ':');
   const before = (i: number) => i < start && (listComma < 0 || i > listComma || (colon >= 0 && i < colon));
   const verbAt = tokens.findIndex((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
@@ -881,7 +885,9 @@ export function readFactText(content: string): FactEntity[] {
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       // "p99 140 ms over the last 7 days": the window a figure was measured over, not a figure of the thing.
-      if (v.kind === 'duration' && /\b(?:over|in|during|for|within)\s+the\s+(?:last|past|previous|trailing)\s+$/i.test(text.slice(Math.max(0, v.start - 30), v.start))) continue;
+      // Also "Webhooks, last 30 days: ..."; not a figure kept ("keeps the last 7 days of logs").
+      const window = text.slice(Math.max(0, v.start - 30), v.start);
+      if (v.kind === 'duration' && /\b(?:last|past|previous|trailing)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+the\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) continue;
       const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const read = measureOf(v, view, clauseValues, quals.per);
