@@ -504,9 +504,9 @@ describe('explicit replacements and contrasts', () => {
   });
 
   it('reads a key naming only what is measured as that measure, not a component; "Max" opening a sentence as a word', () => {
-    expect(claim('quote-api Deployment: resources.limits.memory = 768Mi', 'size')).toMatchObject({ measure: 'memory', components: ['quote-api'] });
+    expect(claim('quote-api chart values: resources.limits.memory = 768Mi', 'size')).toMatchObject({ measure: 'memory', components: ['quote-api'] });
     expect(claim('Max upload size for the quote API is 5 MB', 'size').components).toEqual([]);
-    expect(same('quote-api Deployment: resources.limits.memory = 768Mi', 'Memory limit for the quote-api pods is 1Gi', 'infra/k8s')).toBe(true);
+    expect(same('quote-api chart values: resources.limits.memory = 768Mi', 'Memory limit for the quote-api pods is 1Gi', 'infra/k8s')).toBe(true);
   });
 
   it('does not read an HTTP status a thing answers with as a figure', () => {

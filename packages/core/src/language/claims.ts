@@ -32,6 +32,8 @@ import {
   NEGATIONS,
   STATISTICS,
   TEAM_HEADS,
+  RESPONSE_VERBS,
+  RISE_VERBS,
   TECHNOLOGIES,
   VERB_CLASSES,
   type Matchable,
@@ -330,7 +332,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         }
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
-        if (/^[1-5]\d\d$/.test(w.text) && (['return', 'answer', 'respond', 'reply', 'throw', 'get', 'send', 'fail'].includes(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
+        if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
         // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
         if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (/^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i.test(previous.text) || previous.text === '='))) continue;
         // "3–12 replicas": a range of what follows.
@@ -568,7 +570,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // "went up to $59", "raised it up to 8": where a change went, not a bound.
   const moved = (i: number) => {
     const before = view.tokens[i - 1]?.word;
-    return before !== undefined && (['go', 'rise', 'jump', 'climb', 'creep'].includes(before.lemma) || isChangeWord(before));
+    return before !== undefined && (RISE_VERBS.has(before.lemma) || isChangeWord(before));
   };
   const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3 && !moved(i))?.value;
   // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").

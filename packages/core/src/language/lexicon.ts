@@ -140,6 +140,10 @@ export const WEEKDAYS = words.weekdays;
 export const NEGATIONS = new Set(words.negations);
 export const SUBORDINATORS = new Set(words.subordinators);
 export const FIRST_PERSON = new Set(words.first_person);
+/** Verbs a service answers a request with ("answers 503", "returns a 429"): the number after them is a status. */
+export const RESPONSE_VERBS = new Set(words.response_verbs);
+/** Verbs of a figure moving ("went up to", "rose to"): where they go is a change's target, not a bound. */
+export const RISE_VERBS = new Set(words.rise_verbs);
 /** Verb lemmas and phrases → their class ("rely on" and "use" are one act). */
 export const VERB_CLASSES = invert(words.verb_classes);
 
