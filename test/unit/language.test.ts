@@ -491,6 +491,8 @@ describe('explicit replacements and contrasts', () => {
     expect(claimsIn('quote-api: read timeout = 5 seconds, write timeout = 20 seconds.').filter((c) => c.kind === 'duration').map((c) => c.values)).toEqual([['5'], ['20']]);
     // "the plan file" names a file, not a plan.
     expect(claim('The quote export runs at 02:00 UTC; the plan file is `db/quote.plan`', 'time').mode).toBeUndefined();
+    // Nor is an opening phrase that states nothing.
+    expect(readText('On Quote Platform, PRs should get a first review within 8h.').clauses).toHaveLength(1);
     // A list is not a splice.
     expect(readText('Redis, Postgres and Kafka run in the shared cluster.').clauses).toHaveLength(1);
   });
@@ -563,6 +565,10 @@ describe('alignment', () => {
     // A component part written short names the word it abbreviates ("idem" of idempotency), not another word.
     expect(same('quote-api: idempotency keys TTL 24h', 'quote-api idem-key expiry = 48h', 'quotes/api')).toBe(true);
     expect(same('quote-api: session TTL 24h', 'quote-api idem-key expiry = 48h', 'quotes/api')).toBe(false);
+    // Two apps' pinned versions in one scope are two things.
+    const pin = (text: string, hoursAgo: number) => claimsOf(text, 'repo/tooling', hoursAgo).find((c) => c.kind === 'version')!;
+    expect(sameThing(pin('apps/quote-admin/.nvmrc says Node 22', 10), pin('apps/quote-site/.nvmrc says Node 20', 1))).toBe(false);
+    expect(sameThing(pin('The quote repo pins Node 22 in .nvmrc', 10), pin('Quote builds run Node 20', 1))).toBe(true);
     // An item of a list is about the list's head and its own words, not the items before it.
     const listed = claimsOf('quote service: minReplicas 2, CPU request 250m, memory limit 1Gi', 'infra/k8s', 10).find((c) => c.kind === 'size')!;
     expect(listed.anchors).not.toContain('cpu');

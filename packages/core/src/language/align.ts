@@ -185,8 +185,10 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (pa && pb && pa !== pb) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
   if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
-  // A version is of its product: within one scope, what else the clause names does not make it another thing.
-  if (a.kind === 'version' && a.fact.scope === b.fact.scope) return true;
+  // A version is of its product: within one scope, what else the clause names does not make it another thing, unless
+  // each names a path of its own ("apps/shop/.nvmrc" and "apps/blog/.nvmrc" pin two apps' versions).
+  const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components].some((p) => p.includes('/') && !p.includes('://') && !mentions(other, p));
+  if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
   const anchorsA = a.anchors.filter(specific);
@@ -197,8 +199,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.:]/)));
   const [partsA, partsB] = [partsOf(a), partsOf(b)];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
-  const ownA = anchorsA.filter((x) => !isFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
-  const ownB = anchorsB.filter((x) => !isFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
+  const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
+  const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // Each names a thing of its own the other never mentions: two things. And when one names a thing the
   // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
@@ -269,6 +271,8 @@ export function relatedThing(a: Claim, b: Claim): boolean {
 export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !isFileName(c));
 /** A file's name or path ("deploy/values.yaml", ".env.example"): where something is written, not what it is about. */
 const isFileName = (c: string) => (c.includes('/') && !c.includes('://')) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c);
+/** A file named without its directory (".env.example", "values.yaml"): where a setting is written; a path's directories name where ("apps/shop/.nvmrc"). */
+const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
 

@@ -451,9 +451,11 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     }
     // ", JVM started with ...", ", refresh token TTL = 30 days": after a comma, a new subject and its own verb or assignment.
     // (A word the tagger reads as a verb or an adjective opens one only before an assignment: ", refresh token TTL = 30 days".)
+    // The part before the comma must state something (a verb, an assignment or a figure): "On Data Platform, PRs ..." opens one.
     const spliced =
       previous?.text === ',' &&
       current.length > 2 &&
+      current.some((x) => x.pos === 'VERB' || x.pos === 'AUX' || x.pos === 'NUM' || x.text === '=') &&
       ['NOUN', 'PROPN', 'ADJ', 'VERB'].includes(w.pos) &&
       (() => {
         const at = sentence.slice(i + 1, i + 5).findIndex((x) => x.pos === 'VERB' || x.pos === 'AUX' || x.text === '=');
