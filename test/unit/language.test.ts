@@ -508,6 +508,8 @@ describe('explicit replacements and contrasts', () => {
   it('reads a key naming only what is measured as that measure, not a component; "Max" opening a sentence as a word', () => {
     expect(claim('quote-api chart values: resources.limits.memory = 768Mi', 'size')).toMatchObject({ measure: 'memory', components: ['quote-api'] });
     expect(claim('Max upload size for the quote API is 5 MB', 'size').components).toEqual([]);
+    // A word only inside a measure's phrase ("session" of "session token") is no measure: the key names a setting.
+    expect(claim('The quote session timeout is 20 minutes, set by SESSION_TIMEOUT.', 'duration').components).toContain('session_timeout');
     expect(same('quote-api chart values: resources.limits.memory = 768Mi', 'Memory limit for the quote-api pods is 1Gi', 'infra/k8s')).toBe(true);
   });
 

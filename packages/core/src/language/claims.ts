@@ -510,7 +510,7 @@ function measureAndUnit(key: string): boolean {
 function measureOnlyKey(key: string): boolean {
   const parts = splitIdentifier(key).map((p) => (p.length > 3 && p.endsWith('s') ? p.slice(0, -1) : p));
   const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.has({ lower: p, lemma: p }) || EXTREMES.has({ lower: p, lemma: p });
-  return parts.length >= 2 && parts.some((p) => ANY_MEASURE_WORD.has(p)) && parts.every((p) => ANY_MEASURE_WORD.has(p) || plain(p));
+  return parts.length >= 2 && parts.some((p) => MEASURE_WORD.has(p)) && parts.every((p) => MEASURE_WORD.has(p) || plain(p));
 }
 
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
@@ -520,6 +520,8 @@ for (const [name, m] of Object.entries(measuresData.measures)) {
 }
 /** Every word of any measure's vocabulary. */
 const ANY_MEASURE_WORD = new Set([...MEASURE_VOCABULARY.values()].flatMap((words) => [...words]));
+/** Measure words that name a measure alone ("memory", "timeout"), not only inside a phrase ("session" of "session token"). */
+const MEASURE_WORD = new Set(Object.values(measuresData.measures).flatMap((m) => m.words.filter((w) => !w.includes(' '))));
 
 /** The setting key written right before a value ("pool_size 80", "max_client_conn=2000"), if any. */
 function keyBefore(v: Value, view: ClauseView): Word | undefined {
