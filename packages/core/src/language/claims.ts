@@ -334,7 +334,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
         // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
-        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (/^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i.test(previous.text) || previous.text === '='))) continue;
+        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '='))) continue;
         // "3–12 replicas": a range of what follows.
         // ("from 18 to 20" is a change, not a range.)
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
@@ -523,10 +523,13 @@ const ANY_MEASURE_WORD = new Set([...MEASURE_VOCABULARY.values()].flatMap((words
 /** Measure words that name a measure alone ("memory", "timeout"), not only inside a phrase ("session" of "session token"). */
 const MEASURE_WORD = new Set(Object.values(measuresData.measures).flatMap((m) => m.words.filter((w) => !w.includes(' '))));
 
+/** A setting's key as written: words joined by "_" or "." ("pool_size", "retention.ms"). */
+const KEY_SHAPE = /^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i;
+
 /** The setting key written right before a value ("pool_size 80", "max_client_conn=2000"), if any. */
 function keyBefore(v: Value, view: ClauseView): Word | undefined {
   const w = view.clause.words.filter((x) => x.end <= v.start && !['=', ':', '`'].includes(x.text)).at(-1);
-  return w && /^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$/i.test(w.text) ? w : undefined;
+  return w && KEY_SHAPE.test(w.text) ? w : undefined;
 }
 
 /** Keys that other values of the clause own ("pool_size 80, max_client_conn 2000": max_client_conn is not 80's). */
@@ -1059,13 +1062,14 @@ export function readFactText(content: string): FactEntity[] {
       const key = JSON.stringify([familyOf(v.kind), measure, of, claimAnchors, qualities, quals, modifier]);
       let claim = claims.get(key);
       if (!claim) {
+        const foreignKeys = new Set([...othersKeys(v, view, clauseValues)].map((k) => k.lower));
         claim = {
           type: 'claim',
           kind: v.kind,
           measure,
           anchors: claimAnchors,
           ...(qualities.length ? { qualities } : {}),
-          components: components.filter((c) => c !== v.value && ![...othersKeys(v, view, clauseValues)].some((k) => k.lower === c)),
+          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)),
           values: [],
           display: [],
           ...quals,
@@ -1125,11 +1129,11 @@ export function readFactText(content: string): FactEntity[] {
   for (const r of read) {
     if (r.view.mode || r.view.negated) continue;
     const words = r.view.clause.words;
-    const names = (from: number, to: number) => words.slice(from, to).filter((w) => isComponent(w) || /^#[a-z]/.test(w.lower)).map((w) => w.lower.replace(/`/g, ''));
+    const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
+    const names = (from: number, to: number) => words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, ''));
     // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
     // Written as a headline, nothing but the names comes first ("`billing-v1` repo archived", "`db-old` shut down").
     const goneAt = new Set(CHANGE.gone.all(r.view.tokens).map((m) => words.indexOf(r.view.tokens[m.index]!.word)));
-    const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
     const retiredAt = words.findIndex(
       (w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),

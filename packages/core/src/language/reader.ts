@@ -449,9 +449,9 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       subordinator = 'and';
       continue;
     }
-    // ", JVM started with ...", ", refresh token TTL = 30 days": after a comma, a new subject and its own verb or assignment.
-    // (A word the tagger reads as a verb or an adjective opens one only before an assignment: ", refresh token TTL = 30 days".)
-    // The part before the comma must state something (a verb, an assignment or a figure): "On Data Platform, PRs ..." opens one.
+    // A comma splice (", JVM started with ...", ", refresh token TTL = 30 days"): after a part that states something (a verb,
+    // a figure or an assignment; not "On Data Platform, ..."), a new subject with its own verb or assignment. A word the
+    // tagger reads as a verb or an adjective opens one only before an assignment.
     const spliced =
       previous?.text === ',' &&
       current.length > 2 &&
