@@ -482,6 +482,13 @@ describe('statements, deletion requests and dependencies', () => {
     expect(analyzeStatements([secret, other], new Set([secret.id, other.id]))).toEqual({ retirements: [], conflicts: [] });
   });
 
+  it('asks a change with no old value named of the earlier fact naming most of what it names', () => {
+    const manager = fact('When a build alert is still open 45 minutes after it fired, Opsgenie rings the release manager, Ravi Menon.', { scope: 'team/ci', hoursAgo: 300 });
+    const backup = fact('Opsgenie policy: if the first responder has not acked a build alert within 15 minutes, it escalates to the backup responder.', { scope: 'team/ci', hoursAgo: 290 });
+    const change = fact('Opsgenie now escalates an unacked build alert to the backup responder after 8 minutes.', { scope: 'team/ci', hoursAgo: 20 });
+    expect(pairs(analyzeAll([manager, backup, change]).conflicts)).toEqual([['probable_update', new Set([backup.id, change.id])]]);
+  });
+
   it('flags a fact that holds until something ends as stale once a later fact says it ended', () => {
     const paused = fact('Writes to the refunds table are paused until the index rebuild finishes', { scope: 'payments', hoursAgo: 200 });
     const done = fact('The refunds index rebuild finished this morning', { scope: 'payments', hoursAgo: 20 });

@@ -244,6 +244,18 @@ describe('claims', () => {
     expect(denied).toMatchObject({ values: ['local disk'], negated: true });
     // "no more than" is a bound, not a denial.
     expect(claimsIn('A search page returns no more than 500 hits').every((c) => !c.negated)).toBe(true);
+    // In a condition the negation says when a rule fires; the figure is the rule's, not denied.
+    const [threshold] = claimsIn('Opsgenie policy: if the first responder has not acked a build alert within 15 minutes, it escalates to the backup responder.');
+    expect(threshold).toMatchObject({ kind: 'duration', values: ['900'] });
+    expect(threshold!.negated).toBeUndefined();
+  });
+
+  it('reads a comparison after the values and a comma as a detail, not the thing the clause is about', () => {
+    const [image] = claimsIn("Bumped the docs site's CI image to `ruby:3.3-slim` in `ci/docs.yml`, the same Ruby line billing-api runs on.").filter((c) => c.kind === 'version');
+    expect(image).toMatchObject({ values: ['3.3'] });
+    expect(image!.components).not.toContain('billing-api');
+    const [retries] = claimsIn('The export-worker retries 4 times, like billing-api').filter((c) => c.measure === 'retry');
+    expect(retries?.components).toEqual(['export-worker']);
   });
 
   it('reads statements, deletion requests and dependencies', () => {

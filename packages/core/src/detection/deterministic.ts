@@ -281,21 +281,30 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     if (!triggerIds.has(fact.id) || fact.valid_until !== null || retiredBy.has(fact.id)) continue;
     for (const newer of viewOf(fact).claims) {
       if (!(newer.previous?.length || newer.cue === 'change') || newer.mode) continue;
+      const named: Claim[] = [];
+      const weak: Claim[] = [];
       for (const older of candidatesOf(newer, index, true)) {
         if (older.fact.id === fact.id || !isCurrent(older) || time(older) > time(newer) || older.mode) continue;
+        if (sameThing(older, newer) || !relatedThing(older, newer) || asked.has(`${older.fact.id}|${fact.id}`)) continue;
+        if (namesReplaced(older, newer)) named.push(older);
         // Without an old value named, a change said of the same measure in the same scope ("jobs now run on SQS").
-        const link = namesReplaced(older, newer) || (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && disagree(older, newer));
-        if (!link || sameThing(older, newer) || !relatedThing(older, newer)) continue;
+        else if (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && disagree(older, newer)) weak.push(older);
+      }
+      // Of several such facts, the change is asked of those naming most of what it names: one change replaced one thing.
+      const shared = (older: Claim) => [...viewOf(older.fact).mentions].filter((w) => viewOf(fact).mentions.has(w)).length;
+      const most = Math.max(0, ...weak.map(shared));
+      for (const older of [...named, ...weak.filter((o) => shared(o) === most)]) {
         const key = `${older.fact.id}|${fact.id}`;
         if (asked.has(key)) continue;
         asked.add(key);
+        const how = named.includes(older) ? 'naming the earlier value as the one it replaces' : 'a change of what the earlier fact states';
         drafts.push({
           kind: 'probable_update',
           detectedBy: NUMERIC.has(older.kind) ? 'tier2_numeric' : 'tier0_entity',
           severity: 'medium',
           factIds: [older.fact.id, fact.id],
           question: probableUpdateQuestion(older, newer),
-          explanation: `A later fact (${explanationDate(fact.committed_at)}) says "${clip(fact.content)}", naming the earlier value as the one it replaces.`,
+          explanation: `A later fact (${explanationDate(fact.committed_at)}) says "${clip(fact.content)}", ${how}.`,
         });
       }
       if (pauseDue(1)) yield;

@@ -45,7 +45,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 12;
+export const EXTRACTOR_VERSION = 13;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -207,12 +207,17 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
 
+/** Words opening a condition: what the clause says holds when the condition is met. */
+const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
+
 /**
  * Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s",
  * "no longer uses X", "S3, not local disk"), not what came before it.
  */
 function negatedAt(view: ClauseView, v: Value): boolean {
   const words = view.clause.words;
+  // In a condition the negation says when the rule fires ("if nobody has acknowledged it within 10 minutes"): it denies nothing.
+  if (CONDITIONS.has(view.clause.subordinator ?? words[0]?.lower ?? '')) return false;
   return words.some((w, i) => w.end <= v.start && (NEGATIONS.has(w.lower) || w.lemma === 'not') && !/^(?:more|less|fewer|later|earlier|only)$/.test(words[i + 1]?.lower ?? '') && !words.slice(i + 1).some((x) => x.end <= v.start && x.pos === 'PUNCT'));
 }
 
@@ -913,7 +918,7 @@ export function readFactText(content: string): FactEntity[] {
       // A figure compared in a condition ("pages when p95 > 2s", "if error rate exceeds 5%") is where an alert fires, not the figure.
       // So is how long it must hold there ("... > 2s for 10 minutes").
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
-      const condition = ['when', 'whenever', 'if', 'once'].includes(view.clause.subordinator ?? '');
+      const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
       const name = compared ? 'threshold' : limit;
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
@@ -921,9 +926,12 @@ export function readFactText(content: string): FactEntity[] {
     const valued = drafts.map((d) => d.v);
     const identities = clauseValues.filter((v) => !replaced.has(v) && IDENTITY_KINDS.has(v.kind));
     // Named things: components, and names that are not what the clause states ("the Courier apps", "Discovery is led by ...").
-    // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail, not the thing.
+    // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail,
+    // not the thing; so does a comparison (", the same line api-gw runs", ", like billing-api").
     const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
-    const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(ws[i + 1]?.lower ?? ''))?.start ?? Infinity;
+    const participle = (w: Word, next: Word | undefined) => w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(next?.lower ?? '');
+    const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
+    const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1)))?.start ?? Infinity;
     const named = new Set(
       view.clause.words
         .filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) && !(/[_.]/.test(w.text) && measureOnlyKey(w.lower)))
