@@ -342,14 +342,15 @@ describe('conflicts between current facts', () => {
     expect(kinds).toEqual(['reversal']);
   });
 
-  it('calls a value an explicit replacement left, said again later, a reversal, and does not retire the replaced side', () => {
+  it('calls a value an explicit replacement left, said again later, a reversal; the fact it replaced stays replaced', () => {
     const a = fact('The parcel-tracker uses RabbitMQ as its message broker', { scope: 'shipping', hoursAgo: 900 });
     const b = fact('The parcel-tracker replaced RabbitMQ with Kafka as its message broker', { scope: 'shipping', hoursAgo: 100 });
     const c = fact('The parcel-tracker uses RabbitMQ as its message broker again', { scope: 'shipping', hoursAgo: 5 });
     const all = analyze([a, b, c]);
-    expect(all.retirements).toEqual([]);
+    // The replacement named a's own value: a is settled. Whether the team went back is the reversal's question, which tells the whole story.
+    expect(retired(all)).toEqual([a.id]);
     expect(all.conflicts).toHaveLength(1);
-    expect(all.conflicts[0]).toMatchObject({ kind: 'reversal' });
+    expect(all.conflicts[0]).toMatchObject({ kind: 'reversal', factIds: [a.id, b.id, c.id] });
     expect(all.conflicts[0]!.question).toBe(
       'Which is the message broker of parcel-tracker now: Kafka or RabbitMQ? The team had moved from RabbitMQ to Kafka, and the latest fact says RabbitMQ again.',
     );
@@ -453,6 +454,9 @@ describe('statements, deletion requests and dependencies', () => {
     expect(quiet('Ingrid wrote the refunds runbook', 'ops', 'Ingrid has never reviewed the refunds runbook', 'ops')).toMatchObject(none);
     // The act itself asserted is denied.
     expect(quiet('Ingrid reviewed the refunds runbook last week', 'ops', 'Ingrid has never reviewed the refunds runbook', 'ops').conflicts).toHaveLength(1);
+    // Not using a product denies what is done with it, whatever the verb; a change away from it denies nothing.
+    expect(quiet('Release notes are generated with Changesets on every merge', 'web', "web: we don't use Changesets, release notes are written by hand", 'web').conflicts).toHaveLength(1);
+    expect(quiet('The web team replaced Changesets with Release Please', 'web', "web: we don't use Changesets", 'web')).toMatchObject(none);
   });
 
   it('retires the earlier facts a deletion request names all of, and nothing else', () => {
@@ -683,6 +687,10 @@ describe('named things said to be gone', () => {
     expect(analyzeAll([signer, fact('@bexley left end of Q2; @ines signs now', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
     // Someone else leaving says nothing of her.
     expect(analyzeAll([owner, fact('Tomas left the quotes team last week', { scope: 'team/people', hoursAgo: 10 })]).conflicts).toEqual([]);
+    // Away for months, named by a first name no list knows.
+    const pager = fact('Failed payout runs page Oyelaran Bello directly, as the only one who knows the bank adapter', { scope: 'services/payouts', hoursAgo: 900 });
+    const away = fact('Oyelaran is on sabbatical leave until June; Dana Ortiz covers the bank adapter', { scope: 'team/payouts', hoursAgo: 10 });
+    expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [pager.id, away.id]]]);
   });
 
   it('reads a headline naming a thing and the word for its end as that thing gone', () => {

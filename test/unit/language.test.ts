@@ -273,6 +273,19 @@ describe('claims', () => {
     expect(claim('The ledger-api worker pool is set to 24').cue).toBeUndefined();
   });
 
+  it("reads what follows a label's colon as the holder of the role the label names, dates in parentheses or not", () => {
+    for (const text of ['Secondary on-call for the mobile apps: Maria Lopez.', 'Secondary on-call for the mobile apps this sprint (Jan 5 – Jan 16): Maria Lopez.']) {
+      expect(claim(text, 'person')).toMatchObject({ measure: 'oncall', values: ['maria lopez'] });
+      // A period that holds, not a day something happened on.
+      expect(claim(text, 'person').mode).toBeUndefined();
+    }
+    // Names no list knows are a person's when none of them is an English word; a team's name is made of words.
+    expect(claim('Primary on-call for the ingest service this week: Oluwaseun Adeyemi', 'person')).toMatchObject({ values: ['oluwaseun adeyemi'] });
+    expect(claim('Support Tooling owns the ingest service', 'name')).toMatchObject({ measure: 'owner', values: ['support tooling'] });
+    // With no role named before the colon, the person is what the label is about, not a value.
+    expect(claimsIn('Notes on the mobile apps: Maria Lopez').filter((c) => c.kind === 'person')).toEqual([]);
+  });
+
   it('reads a person named in an explicit replacement as the new holder of the role', () => {
     expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
     expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });
@@ -419,6 +432,14 @@ describe('explicit replacements and contrasts', () => {
     const levels = claimsIn('The hottest pod at 12k, under the 15k alert line');
     expect(levels.some((c) => c.measure === 'replicas')).toBe(false);
     expect(claim('`quote-api` runs 6 pods in prod', 'count')).toMatchObject({ measure: 'replicas', values: ['6'] });
+  });
+
+  it('reads a heading dated in parentheses before its colon as a record of that day', () => {
+    const claims = claimsIn('INC-81 (Sev3, 2026-10-02): search timed out for 20 minutes.');
+    expect(claims.map((c) => [c.kind, c.mode])).toEqual([
+      ['duration', 'event'],
+      ['date', 'event'],
+    ]);
   });
 
   it('reads a change in a release write-up as history, and a denial after a clause about a thing as said of that thing', () => {

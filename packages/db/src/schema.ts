@@ -346,6 +346,8 @@ export type FactEntity =
       target: string[];
       /** Where a denial holds ("in any TypeScript service"): an assertion elsewhere is not denied. */
       where?: string[];
+      /** Products it is done with ("applied with Flyway", "deployed via Argo CD"): an assertion that they are used. */
+      uses?: string[];
       cue?: 'change' | 'correction';
       clause: number;
     }

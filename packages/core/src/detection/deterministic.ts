@@ -337,9 +337,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     }
   }
 
-  // A fact the story came back to is true again: a reversal keeps its earlier side current, not settled.
   const conflicts = mergeDrafts(drafts);
-  for (const c of conflicts) if (c.kind === 'reversal') for (const id of c.factIds) retiredBy.delete(id);
   return {
     retirements: [...retiredBy].map(([factId, { by, reason }]) => ({ factId, byFactId: by.fact.id, at: by.fact.committed_at, reason })),
     conflicts,
@@ -375,6 +373,7 @@ function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRec
       !disagree(c, latest) &&
       timeline.some((m) => time(m) > time(c) && time(m) < time(latest) && disagree(m, latest)),
   );
+  // The earlier side is named too, settled or not: the question tells the whole story.
   const factIds = [...new Set([...(earlierSame ? [earlierSame.fact.id] : []), ...involved.map((c) => c.fact.id)])];
   const scopes = new Set(involved.map((c) => c.fact.scope));
   let kind: ConflictRecord['kind'];

@@ -362,9 +362,11 @@ export function denies(n: Statement, p: Statement): boolean {
   if (n.positive || !p.positive) return false;
   const theirs = conceptsOf(p);
   const asserted = (c: string) => theirs.has(c) || theirs.has(TECHNOLOGY_KIND_OF_WORD.get(c) ?? '\0');
-  if (!n.target.every(asserted)) return false;
+  // "We don't use Flyway" denies whatever is done with Flyway ("migrations are applied with Flyway").
+  const used = n.verb === 'use' && n.target.every((c) => p.uses?.includes(c));
+  if (!used && !n.target.every(asserted)) return false;
   const byKind = n.target.some((c) => TECHNOLOGY_KIND_OF_WORD.has(c) && !theirs.has(c));
-  if (n.verb !== 'exist' && n.verb !== p.verb && !byKind) return false;
+  if (n.verb !== 'exist' && n.verb !== p.verb && !byKind && !used) return false;
   const vn = viewOf(n.fact);
   const vp = viewOf(p.fact);
   if (n.where?.length && !n.where.some((x) => mentions(vp, x))) return false;

@@ -207,6 +207,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
 
+/** Prepositions naming what an act is done with ("applied with Flyway", "via Argo CD"). */
+const INSTRUMENTS = new Set(['with', 'via', 'using', 'through']);
+
 /** Words opening a condition: what the clause says holds when the condition is met. */
 const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
 
@@ -409,7 +412,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const first = run[0]!;
       const last = team ? head : run.at(-1)!;
       const value = run.map((x) => x.lower).join(' ');
-      add({ kind: team ? 'team' : FIRST_NAMES.has(first.text) ? 'person' : 'name', value, text: text.slice(first.start, last.end), start: first.start, end: last.end });
+      // A first name the lists know, or two or three names none of which is an English word ("Karthik Rao"): a person.
+      const person = FIRST_NAMES.has(first.text) || (run.length >= 2 && run.length <= 3 && run.every((x) => /^\p{Lu}\p{Ll}+$/u.test(x.text) && !isEnglishWord(x.lower)));
+      add({ kind: team ? 'team' : person ? 'person' : 'name', value, text: text.slice(first.start, last.end), start: first.start, end: last.end });
       i = end;
     }
   }
@@ -453,7 +458,9 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
     const passive = view.tokens[at - 1]?.word.lemma === 'be' || ['by', 'to'].includes(view.tokens[at + 1]?.lower ?? '');
     if (passive ? i < at : i > at) return false;
   }
-  return Math.abs(i - at) <= 3 || copula;
+  // "On-call for the week: Ola Berg": a label's role is held by what follows its colon.
+  const labelled = before === ':' && at < i;
+  return Math.abs(i - at) <= 3 || copula || labelled;
 }
 
 /** The same family of value: plain numbers and counts compare; a person and a team can hold one role. */
@@ -858,14 +865,18 @@ export function readFactText(content: string): FactEntity[] {
   const mentions = new Set<string>();
   const inSpan = (w: Word, list: readonly Value[]) => list.some((v) => w.start < v.end && w.end > v.start);
 
+  // A day something happened on, not either end of a period that holds ("this week (Nov 30 – Dec 6)").
+  const RANGE = /^\s*(?:–|—|-|to|until|through)\s*$/;
+  const day = (v: Value) => v.kind === 'date' && !values.some((o) => o.kind === 'date' && o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))));
   // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
   // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
   const labels = new Map<number, { env?: string; dated: boolean; start: number }>();
   views.forEach((view, i) => {
-    const next = views[i + 1];
-    if (next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
+    // Past a remark in parentheses that is part of the label ("INC-12 (Sev3, 2026-10-21): ...").
+    const next = views.slice(i + 1).find((o) => o.clause.subordinator !== '(');
+    if (view.clause.subordinator === '(' || next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
     const env = ENVIRONMENTS.all(view.clause.words)[0]?.value;
-    const dated = values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1);
+    const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= next.clause.start);
     if (env || dated) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, start: view.clause.start });
   });
   const labelOf = (view: ClauseView) => {
@@ -1048,7 +1059,7 @@ export function readFactText(content: string): FactEntity[] {
     const event =
       incidents.has(view.clause.sentence) ||
       labelOf(view)?.dated === true ||
-      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*:/.test(text.slice(v.end, v.end + 3))) ||
+      values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null &&
       values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
@@ -1152,11 +1163,16 @@ export function readFactText(content: string): FactEntity[] {
     // "Ana left", "Dmitri's last day was Friday": a person named before a departure done is gone (not one who handed a
     // role over: that person is still here).
     const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
-    const departure = CHANGE.departure.all(r.view.tokens).find((m) => !handover(m) && (m.length > 1 || changeDone(words, words.indexOf(r.view.tokens[m.index]!.word)) || r.view.tokens[m.index]!.lower === 'left'));
+    // Away for a while counts too ("is on parental leave until March").
+    const away = (i: number) => words[i]!.lower === 'leave' && (words[i - 1]?.lower === 'on' || words[i - 2]?.lower === 'on');
+    const departure = CHANGE.departure.all(r.view.tokens).find((m) => {
+      const i = words.indexOf(r.view.tokens[m.index]!.word);
+      return !handover(m) && (m.length > 1 || changeDone(words, i) || words[i]!.lower === 'left' || away(i));
+    });
     if (departure) {
       const at = r.view.tokens[departure.index]!.word.start;
       // A person by name or handle ("@ravi left").
-      for (const v of r.clauseValues) if (v.kind === 'person' && v.end <= at) gone.add(v.value);
+      for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
     }
     const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && i === 0);
     if (removalAt === 0) {
@@ -1254,6 +1270,10 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const where = !positive && whereAt > 0 && ['in', 'on', 'for', 'at', 'across'].includes(words[whereAt]?.lower ?? '') ? concepts(phraseAt(whereAt + 1)).filter((c) => !GENERIC.has(c)) : [];
   const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
   if (target.length === 0) return null;
+  // The products it is done with ("applied with Flyway", "shipped via Argo CD", "built using Bazel").
+  const uses = positive
+    ? words.flatMap((w, i) => (INSTRUMENTS.has(w.lower) ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos))) : []))
+    : [];
   const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
   return {
     type: 'statement',
@@ -1263,6 +1283,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     object,
     target,
     ...(where.length ? { where } : {}),
+    ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}),
     ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}),
     clause: view.index,
   };

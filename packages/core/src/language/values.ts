@@ -42,6 +42,8 @@ export function normalizeText(content: string): string {
   const numberWord = new RegExp(String.raw`\b(${Object.keys(NUMBER_WORDS).filter((w) => !/\s|once|twice|thrice/.test(w)).join('|')})\b(?=\s+(?:[a-z-]+\s+)?[a-z]+)`, 'gi');
   return content
     .replace(/(\d),(?=\d{3}(?!\d))/g, '$1')
+    // "(Nov 30 – Dec 6): Ana" would be read as an emoticon, swallowing the closing parenthesis.
+    .replace(/\)(?=[:;])/g, ') ')
     .replace(/\b(\d+(?:\.\d+)?)\s?k\b(?![\w/])/gi, (_, n: string) => String(round(Number(n) * 1000)))
     // A unit in parentheses after its figure ("CACHE_TTL=300 (seconds)") is the figure's unit.
     .replace(/(\d)\s*\(\s*([a-z]+)\s*\)/gi, (m, digit: string, unit: string) => (unitOf(unit) ? `${digit} ${unit}` : m))
