@@ -486,6 +486,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(analyzeStatements([secret, other], new Set([secret.id, other.id]))).toEqual({ retirements: [], conflicts: [] });
   });
 
+  it('asks whether a host still holds when a later fact says the thing moved to another', () => {
+    const before = fact('Grafana is reachable at grafana.ops.example.net (office network only)', { scope: 'observability', hoursAgo: 600 });
+    const moved = fact('Grafana moved to dashboards.example.net behind Okta', { scope: 'observability', hoursAgo: 30 });
+    expect(pairs(analyzeAll([before, moved]).conflicts)).toEqual([['probable_update', new Set([before.id, moved.id])]]);
+  });
+
   it('asks a change with no old value named of the earlier fact naming most of what it names', () => {
     const manager = fact('When a build alert is still open 45 minutes after it fired, Opsgenie rings the release manager, Ravi Menon.', { scope: 'team/ci', hoursAgo: 300 });
     const backup = fact('Opsgenie policy: if the first responder has not acked a build alert within 15 minutes, it escalates to the backup responder.', { scope: 'team/ci', hoursAgo: 290 });

@@ -449,7 +449,8 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
     if (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind))) return false;
     if (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3) return true;
   }
-  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before)) return false;
+  // Not through a preposition of place or topic, unless it ends the place phrase itself ("reachable at", "lives in").
+  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before) && !(measure === 'location' && i - at === 2)) return false;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").

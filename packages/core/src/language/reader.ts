@@ -487,8 +487,3 @@ function outsideParentheses(words: readonly Word[]): Word[] {
     return false;
   });
 }
-
-/** The clause a character offset falls in. */
-export function clauseAt(reading: TextReading, offset: number): Clause | undefined {
-  return reading.clauses.find((c) => offset >= c.start && offset < Math.max(c.end, c.start + 1)) ?? reading.clauses.find((c) => offset <= c.end);
-}
