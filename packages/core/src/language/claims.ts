@@ -1273,7 +1273,11 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   if (target.length === 0) return null;
   // The products it is done with ("applied with Flyway", "shipped via Argo CD", "built using Bazel").
   const uses = positive
-    ? words.flatMap((w, i) => (INSTRUMENTS.has(w.lower) ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos))) : []))
+    ? words.flatMap((w, i) =>
+        INSTRUMENTS.has(w.lower)
+          ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos)))
+          : [],
+      )
     : [];
   const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
   return {
