@@ -291,9 +291,10 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         else if (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && disagree(older, newer)) weak.push(older);
       }
       // Of several such facts, the change is asked of those naming most of what it names: one change replaced one thing.
-      const shared = (older: Claim) => [...viewOf(older.fact).mentions].filter((w) => viewOf(fact).mentions.has(w)).length;
-      const most = Math.max(0, ...weak.map(shared));
-      for (const older of [...named, ...weak.filter((o) => shared(o) === most)]) {
+      const mine = viewOf(fact).mentions;
+      const shared = new Map(weak.map((o) => [o, [...viewOf(o.fact).mentions].filter((w) => mine.has(w)).length]));
+      const most = Math.max(0, ...shared.values());
+      for (const older of [...named, ...weak.filter((o) => shared.get(o) === most)]) {
         const key = `${older.fact.id}|${fact.id}`;
         if (asked.has(key)) continue;
         asked.add(key);

@@ -187,7 +187,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
   // A version is of its product: within one scope, what else the clause names does not make it another thing, unless
   // each names a path of its own ("apps/shop/.nvmrc" and "apps/blog/.nvmrc" pin two apps' versions).
-  const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components].some((p) => p.includes('/') && !p.includes('://') && !mentions(other, p));
+  const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components].some((p) => isPath(p) && !mentions(other, p));
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
@@ -269,8 +269,10 @@ export function relatedThing(a: Claim, b: Claim): boolean {
 
 /** The components that name a thing: not a setting's key (`ttl_seconds`, shared by many things) nor the file it is set in. */
 export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !isFileName(c));
+/** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
+const isPath = (c: string) => c.includes('/') && !c.includes('://');
 /** A file's name or path ("deploy/values.yaml", ".env.example"): where something is written, not what it is about. */
-const isFileName = (c: string) => (c.includes('/') && !c.includes('://')) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c);
+const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c);
 /** A file named without its directory (".env.example", "values.yaml"): where a setting is written; a path's directories name where ("apps/shop/.nvmrc"). */
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 

@@ -868,7 +868,9 @@ export function readFactText(content: string): FactEntity[] {
 
   // A day something happened on, not either end of a period that holds ("this week (Nov 30 – Dec 6)").
   const RANGE = /^\s*(?:–|—|-|to|until|through)\s*$/;
-  const day = (v: Value) => v.kind === 'date' && !values.some((o) => o.kind === 'date' && o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))));
+  const dates = values.filter((v) => v.kind === 'date');
+  const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
+  const day = (v: Value) => days.has(v);
   // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
   // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
   const labels = new Map<number, { env?: string; dated: boolean; start: number }>();
