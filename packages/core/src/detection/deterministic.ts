@@ -39,7 +39,7 @@ export interface DeterministicOutcome {
   conflicts: ConflictRecord[];
 }
 
-const time = (c: Claim) => c.fact.committed_at.getTime();
+const time = (c: Claim) => c.at;
 const byTime = (a: Claim, b: Claim) => time(a) - time(b) || a.fact.id.localeCompare(b.fact.id) || a.index - b.index;
 const NUMERIC = new Set(['duration', 'size', 'rate', 'percentage', 'count', 'number', 'port', 'money']);
 
@@ -79,7 +79,7 @@ export function probablyUpdates(older: Claim, newer: Claim): boolean {
  * container on Fargate", "the webhook is now /v2, retried 5 times"), with no clause of it a plan or a condition?
  */
 function announcesElsewhere(claim: Claim): boolean {
-  const view = viewOf(claim.fact);
+  const view = claim.view;
   return !view.hedged && (view.announces || view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction')));
 }
 
@@ -104,7 +104,7 @@ const scopeKey = (c: Claim) => `${kindKey(c)}%${c.fact.scope}`;
 /** Keys a claim looks its peers up by: its own, its scope's words when it names nothing, and the bare claims of its scope. */
 function lookupKeys(c: Claim): string[] {
   const k = kindKey(c);
-  const scope = [...viewOf(c.fact).scopeWords].map((w) => `${k}@${w}`);
+  const scope = [...c.view.scopeWords].map((w) => `${k}@${w}`);
   return [...new Set([...indexKeys(c), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
 }
 
@@ -144,7 +144,7 @@ export function candidatesOf(trigger: Claim, index: SlotIndex, loose = false): S
   if (loose) {
     const family = familyOf(trigger.kind);
     for (const key of lookupKeys({ ...trigger, measure: '' })) keys.push(key);
-    const words = new Set([...viewOf(trigger.fact).scopeWords, ...(trigger.qualities ?? []), ...viewOf(trigger.fact).mentions]);
+    const words = new Set([...trigger.view.scopeWords, ...(trigger.qualities ?? []), ...trigger.view.mentions]);
     for (const w of words) keys.push(`${family}:${trigger.measure}@${w}`, `${family}:@${w}`);
   }
   for (const key of keys) for (const c of index.byKey.get(key) ?? []) out.add(c);
@@ -243,7 +243,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         if (older.fact.id === newer.fact.id) continue;
         if (!triggerIds.has(older.fact.id) && !triggerIds.has(newer.fact.id)) continue;
         // Peers of one trigger can be two things: each pair must be about one thing itself.
-        if (older !== timeline.find((c) => c === older) || !sameThing(older, newer)) continue;
+        if (!sameThing(older, newer)) continue;
         if (probablyUpdates(older, newer)) {
           updaters.push(newer);
           if (newer === latest) probable.push([older, newer]);
@@ -292,7 +292,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
       }
       // Of several such facts, the change is asked of those naming most of what it names: one change replaced one thing.
       const mine = viewOf(fact).mentions;
-      const shared = new Map(weak.map((o) => [o, [...viewOf(o.fact).mentions].filter((w) => mine.has(w)).length]));
+      const shared = new Map(weak.map((o) => [o, [...o.view.mentions].filter((w) => mine.has(w)).length]));
       const most = Math.max(0, ...shared.values());
       for (const older of [...named, ...weak.filter((o) => shared.get(o) === most)]) {
         const key = `${older.fact.id}|${fact.id}`;

@@ -9,11 +9,18 @@ import { familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
-/** A claim as detection reads it: with its fact. */
+/** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
   fact: DetectorFact;
+  view: FactView;
+  at: number;
   /** Within the fact, which claim it is. */
   index: number;
+  /** Its anchors that are not generic words (and those in the singular), the words of its components, and the dated period it is said of (see periodOf). */
+  specificAnchors: readonly string[];
+  anchorForms: ReadonlySet<string>;
+  parts: ReadonlySet<string>;
+  period: string | undefined;
 }
 
 export interface Statement extends StatementEntity {
@@ -41,6 +48,11 @@ export interface FactView {
   announces: boolean;
   /** The joined names of the config files it names ("rust-toolchain" of rust-toolchain.toml). */
   configNames: ReadonlySet<string>;
+  /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
+  mentioned: Map<string, boolean>;
+  /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
+  technologyKinds: ReadonlySet<string>;
+  kindsNamed: ReadonlySet<string>;
 }
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
@@ -54,7 +66,7 @@ export function viewOf(fact: DetectorFact): FactView {
   let view = views.get(fact);
   if (view) return view;
   const entities = fact.entities;
-  const claims: Claim[] = [];
+  const claimEntities: ClaimEntity[] = [];
   const statements: Statement[] = [];
   let deletion: string[] | null = null;
   const dependencies: FactView['dependencies'] = [];
@@ -65,7 +77,7 @@ export function viewOf(fact: DetectorFact): FactView {
   let hedged = false;
   let announces = false;
   for (const e of entities) {
-    if (e.type === 'claim') claims.push({ ...e, fact, index: claims.length });
+    if (e.type === 'claim') claimEntities.push(e);
     else if (e.type === 'statement') statements.push({ ...e, fact });
     else if (e.type === 'deletion') deletion = e.target;
     else if (e.type === 'dependency') dependencies.push({ target: e.target, ends: e.ends === true });
@@ -79,6 +91,7 @@ export function viewOf(fact: DetectorFact): FactView {
     }
   }
   const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
+  const claims: Claim[] = [];
   view = {
     claims,
     statements,
@@ -93,13 +106,30 @@ export function viewOf(fact: DetectorFact): FactView {
     hedged,
     announces,
     configNames: new Set(mentions.flatMap((m) => CONFIG_FILE.exec(m)?.[1] ?? [])),
+    mentioned: new Map(),
+    technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
+    kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
   };
+  const at = fact.committed_at.getTime();
+  for (const e of claimEntities) {
+    const parts = new Set(e.components.flatMap((x) => x.split(/[-_.:]/)));
+    const specificAnchors = e.anchors.filter(specific);
+    const anchorForms = new Set([...specificAnchors, ...specificAnchors.map(singular)]);
+    claims.push({ ...e, fact, view, at, index: claims.length, specificAnchors, anchorForms, parts, period: undefined });
+  }
+  for (const c of claims) c.period = periodOf(c, view);
   views.set(fact, view);
   return view;
 }
 
 /** Does the fact mention this concept (a component counts as mentioned when all its words are)? */
 export function mentions(view: FactView, concept: string): boolean {
+  let known = view.mentioned.get(concept);
+  if (known === undefined) view.mentioned.set(concept, (known = mentionsOnce(view, concept)));
+  return known;
+}
+
+function mentionsOnce(view: FactView, concept: string): boolean {
   if (view.mentions.has(concept) || view.mentions.has(singular(concept))) return true;
   // A package coordinate ("io.acme:billing-sdk") is mentioned by its artifact's name, a config file
   // ("rust-toolchain.toml") by its joined name ("rust-toolchain"), and that name by the file.
@@ -174,15 +204,14 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
-  const va = viewOf(a.fact);
-  const vb = viewOf(b.fact);
+  const va = a.view;
+  const vb = b.view;
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
   if (a.components.some((c) => !met(c, vb)) || b.components.some((c) => !met(c, va))) return false;
   // Said of two dated periods ("week of 10-12: Ana on call" / "10-26 week: Ben on call"): two things.
-  const [pa, pb] = [periodOf(a, va), periodOf(b, vb)];
-  if (pa && pb && pa !== pb) return false;
+  if (a.period && b.period && a.period !== b.period) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
   if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
   // A version is of its product: within one scope, what else the clause names does not make it another thing, unless
@@ -191,13 +220,12 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
-  const anchorsA = a.anchors.filter(specific);
-  const anchorsB = b.anchors.filter(specific);
-  const shared = anchorsA.filter((x) => anchorsB.includes(x) || anchorsB.includes(singular(x)) || anchorsB.map(singular).includes(x));
+  const anchorsA = a.specificAnchors;
+  const anchorsB = b.specificAnchors;
+  const shared = anchorsA.filter((x) => b.anchorForms.has(x) || anchorsB.includes(singular(x)));
   // What one names that the other fact never mentions, nor its scope.
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
-  const partsOf = (c: Claim) => new Set(c.components.flatMap((x) => x.split(/[-_.:]/)));
-  const [partsA, partsB] = [partsOf(a), partsOf(b)];
+  const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
   const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
@@ -220,7 +248,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
-  const bareView = viewOf(bare.fact);
+  const bareView = bare.view;
   const inScope = (x: string) => bareView.scopeWords.has(x) || bareView.scopeWords.has(singular(x));
   const things = [...named.anchors.filter(specific), ...named.components];
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
@@ -236,10 +264,10 @@ const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind 
 function meets(view: FactView, word: string, own: FactView): boolean {
   if (mentions(view, word)) return true;
   const kind = TECHNOLOGY_KIND_OF_WORD.get(word);
-  if (kind && view.claims.some((c) => c.kind === 'technology' && c.measure === kind)) return true;
+  if (kind && view.technologyKinds.has(kind)) return true;
   const product = kindIn(own, word);
   // Its kind named by the other fact or by its scope ("Postgres backups" in a fact of scope infra/db).
-  return product !== undefined && [...view.mentions, ...view.scopeWords].some((w) => TECHNOLOGY_KIND_OF_WORD.get(w) === product);
+  return product !== undefined && view.kindsNamed.has(product);
 }
 
 /**
@@ -251,8 +279,8 @@ function meets(view: FactView, word: string, own: FactView): boolean {
 export function relatedThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || !qualifiersMeet(a, b)) return false;
   if (a.kind === 'version' && a.of !== b.of) return false;
-  const va = viewOf(a.fact);
-  const vb = viewOf(b.fact);
+  const va = a.view;
+  const vb = b.view;
   // Components must meet, and each naming a thing the other never mentions is two things: a TTL of `cache.hot` is not
   // one of `cache.cold` because both name `ttl_seconds`.
   const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
