@@ -1,6 +1,7 @@
 /**
- * The full-text half of retrieval in a small workspace (engram_text_candidates, migration 0018): a
- * fact holding some of a question's words is found, rarer words weigh more, and facts are ranked
+ * The full-text half of retrieval in a small workspace (engram_text_candidates, migrations 0018 and
+ * 0022): a fact holding some of a question's words is found, rarer words weigh more, a long fact
+ * holding a word in passing weighs less than a short one about it (BM25), and facts are ranked
  * before the depth is cut, on both databases. Vectors are left out (no embedding) so only the
  * words decide.
  */
@@ -57,5 +58,17 @@ describe.each(testDatabases())('full-text retrieval on $name', (engine) => {
     const nightly = await search('nightly billing service job, unheard-of words');
     expect(nightly).toHaveLength(FILTERS.depth);
     expect(nightly.every((c) => /billing service runs job/.test(c))).toBe(true);
+  });
+
+  it('ranks a short fact about a word above a long one that holds it in passing with a word nearly every fact holds', async () => {
+    const common = Array.from({ length: 200 }, (_, n) => `The billing service runs job number ${n} every night`);
+    const passing =
+      'The billing service has a long history: it began as a cron script, moved to a monolith, gained invoices, refunds, ' +
+      'dunning, tax rules, coupons, proration, audit exports and a ledger, and among many other things it also reads Kafka';
+    const { search } = await workspaceOf([...common, passing, 'Kafka consumers belong to the platform team']);
+    // Summing the words' weights put the long fact first (it holds both words); "billing" is in
+    // nearly every fact, so it tells nothing, and the long fact names Kafka once among forty words.
+    const found = await search('kafka billing');
+    expect(found.slice(0, 2)).toEqual(['Kafka consumers belong to the platform team', passing]);
   });
 });
