@@ -342,6 +342,20 @@ describe('conflicts between current facts', () => {
     expect(kinds).toEqual(['reversal']);
   });
 
+  it('reads a word of the measure itself as naming nothing else ("build pipelines" of the CI system)', () => {
+    const a = fact('Continuous integration runs on Jenkins', { scope: 'ci', hoursAgo: 900 });
+    const b = fact('CI moved to Buildkite', { scope: 'ci', hoursAgo: 400 });
+    const c = fact('Build pipelines are defined in ci/pipelines.yml and run on Jenkins', { scope: 'ci', hoursAgo: 10 });
+    const [ca, cb, cc] = [a, b, c].map((x) => viewOf(x).claims.find((claim) => claim.kind === 'technology')!);
+    expect(sameThing(cb!, cc!)).toBe(true);
+    expect(sameThing(ca!, cc!)).toBe(true);
+    const reversal = analyzeAll([a, b, c]).conflicts.find((x) => x.kind === 'reversal');
+    expect(new Set(reversal?.factIds)).toEqual(new Set([a.id, b.id, c.id]));
+    // A word that is not the measure's still names another thing: the mobile app's CI is not the team's.
+    const mobile = fact('Mobile builds are defined in mobile/ci.yml and run on CircleCI', { scope: 'ci', hoursAgo: 5 });
+    expect(sameThing(cb!, viewOf(mobile).claims.find((claim) => claim.kind === 'technology')!)).toBe(false);
+  });
+
   it('calls a value an explicit replacement left, said again later, a reversal; the fact it replaced stays replaced', () => {
     const a = fact('The parcel-tracker uses RabbitMQ as its message broker', { scope: 'shipping', hoursAgo: 900 });
     const b = fact('The parcel-tracker replaced RabbitMQ with Kafka as its message broker', { scope: 'shipping', hoursAgo: 100 });

@@ -5,7 +5,7 @@
  * a named subject), with nothing named on both sides that the other never mentions.
  */
 import type { DetectorFact } from '@engram/db';
-import { familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
+import { familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
@@ -16,7 +16,7 @@ export interface Claim extends ClaimEntity {
   at: number;
   /** Within the fact, which claim it is. */
   index: number;
-  /** Its anchors that are not generic words (and those in the singular), the words of its components, and the dated period it is said of (see periodOf). */
+  /** Its anchors that are neither generic words nor words of its measure (and those in the singular), the words of its components, and the dated period it is said of (see periodOf). */
   specificAnchors: readonly string[];
   anchorForms: ReadonlySet<string>;
   parts: ReadonlySet<string>;
@@ -113,7 +113,8 @@ export function viewOf(fact: DetectorFact): FactView {
   const at = fact.committed_at.getTime();
   for (const e of claimEntities) {
     const parts = new Set(e.components.flatMap((x) => x.split(/[-_.:]/)));
-    const specificAnchors = e.anchors.filter(specific);
+    // A word of the claim's own measure ("pipelines" of the CI system) says what is measured, not what it is about.
+    const specificAnchors = e.anchors.filter((a) => specific(a) && !MEASURE_VOCABULARY.get(e.measure)?.has(a));
     const anchorForms = new Set([...specificAnchors, ...specificAnchors.map(singular)]);
     claims.push({ ...e, fact, view, at, index: claims.length, specificAnchors, anchorForms, parts, period: undefined });
   }
@@ -193,13 +194,13 @@ function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
   return !(a.bound && b.bound && a.bound !== b.bound);
 }
 
-/** Are two claims about one thing (see the module's header)? */
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {
   if (c.kind === 'date') return undefined;
   return view.claims.find((d) => d.clause === c.clause && d.kind === 'date' && !d.mode && d.anchors.some((x) => TIME_NOUNS.has(x)))?.values[0];
 }
 
+/** Are two claims about one thing (see the module's header)? */
 export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A version of an unnamed product compares with nothing.
@@ -250,7 +251,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Everything the named side names is its scope's or said by its fact.
   const bareView = bare.view;
   const inScope = (x: string) => bareView.scopeWords.has(x) || bareView.scopeWords.has(singular(x));
-  const things = [...named.anchors.filter(specific), ...named.components];
+  const things = [...named.specificAnchors, ...named.components];
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
 }
 

@@ -527,7 +527,7 @@ function measureOnlyKey(key: string): boolean {
 }
 
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
-const MEASURE_VOCABULARY = new Map<string, Set<string>>();
+export const MEASURE_VOCABULARY = new Map<string, Set<string>>();
 for (const [name, m] of Object.entries(measuresData.measures)) {
   MEASURE_VOCABULARY.set(name, new Set(m.words.flatMap((w) => w.split(' ')).filter((w) => !FUNCTION_WORDS.has(w) && !['after', 'between', 'when', 'be'].includes(w))));
 }
