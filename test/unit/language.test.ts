@@ -286,6 +286,21 @@ describe('claims', () => {
     expect(claimsIn('Notes on the mobile apps: Maria Lopez').filter((c) => c.kind === 'person')).toEqual([]);
   });
 
+  it("reads a label's colon as naming its value when the only verb after it is in a clause of its own", () => {
+    // The reason after the value ("because ...", ", since ...") makes no statement of what follows the colon.
+    for (const text of ['Upload gateway request timeout: 45s because phone uploads are slow', 'Upload gateway request timeout: 45s, since phone uploads are slow']) {
+      expect(claim(text, 'duration')).toMatchObject({ measure: 'timeout', values: ['45'] });
+    }
+    // A statement after the colon still is one.
+    expect(claimsIn('We dropped the upload gateway: phones post straight to the bucket').filter((c) => c.kind === 'duration')).toEqual([]);
+  });
+
+  it('reads a side remark after a value (", confirmed in ...") as where it was seen, not what it is about', () => {
+    expect(claim('The upload size limit is 25 MB, confirmed in the proxy settings', 'size').anchors).toEqual([]);
+    // A clause naming nothing still borrows what the clause before it names.
+    expect(claim('The proxy caps uploads; the limit is 25 MB', 'size').anchors).toContain('proxy');
+  });
+
   it('reads a person named in an explicit replacement as the new holder of the role', () => {
     expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
     expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });

@@ -45,7 +45,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 13;
+export const EXTRACTOR_VERSION = 14;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1044,8 +1044,9 @@ export function readFactText(content: string): FactEntity[] {
     // Not from a subordinate clause after it ("reads the topic, which has 4 shards, so adding workers is moot"); a relative
     // clause with a component it borrowed is about that component, not what else its sentence names.
     const relative = ['which', 'who', 'whose'].includes(view.clause.subordinator ?? '') && components.length > 0;
-    const inherited =
-      own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !(r.view.clause.start > view.clause.start && subordinate(r))).flatMap((r) => r.own))] : [];
+    // Nor from a side remark after it (", checked in the gateway config"): where it was seen is not what it is about.
+    const after = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && (subordinate(r) || r.view.clause.subordinator === ',ing');
+    const inherited = own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !after(r)).flatMap((r) => r.own))] : [];
     for (const a of [...anchors.values(), ...roles]) mentions.add(a);
     // A key naming only what is measured is no component, but the fact still names it.
     for (const w of view.clause.words) if (/[_.]/.test(w.text) && measureOnlyKey(w.lower)) mentions.add(w.lower.replace(/`/g, ''));
