@@ -301,6 +301,13 @@ describe('claims', () => {
     expect(claim('The proxy caps uploads; the limit is 25 MB', 'size').anchors).toContain('proxy');
   });
 
+  it('reads a relative clause saying what a thing did as no change, unless it names a target', () => {
+    const cued = (text: string) => readFact(text).some((e) => 'cue' in e && e.cue === 'change');
+    expect(cued('Search slowed down for an hour; the cause was a driver release that changed the connection limits.')).toBe(false);
+    expect(cued('The PR that moved the billing queue to SQS landed')).toBe(true);
+    expect(cued('We changed the connection limits of the search cluster')).toBe(true);
+  });
+
   it('reads a person named in an explicit replacement as the new holder of the role', () => {
     expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
     expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });

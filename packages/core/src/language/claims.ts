@@ -153,6 +153,15 @@ const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: 
 const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
 const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.stem);
 
+/**
+ * Is the verb at `i` in a relative clause saying what a thing did ("a bump that changed default timeouts", "the deploy
+ * which moved ..."), with no target? Such a clause reports no change; with a target it does ("the PR that moved the queue to SQS").
+ */
+function describes(words: readonly Word[], i: number): boolean {
+  if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
+  return !words.slice(i + 1, i + 6).some((x) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x.lower));
+}
+
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
@@ -162,6 +171,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
+  if (describes(words, i)) return false;
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
@@ -198,7 +208,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   );
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
-  const change = assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+  const change =
+    assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !describes(words, words.indexOf(t.word)))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
