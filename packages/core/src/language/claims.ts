@@ -153,13 +153,16 @@ const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: 
 const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
 const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.stem);
 
+/** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
+const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
+
 /**
  * Is the verb at `i` in a relative clause saying what a thing did ("a bump that changed default timeouts", "the deploy
  * which moved ..."), with no target? Such a clause reports no change; with a target it does ("the PR that moved the queue to SQS").
  */
 function describes(words: readonly Word[], i: number): boolean {
   if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
-  return !words.slice(i + 1, i + 6).some((x) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x.lower));
+  return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
 }
 
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
@@ -170,7 +173,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
   const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
-  const target = after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
+  const target = namesTarget(after);
   if (describes(words, i)) return false;
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").

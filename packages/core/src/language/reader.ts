@@ -397,10 +397,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     // not between a name and its value ("TTL: 15 min").
     // A verb in a remark in parentheses ("replicas: 4 → 6 (also set as ...)"), or in a subordinate clause ("timeout:
     // 180s, since jobs can take 2 min"), makes no statement of what follows the colon.
-    const afterColon = outsideParentheses(sentence.slice(i + 1));
-    const clauseEnd = afterColon.findIndex((x, k) => k > 0 && SUBORDINATORS.has(x.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON'].includes(x.pos));
-    const colonJoin =
-      w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && afterColon.slice(0, clauseEnd < 0 ? undefined : clauseEnd).some((x) => x.pos === 'VERB' || x.pos === 'AUX');
+    const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
       // After a label ("Rate limit on X: 50 requests ..."), what follows says it of the label's subject.
@@ -479,6 +476,13 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     ({ words: current, subordinator } = interrupted);
   }
   flush();
+}
+
+/** Does what follows a colon state something: a verb outside parentheses, before any subordinate clause? */
+function statesAfterColon(rest: readonly Word[]): boolean {
+  const words = outsideParentheses(rest);
+  const end = words.findIndex((x, k) => k > 0 && SUBORDINATORS.has(x.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON'].includes(x.pos));
+  return words.slice(0, end < 0 ? undefined : end).some((x) => x.pos === 'VERB' || x.pos === 'AUX');
 }
 
 /** The words not inside parentheses. */
