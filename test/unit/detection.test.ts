@@ -10,6 +10,7 @@ import {
   analyzeStatements,
   withAnnouncedUpdates,
   candidatesOf,
+  readFact,
   familyOf,
   groupBySharedSlots,
   indexingSteps,
@@ -485,6 +486,19 @@ describe('statements, deletion requests and dependencies', () => {
     const mirror = fact('Artifactory also hosts our Maven mirror', { scope: 'build', hoursAgo: 1_500 });
     const drop = fact('Please drop the note about the old Artifactory repository', { scope: 'build', hoursAgo: 20 });
     expect(retired(analyzeAll([upload, mirror, drop]))).toEqual([upload.id]);
+  });
+
+  it('matches a deletion request by the words a fact says, not only what it mentions; a removal reported in the past asks to forget nothing', () => {
+    // "Dana" is a word of the fact, though what it mentions is the person "Dana Ortiz".
+    const tip = fact('Ask Dana Ortiz for read access to the billing replica', { scope: 'data', hoursAgo: 500 });
+    const other = fact('The billing replica lags the primary by about 2 seconds', { scope: 'data', hoursAgo: 400 });
+    const forget = fact('Forget the note about asking Dana for billing replica access', { scope: 'data', hoursAgo: 10 });
+    expect(retired(analyzeAll([tip, other, forget]))).toEqual([tip.id]);
+    // "Removed the X flag" reports a change to the code: the fact about the flag is not forgotten with nothing asked.
+    const flag = fact('The `checkout.one-click` flag stays on until the holiday freeze ends', { scope: 'web', hoursAgo: 300 });
+    const removed = fact('Removed the `checkout.one-click` flag and its old code path', { scope: 'web', hoursAgo: 5 });
+    expect(readFact(removed.content).some((e) => e.type === 'deletion')).toBe(false);
+    expect(retired(analyzeAll([flag, removed]))).toEqual([]);
   });
 
   it('honours a deletion request whichever of the two reaches the worker first, and never argues with it', () => {

@@ -58,6 +58,9 @@ function statementViewOf(facts: readonly DetectorFact[]): StatementView {
  * triggers and the facts their keys found, and must not change between calls. Each pair judged
  * has a trigger in it.
  */
+/** Does the fact's text say the word, as a word of its own ("just rerun the job" says "rerun", a verb no mention holds)? */
+const saysWord = (fact: DetectorFact, word: string) => fact.content.toLowerCase().split(/[^a-z0-9_]+/).includes(word);
+
 export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>): StatementOutcome {
   const view = statementViewOf(facts);
   const retirements: RetirementRecord[] = [];
@@ -73,7 +76,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const fact of facts) {
       if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;
-      if (!target.every((w) => mentions(viewOf(fact), w))) continue;
+      if (!target.every((w) => mentions(viewOf(fact), w) || saysWord(fact, w))) continue;
       retired.add(fact.id);
       retirements.push({ factId: fact.id, byFactId: request.id, at: request.committed_at, reason: 'a later fact asks to forget it' });
     }

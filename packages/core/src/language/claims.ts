@@ -45,7 +45,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 14;
+export const EXTRACTOR_VERSION = 15;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1319,7 +1319,8 @@ function deletionOf(views: readonly ClauseView[]): FactEntity | null {
   for (const view of views) {
     const words = view.clause.words;
     const start = words.findIndex((w) => !['please', 'pls', 'so', 'also', 'then', 'and', 'just', 'you', 'can', 'should', 'we'].includes(w.lower) && w.pos !== 'PUNCT');
-    const imperative = start >= 0 && CHANGE.deletion.has(words[start]!) && (words[start]!.pos === 'VERB' || start === 0);
+    // An imperative is the verb's base form: "Removed the flag" reports a change to the code, it asks nothing of the memory.
+    const imperative = start >= 0 && CHANGE.deletion.has(words[start]!) && (words[start]!.pos === 'VERB' || start === 0) && words[start]!.lower === words[start]!.lemma;
     const noteAt = words.findIndex((w) => CHANGE.memoryNouns.has(w));
     const doneWith = noteAt >= 0 && /\b(?:can|should|must)\s+(?:go|be\s+(?:dropped|removed|deleted|forgotten|ignored))\b|\b(?:is|are)\s+(?:obsolete|outdated|wrong|stale|no longer (?:true|valid|relevant|accurate))\b/i.test(words.slice(noteAt).map((w) => w.text).join(' '));
     if (!imperative && !doneWith) continue;
