@@ -53,14 +53,14 @@ function statementViewOf(facts: readonly DetectorFact[]): StatementView {
   return view;
 }
 
+/** The words of a fact's text, each on its own ("just rerun the job" says "rerun", a verb no mention holds). */
+const wordsOf = (fact: DetectorFact) => new Set(fact.content.toLowerCase().split(/[^a-z0-9_]+/));
+
 /**
  * Polarity, deletion requests and stale derived claims for the run's triggers. `facts` holds the
  * triggers and the facts their keys found, and must not change between calls. Each pair judged
  * has a trigger in it.
  */
-/** Does the fact's text say the word, as a word of its own ("just rerun the job" says "rerun", a verb no mention holds)? */
-const saysWord = (fact: DetectorFact, word: string) => fact.content.toLowerCase().split(/[^a-z0-9_]+/).includes(word);
-
 export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: ReadonlySet<string>): StatementOutcome {
   const view = statementViewOf(facts);
   const retirements: RetirementRecord[] = [];
@@ -76,7 +76,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const fact of facts) {
       if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;
-      if (!target.every((w) => mentions(viewOf(fact), w) || saysWord(fact, w))) continue;
+      let said: Set<string> | undefined;
+      if (!target.every((w) => mentions(viewOf(fact), w) || (said ??= wordsOf(fact)).has(w))) continue;
       retired.add(fact.id);
       retirements.push({ factId: fact.id, byFactId: request.id, at: request.committed_at, reason: 'a later fact asks to forget it' });
     }

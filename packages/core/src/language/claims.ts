@@ -211,8 +211,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   );
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
+  const described = new Set(words.filter((_, i) => describes(words, i)));
   const change =
-    assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !describes(words, words.indexOf(t.word)))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
