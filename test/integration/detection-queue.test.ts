@@ -284,6 +284,29 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(row?.status).toBe('resolved');
   });
 
+  it('keeps a probable-update question when a reversal runs through its pair: the reversal is raised beside it', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(suite.handle.db, ws.id);
+    const first = await ws.commit('The build image is node 20', 'agent-a');
+    const bumped = await ws.commit('Bumped the build image to node 22', 'agent-b');
+    const back = await ws.commit('The build image is node 20', 'agent-c');
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const asked = { kind: 'probable_update' as const, detectedBy: 'tier0_entity' as const, severity: 'medium' as const, question: 'Is node 20 still the image?', explanation: null, factIds: [first, bumped] };
+    const reversal = { kind: 'reversal' as const, detectedBy: 'tier0_entity' as const, severity: 'high' as const, question: 'node 20, 22, then 20 again?', explanation: null, factIds: [first, bumped, back] };
+    // One after the other (the question raised at the bump's commit, the reversal at the next), and both in one run.
+    const raised = async () => (await suite.handle.db.select().from(conflicts).where(eq(conflicts.workspaceId, ws.id))).map((r) => [r.kind, r.status, r.question]).sort();
+    const both = [
+      ['probable_update', 'open', 'Is node 20 still the image?'],
+      ['reversal', 'open', 'node 20, 22, then 20 again?'],
+    ];
+    await tenant.transaction((tx) => insertConflicts(tx, [asked]));
+    await tenant.transaction((tx) => insertConflicts(tx, [reversal]));
+    expect(await raised()).toEqual(both);
+    await tenant.execute(sql`delete from conflicts`);
+    await tenant.transaction((tx) => insertConflicts(tx, [reversal, asked]));
+    expect(await raised()).toEqual(both);
+  });
+
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);

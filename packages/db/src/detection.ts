@@ -207,8 +207,8 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
 
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
- * one already raised is skipped. A set that shares two or more facts with an open conflict is the
- * same confusion grown: its new facts join that conflict (question and explanation updated)
+ * one already raised is skipped. A set that shares two or more facts with an open conflict (other
+ * than a probable update) is the same confusion grown: its new facts join that conflict (question and explanation updated)
  * instead of opening another. Otherwise a new conflict is inserted. Returns the ids of new
  * conflicts; the agents of their facts count one more flagged commit.
  */
@@ -217,15 +217,18 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
   for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const overlapping = await tenant.read<{ id: string; status: string; shared: number }>(sql`select l.conflict_id as id, c.status, count(*)::int as shared
+    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared
           from ${conflictsOfFacts(tenant.workspaceId, ids)}
-          group by l.conflict_id, c.status
+          group by l.conflict_id, c.status, c.kind
           order by count(*) desc`,
     );
-    if (overlapping.some((o) => Number(o.shared) === ids.length)) continue; // raised before
+    // Raised before; a probable update only by another (a reversal through its pair does not ask it).
+    if (overlapping.some((o) => Number(o.shared) === ids.length && (c.kind !== 'probable_update' || o.kind === 'probable_update'))) continue;
     const settled = c.settledBy;
-    // A probable update is a question about one pair; a settlement a record of one: neither grows another conflict.
-    const grown = settled || c.kind === 'probable_update' ? undefined : overlapping.find((o) => o.status === 'open' && Number(o.shared) >= 2);
+    // A probable update is a question about one pair ("is the older fact still true?") and a
+    // settlement a record of one: neither grows another conflict nor is grown into one, so a
+    // reversal through that pair is raised beside its question instead of replacing it.
+    const grown = settled || c.kind === 'probable_update' ? undefined : overlapping.find((o) => o.status === 'open' && o.kind !== 'probable_update' && Number(o.shared) >= 2);
     if (grown) {
       await tenant.insert(conflictFacts, ids.map((factId) => ({ conflictId: grown.id, factId }))).onConflictDoNothing();
       const all = await tenant.read<{ fact_id: string }>(

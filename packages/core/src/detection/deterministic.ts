@@ -234,6 +234,10 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     const latest = current.at(-1)!;
     const plain = new Set<Claim>();
     const probable: [Claim, Claim][] = [];
+    // Claims a later one said it changed, with no question about them otherwise (the change was not the
+    // latest word: "bumped to 22", then "builds on 20" again). They are asked about as their first
+    // change, as they were when that change was committed, beside whatever conflict the rest raises.
+    const unasked: [Claim, Claim][] = [];
     for (let i = 0; i < current.length; i++) {
       // Later claims saying the older one changed. A claim after them agreeing with one of them confirms
       // the change ("upgraded to 3.12", then "builds on 3.12.4"): the question stays the probable update.
@@ -253,6 +257,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
           else if (!confirmed) plain.add(older).add(newer);
         }
       }
+      if (updaters.length > 0 && !probable.some(([o]) => o === current[i])) unasked.push([current[i]!, updaters[0]!]);
       if (pauseDue(current.length)) yield;
     }
     const raised = new Set<string>();
@@ -261,8 +266,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
       drafts.push(conflict);
       for (const id of conflict.factIds) raised.add(id);
     }
-    for (const [older, newer] of probable) {
-      if (raised.has(older.fact.id) && raised.has(newer.fact.id)) continue;
+    for (const [older, newer] of [...probable.filter(([o, n]) => !raised.has(o.fact.id) || !raised.has(n.fact.id)), ...unasked]) {
       drafts.push({
         kind: 'probable_update',
         detectedBy: NUMERIC.has(older.kind) ? 'tier2_numeric' : 'tier0_entity',
@@ -395,11 +399,12 @@ function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRec
   return { kind, detectedBy, severity: kind === 'stale' ? 'medium' : 'high', factIds, question: valueQuestion(kind, involved, earlierSame), explanation };
 }
 
-/** One conflict per confusion: a draft whose facts all belong to a larger draft is dropped. */
+/** One conflict per confusion: a draft whose facts all belong to a larger draft is dropped (a probable update only by another). */
 function mergeDrafts(drafts: ConflictRecord[]): ConflictRecord[] {
   const kept: ConflictRecord[] = [];
   for (const d of [...drafts].sort((a, b) => b.factIds.length - a.factIds.length)) {
-    if (kept.some((k) => d.factIds.every((id) => k.factIds.includes(id)))) continue;
+    // A probable update is its own question (is the older fact still true?): a conflict holding its pair does not ask it.
+    if (kept.some((k) => (d.kind !== 'probable_update' || k.kind === d.kind) && d.factIds.every((id) => k.factIds.includes(id)))) continue;
     kept.push(d);
   }
   return kept;
