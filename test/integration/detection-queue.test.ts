@@ -307,6 +307,22 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await raised()).toEqual(both);
   });
 
+  it('asks whether a fact is stale once while that question is open, and still asks about another fact the same change made doubtful', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(suite.handle.db, ws.id);
+    const waits = await ws.commit('The search reindex waits until the billing freeze ends', 'agent-a');
+    const holds = await ws.commit('Invoice exports are held until the billing freeze ends', 'agent-b');
+    const ended = await ws.commit('Billing freeze ended Monday morning', 'agent-c');
+    const again = await ws.commit('Billing freeze was lifted; the release train runs again', 'agent-d');
+    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
+    const stale = (factIds: string[]) => ({ kind: 'stale' as const, detectedBy: 'narrative_rules' as const, severity: 'medium' as const, question: `stale ${factIds.join(' ')}`, explanation: null, factIds });
+    await tenant.transaction((tx) => insertConflicts(tx, [stale([waits, ended])]));
+    const later = await tenant.transaction((tx) => insertConflicts(tx, [stale([waits, again]), stale([holds, ended])]));
+    expect(later).toHaveLength(1);
+    const rows = await suite.handle.db.select().from(conflicts).where(eq(conflicts.workspaceId, ws.id));
+    expect(rows.map((r) => r.question).sort()).toEqual([`stale ${holds} ${ended}`, `stale ${waits} ${ended}`].sort());
+  });
+
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);

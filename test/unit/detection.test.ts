@@ -544,6 +544,15 @@ describe('statements, deletion requests and dependencies', () => {
     const lifted = fact('Billing freeze was lifted Monday; deploys are back to normal.', { scope: 'team/billing', hoursAgo: 20 });
     expect(pairs(analyzeAll([blocked, lifted]).conflicts)).toEqual([['stale', new Set([blocked.id, lifted.id])]]);
   });
+
+  it('asks once whether a fact that waited on something still holds, with the first later fact that ended it', () => {
+    const waits = fact('The search reindex waits until the billing freeze ends.', { scope: 'search', hoursAgo: 200 });
+    const ended = fact('Billing freeze ended Monday morning.', { scope: 'team', hoursAgo: 40 });
+    const again = fact('Billing freeze was lifted; the release train runs again.', { scope: 'team', hoursAgo: 20 });
+    expect(pairs(analyzeAll([waits, again, ended]).conflicts)).toEqual([['stale', new Set([waits.id, ended.id])]]);
+    // Each later fact alone makes it doubtful.
+    expect(pairs(analyzeAll([waits, again]).conflicts)).toEqual([['stale', new Set([waits.id, again.id])]]);
+  });
 });
 
 describe('explaining a disagreement', () => {

@@ -217,13 +217,15 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
   for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared
+    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number; facts: string[] }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared, array_agg(ids.id::text) as facts
           from ${conflictsOfFacts(tenant.workspaceId, ids)}
           group by l.conflict_id, c.status, c.kind
           order by count(*) desc`,
     );
     // Raised before; a probable update only by another (a reversal through its pair does not ask it).
     if (overlapping.some((o) => Number(o.shared) === ids.length && (c.kind !== 'probable_update' || o.kind === 'probable_update'))) continue;
+    // A fact already asked about as stale (an open question) is not asked again for another later fact.
+    if (c.kind === 'stale' && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
     const settled = c.settledBy;
     // A probable update is a question about one pair ("is the older fact still true?") and a
     // settlement a record of one: neither grows another conflict nor is grown into one, so a

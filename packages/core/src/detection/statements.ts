@@ -123,20 +123,24 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   }
 
   // Stale derived claims: a fact that depends on something, and a later fact that changes or ends it.
+  // One question per doubtful fact, with the first change that made it so: asking again for every later
+  // fact saying the same thing ended or changed ("the freeze ended", then "deployed after the freeze") adds nothing.
   const inStep = facts.filter((f) => triggerIds.has(f.id));
+  const doubtful = new Set<string>();
   for (const dependent of view.dependent) {
     if (!current(dependent)) continue;
-    for (const change of triggerIds.has(dependent.id) ? facts : inStep) {
-      if (change.id === dependent.id || time(change) <= time(dependent)) continue;
+    const dependsOn = (change: DetectorFact) => {
       const changed = viewOf(change);
-      for (const dependency of viewOf(dependent).dependencies) {
-        // The change itself names what the fact depends on: a clause announcing a change, or (for "until ...") saying it ended.
-        const said = (w: string) => changed.changed.has(w) || (dependency.ends && changed.ended.has(w)) || changed.ended.has(w);
-        if (!dependency.target.some((w) => !GENERIC.has(w)) || !dependency.target.every(said)) continue;
-        conflicts.push(staleRecord(dependent, change, `The earlier fact depends on something a later fact changed: "${clip(dependent.content)}" (${day(dependent)}), then "${clip(change.content)}" (${day(change)}).`));
-        break;
-      }
-    }
+      // The change itself names what the fact depends on: a clause announcing a change, or (for "until ...") saying it ended.
+      return viewOf(dependent).dependencies.some(
+        (dependency) => dependency.target.some((w) => !GENERIC.has(w)) && dependency.target.every((w) => changed.changed.has(w) || changed.ended.has(w)),
+      );
+    };
+    const changes = (triggerIds.has(dependent.id) ? facts : inStep).filter((f) => f.id !== dependent.id && time(f) > time(dependent) && dependsOn(f));
+    const first = changes.reduce<DetectorFact | undefined>((a, b) => (a && time(a) <= time(b) ? a : b), undefined);
+    if (!first) continue;
+    doubtful.add(dependent.id);
+    conflicts.push(staleRecord(dependent, first, `The earlier fact depends on something a later fact changed: "${clip(dependent.content)}" (${day(dependent)}), then "${clip(first.content)}" (${day(first)}).`));
   }
   // Gone things: a later fact says a named thing was decommissioned, archived or removed; the current facts
   // that still use it (the newest few, in any scope) are doubtful.
@@ -154,10 +158,11 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const uses = (f: DetectorFact, g: string) => named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g);
     const users = facts
       .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => uses(f, g)))
-      .filter((f) => !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
+      .filter((f) => !doubtful.has(f.id) && !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
       .sort((a, b) => time(b) - time(a))
       .slice(0, GONE_USERS_ASKED);
     for (const user of users) {
+      doubtful.add(user.id);
       const used = gone.filter((g) => uses(user, g));
       conflicts.push(staleRecord(user, change, `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`));
     }
