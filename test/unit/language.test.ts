@@ -170,6 +170,10 @@ describe('claims', () => {
     expect(claim('The ranking-api keeps 7 replicas', 'count')).toMatchObject({ measure: 'replicas', values: ['7'] });
     expect(claim('The ranking-api p99 latency is 240 ms')).toMatchObject({ kind: 'duration', measure: 'latency', stat: 'p99', values: ['0.24'] });
     expect(claim('The ranking-api uses Valkey as its cache', 'technology')).toMatchObject({ measure: 'cache', values: ['valkey'] });
+    // An amount no word names is a cost, so it compares with the same amount named by its pricing.
+    expect(claim('The Growth plan is €29 a seat', 'money')).toMatchObject({ measure: 'cost' });
+    expect(claim('Growth plan pricing went up to €35 a seat', 'money')).toMatchObject({ measure: 'cost' });
+    expect(same('The Growth plan is €29 a seat', 'Growth plan pricing went up to €35 a seat')).toBe(true);
   });
 
   it('reads configuration keys by their words, and tells a minimum, a maximum and a request apart', () => {

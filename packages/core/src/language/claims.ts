@@ -45,7 +45,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 15;
+export const EXTRACTOR_VERSION = 16;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -525,6 +525,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   }
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
+  // An amount of money no word names is what something costs ("the Team plan is $49 a seat").
+  if (v.kind === 'money') return { name: 'cost', at: -1 };
   return { name: '', at: -1 };
 }
 
