@@ -44,6 +44,8 @@ describe('the reader', () => {
     const reading = readText('Checkout latency fell to 90 ms once the index on carts.updated_at shipped');
     expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
     expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
+    // A prefix written with its trailing underscore keeps it, and not the bracket after it.
+    expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
   });
 
   it('reads a plural noun the tagger could take for a verb as a noun', () => {
@@ -104,6 +106,10 @@ describe('values by shape', () => {
     expect(shape('The lint job runs python3.12')).toMatchObject({ kind: 'version', value: '3.12', of: 'python' });
     expect(shape('The functions runtime is node20')).toMatchObject({ kind: 'version', value: '20', of: 'node' });
     expect(shape('The build agents run Node.js v24.1.0')).toMatchObject({ kind: 'version', value: '24.1.0' });
+    // A package no list knows, its version after a label, an equals sign or the word for which release it is.
+    expect(claim('wren-client latest = 4.2.0, pin ^4.2 in apps', 'version')).toMatchObject({ values: ['4.2.0'], of: 'wren-client' });
+    expect(claim('wren-client: 4.3.1', 'version')).toMatchObject({ values: ['4.3.1'], of: 'wren-client' });
+    expect(same('wren-client latest = 4.2.0', 'wren-client 4.3.1 published to the registry')).toBe(true);
     // A host and a number is a port, not a version.
     expect(shape('The admin UI is on localhost:4000')).toMatchObject({ kind: 'port', value: '4000' });
   });
@@ -174,6 +180,16 @@ describe('claims', () => {
     expect(claim('The Growth plan is €29 a seat', 'money')).toMatchObject({ measure: 'cost' });
     expect(claim('Growth plan pricing went up to €35 a seat', 'money')).toMatchObject({ measure: 'cost' });
     expect(same('The Growth plan is €29 a seat', 'Growth plan pricing went up to €35 a seat')).toBe(true);
+    // A measure's phrase written joined, as in keys and terse notes.
+    expect(claim('tern-gw poolsize 40', 'number')).toMatchObject({ measure: 'pool' });
+  });
+
+  it('reads whom a value is counted for as its qualifier, not as a thing it is about', () => {
+    const perKey = claim('tern-gw ratelimit: 50 rps per api key, burst 80', 'rate');
+    expect(perKey).toMatchObject({ measure: 'limit', per: 'key' });
+    expect(perKey.anchors).not.toContain('api');
+    expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw per-key cap = 600 req/min')).toBe(true);
+    expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw anonymous limit 5 rps per IP')).toBe(false);
   });
 
   it('reads configuration keys by their words, and tells a minimum, a maximum and a request apart', () => {
@@ -310,6 +326,13 @@ describe('claims', () => {
     expect(cued('Search slowed down for an hour; the cause was a driver release that changed the connection limits.')).toBe(false);
     expect(cued('The PR that moved the billing queue to SQS landed')).toBe(true);
     expect(cued('We changed the connection limits of the search cluster')).toBe(true);
+  });
+
+  it('reads what can or must be done as a capability or a rule, not as a change', () => {
+    const cued = (text: string) => readFact(text).some((e) => 'cue' in e && e.cue === 'change');
+    expect(cued('Partner API keys can be rotated with a 12h overlap while both keys work.')).toBe(false);
+    expect(cued('Deploy tokens must be renewed to a 30-day expiry.')).toBe(false);
+    expect(cued('Partner API keys were rotated to a 12h overlap last week.')).toBe(true);
   });
 
   it('reads a person named in an explicit replacement as the new holder of the role', () => {

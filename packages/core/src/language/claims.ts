@@ -36,6 +36,7 @@ import {
   RISE_VERBS,
   TECHNOLOGIES,
   VERB_CLASSES,
+  withJoinedForms,
   type Matchable,
 } from './lexicon.ts';
 import { isEnglishWord, porterStemOf, readText, type Clause, type Word } from './reader.ts';
@@ -165,6 +166,9 @@ function describes(words: readonly Word[], i: number): boolean {
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
 }
 
+/** Modals of ability and obligation: the verb after them says what can or must happen. */
+const ABILITY_MODALS = new Set(['can', 'cannot', "can't", 'must', "mustn't"]);
+
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
@@ -175,6 +179,8 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = namesTarget(after);
   if (describes(words, i)) return false;
+  // "can be rotated", "must be renewed yearly": what may or must be done, a capability or a rule, not a change done.
+  if (words.slice(Math.max(0, i - 3), i).some((x) => ABILITY_MODALS.has(x.lower))) return false;
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
@@ -546,7 +552,7 @@ function measureOnlyKey(key: string): boolean {
 /** Every word of a measure's vocabulary, by measure ("timeout": timeout, give, up, expire, ...): what is measured, not what it is about. */
 export const MEASURE_VOCABULARY = new Map<string, Set<string>>();
 for (const [name, m] of Object.entries(measuresData.measures)) {
-  MEASURE_VOCABULARY.set(name, new Set(m.words.flatMap((w) => w.split(' ')).filter((w) => !FUNCTION_WORDS.has(w) && !['after', 'between', 'when', 'be'].includes(w))));
+  MEASURE_VOCABULARY.set(name, new Set(withJoinedForms(m.words).flatMap((w) => w.split(' ')).filter((w) => !FUNCTION_WORDS.has(w) && !['after', 'between', 'when', 'be'].includes(w))));
 }
 /** Every word of any measure's vocabulary. */
 const ANY_MEASURE_WORD = new Set([...MEASURE_VOCABULARY.values()].flatMap((words) => [...words]));
@@ -568,6 +574,9 @@ const othersKeys = (v: Value, view: ClauseView, values: readonly Value[]) => {
   // Only between values that each follow a key: a figure named in words keeps what its clause names.
   return new Set(own ? values.filter((x) => x !== v && x.value !== v.value).flatMap((x) => keyBefore(x, view) ?? []).filter((k) => k !== own) : []);
 };
+
+/** A unit of time after "per" ("per minute"): part of a rate, not whom it is counted for. */
+const PER_TIME = /^(?:second|minute|hour|day|week|month|year|sec|min)s?$/;
 
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
 function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string } {
@@ -614,7 +623,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
   const extreme = nearest(EXTREMES, (i) => wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'))?.value;
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
-  const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !/^(?:second|minute|hour|day|week|month|year|sec|min)s?$/.test(view.tokens[i + 1]?.lower ?? ''));
+  const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !PER_TIME.test(view.tokens[i + 1]?.lower ?? ''));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
   // "per API token" runs to the end of its noun phrase; "per-user quota" to the end of its word.
   const joined = perAt >= 0 && view.tokens[perAt]!.word.lower !== 'per' ? view.tokens[perAt]!.word : undefined;
@@ -871,12 +880,13 @@ export function readFactText(content: string): FactEntity[] {
     if (v.kind !== 'version' || v.of) continue;
     const before = values.filter((x) => (x.kind === 'technology' || x.kind === 'name') && x.end <= v.start && /^[\s:@]{0,3}(?:v|version\s+)?$/i.test(text.slice(x.end, v.start))).at(-1);
     const lead = text.slice(Math.max(0, v.start - 60), v.start);
-    const word = /([A-Za-z][\w./@-]*)[\s@]+(?:version\s+)?$/.exec(lead)?.[1];
+    // Also past a word for which release it is, and a label's colon or an equals sign ("zephyr-sdk latest = 2.3.0", "zephyr-sdk: 2.3.0").
+    const word = /([A-Za-z][\w./@-]*)(?:\s+(?:latest|current|stable))?(?:\s*[:=]\s*|[\s@]+)(?:version\s+)?$/.exec(lead)?.[1];
     // "<component> image … <version>": the version is of that component's image.
     const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
     if (before) v.of = before.value;
     else if (image) v.of = image.toLowerCase();
-    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
+    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
   }
   const replaced = replacedValues(text, values);
   const entities: FactEntity[] = [];
@@ -990,6 +1000,11 @@ export function readFactText(content: string): FactEntity[] {
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
     const bounds = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
+    // Whom a value is counted for ("per API key", "per tenant") qualifies it (its `per`): not a thing it is about.
+    view.tokens.forEach((t, i) => {
+      if (t.lower !== 'per' || PER_TIME.test(view.tokens[i + 1]?.lower ?? '')) return;
+      for (let k = i + 1; k < view.tokens.length && CONTENT.has(view.tokens[k]!.word.pos); k++) bounds.add(k);
+    });
     view.tokens.forEach((t, i) => {
       if (platform(t.word.end) || regionalEnv(t.word.text)) return;
       // "orders.created topic", "ledger-worker service", "topic `x`": the kind of the component named beside it, not a thing of its own.
@@ -1095,9 +1110,10 @@ export function readFactText(content: string): FactEntity[] {
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
       const claimAnchors = [...new Set([...kept.filter(([i]) => !adjective(i)).map(([, a]) => a), ...inherited])].sort();
       const qualities = [...new Set(kept.filter(([i]) => adjective(i)).map(([, a]) => a))].sort();
-      // A noun right before a measure noun narrows it ("session timeout", "connect timeout").
+      // A noun right before a measure noun narrows it ("session timeout", "connect timeout"); a component's name there is what is measured.
       const single = measureAt > 0 && view.tokens[measureAt]!.word.pos === 'NOUN' && MEASURE_WORDS.at(view.tokens, measureAt)?.length === 1;
-      const modifier = single ? anchors.get(measureAt - 1) : undefined;
+      const before = single ? anchors.get(measureAt - 1) : undefined;
+      const modifier = before && !COMPONENT_LIKE.test(before) ? before : undefined;
       const of = v.kind === 'version' ? v.of : undefined;
       const key = JSON.stringify([familyOf(v.kind), measure, of, claimAnchors, qualities, quals, modifier]);
       let claim = claims.get(key);

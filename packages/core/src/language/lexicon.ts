@@ -94,13 +94,20 @@ export interface Measure {
   name: string;
   kinds: ReadonlySet<string>;
 }
+const LEXICON_FUNCTION_WORDS = new Set<string>(words.function_words);
+/** A measure's words, and each phrase of content words also as written joined ("ratelimit", "poolsize") in keys and terse notes. */
+export const withJoinedForms = (phrases: readonly string[]): string[] => [
+  ...phrases,
+  ...phrases.filter((w) => w.includes(' ') && !w.split(' ').some((p) => LEXICON_FUNCTION_WORDS.has(p))).map((w) => w.replace(/ /g, '')),
+];
 const MEASURE_LIST: Measure[] = Object.entries(measures.measures).map(([name, m]) => ({ name, kinds: new Set(m.kinds) }));
 /** Measure words and phrases → the measures they name (a word may name one measure per kind of value). */
 export const MEASURE_WORDS = new PhraseTable<Measure[]>(
   (() => {
     const byPhrase = new Map<string, Measure[]>();
     for (const [name, m] of Object.entries(measures.measures)) {
-      for (const w of m.words) byPhrase.set(w, [...(byPhrase.get(w) ?? []), MEASURE_LIST.find((x) => x.name === name)!]);
+      const measure = MEASURE_LIST.find((x) => x.name === name)!;
+      for (const w of withJoinedForms(m.words)) if (!byPhrase.get(w)?.includes(measure)) byPhrase.set(w, [...(byPhrase.get(w) ?? []), measure]);
     }
     return byPhrase;
   })(),

@@ -328,8 +328,9 @@ function mergeIdentifiers(tokens: Word[], text: string): Word[] {
       j + 1 < tokens.length &&
       tokens[j + 1]!.start === tokens[j]!.end &&
       (CONNECTORS.test(tokens[j + 1]!.text) || CONNECTORS.test(tokens[j]!.text)) &&
-      // A sentence's final period or a trailing connector is not part of a word.
-      !(CONNECTORS.test(tokens[j + 1]!.text) && (j + 2 >= tokens.length || tokens[j + 2]!.start !== tokens[j + 1]!.end))
+      // A sentence's final period or a trailing connector is not part of a word, nor punctuation after one ("(whsec_)").
+      !(CONNECTORS.test(tokens[j + 1]!.text) && (j + 2 >= tokens.length || tokens[j + 2]!.start !== tokens[j + 1]!.end)) &&
+      (CONNECTORS.test(tokens[j + 1]!.text) || /\w/.test(tokens[j + 1]!.text))
     ) j++;
     if (j === i) {
       out.push({ ...tokens[i]!, index: out.length });
