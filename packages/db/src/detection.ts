@@ -207,10 +207,12 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
 
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
- * one already raised is skipped. A set that shares two or more facts with an open conflict (other
- * than a probable update) is the same confusion grown: its new facts join that conflict (question and explanation updated)
- * instead of opening another. Otherwise a new conflict is inserted. Returns the ids of new
- * conflicts; the agents of their facts count one more flagged commit.
+ * one already raised is skipped; a probable update only for another probable update, and a stale
+ * question for a fact an open stale question already asks about. A set that shares two or more
+ * facts with an open conflict (other than a probable update) is the same confusion grown: its new
+ * facts join that conflict (question and explanation updated) instead of opening another.
+ * Otherwise a new conflict is inserted. Returns the ids of new conflicts; the agents of their
+ * facts count one more flagged commit.
  */
 export async function insertConflicts(tenant: TenantDb, records: readonly ConflictRecord[]): Promise<string[]> {
   const created: string[] = [];

@@ -235,8 +235,8 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     const plain = new Set<Claim>();
     const probable: [Claim, Claim][] = [];
     // Claims a later one said it changed, with no question about them otherwise (the change was not the
-    // latest word: "bumped to 22", then "builds on 20" again). They are asked about as their first
-    // change, as they were when that change was committed, beside whatever conflict the rest raises.
+    // latest word: "raised to 40", then "is 20" again). They are asked about with their first change,
+    // as they were when that change was committed, beside whatever conflict the rest raises.
     const unasked: [Claim, Claim][] = [];
     for (let i = 0; i < current.length; i++) {
       // Later claims saying the older one changed. A claim after them agreeing with one of them confirms

@@ -999,11 +999,12 @@ export function readFactText(content: string): FactEntity[] {
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
-    const bounds = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
-    // Whom a value is counted for ("per API key", "per tenant") qualifies it (its `per`): not a thing it is about.
+    // Words that qualify a value rather than name what it is about: bounds and extremes, and whom it is
+    // counted for ("per API key", "per tenant": its `per`).
+    const qualifying = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
       if (t.lower !== 'per' || PER_TIME.test(view.tokens[i + 1]?.lower ?? '')) return;
-      for (let k = i + 1; k < view.tokens.length && CONTENT.has(view.tokens[k]!.word.pos); k++) bounds.add(k);
+      for (let k = i + 1; k < view.tokens.length && CONTENT.has(view.tokens[k]!.word.pos); k++) qualifying.add(k);
     });
     view.tokens.forEach((t, i) => {
       if (platform(t.word.end) || regionalEnv(t.word.text)) return;
@@ -1021,7 +1022,7 @@ export function readFactText(content: string): FactEntity[] {
         if (![...anchors.values()].includes(identity.value)) anchors.set(i, identity.value);
         return;
       }
-      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind))) || inSpan(t.word, [...replaced.keys()]) || bounds.has(i)) return;
+      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i)) return;
       const part = (t.word.parts !== undefined && !isComponent(t.word)) || isSetting(t.word);
       // A key's unit ("ms" of retention.ms) says how the figure is written, not what it is about.
       const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 && !unitOf(t.lemma) ? t.lemma : null) : anchorOf(t.word);
