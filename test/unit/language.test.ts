@@ -180,6 +180,9 @@ describe('claims', () => {
     expect(claim('The Growth plan is €29 a seat', 'money')).toMatchObject({ measure: 'cost' });
     expect(claim('Growth plan pricing went up to €35 a seat', 'money')).toMatchObject({ measure: 'cost' });
     expect(same('The Growth plan is €29 a seat', 'Growth plan pricing went up to €35 a seat')).toBe(true);
+    // What expires after a while has a lifetime, as a TTL does: not data kept for a period.
+    expect(claim('Signed download links expire after 2 hours', 'duration')).toMatchObject({ measure: 'timeout' });
+    expect(same('Signed download links have a 15 minute TTL', 'Signed download links expire after 2 hours')).toBe(true);
     // A measure's phrase written joined, as in keys and terse notes.
     expect(claim('tern-gw poolsize 40', 'number')).toMatchObject({ measure: 'pool' });
   });
