@@ -531,8 +531,6 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   }
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
-  // An amount of money no word names is what something costs ("the Team plan is $49 a seat").
-  if (v.kind === 'money') return { name: 'cost', at: -1 };
   return { name: '', at: -1 };
 }
 
