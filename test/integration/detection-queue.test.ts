@@ -321,6 +321,11 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(later).toHaveLength(1);
     const rows = await suite.handle.db.select().from(conflicts).where(eq(conflicts.workspaceId, ws.id));
     expect(rows.map((r) => r.question).sort()).toEqual([`stale ${holds} ${ended}`, `stale ${waits} ${ended}`].sort());
+    // A settlement is a record, not a question: kept whatever is open.
+    const settledBy = { factId: again, reason: 'replaced', at: new Date() };
+    await tenant.transaction((tx) => insertConflicts(tx, [{ ...stale([waits, again]), settledBy }]));
+    const settled = await suite.handle.db.select().from(conflicts).where(and(eq(conflicts.workspaceId, ws.id), eq(conflicts.status, 'resolved')));
+    expect(settled.map((r) => r.question)).toEqual([`stale ${waits} ${again}`]);
   });
 
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {

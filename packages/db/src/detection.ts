@@ -226,8 +226,9 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
     );
     // Raised before; a probable update only by another (a reversal through its pair does not ask it).
     if (overlapping.some((o) => Number(o.shared) === ids.length && (c.kind !== 'probable_update' || o.kind === 'probable_update'))) continue;
-    // A fact already asked about as stale (an open question) is not asked again for another later fact.
-    if (c.kind === 'stale' && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
+    // A fact already asked about as stale (an open question) is not asked again for another later fact;
+    // a settlement is a record, not a question, and is always kept.
+    if (c.kind === 'stale' && !c.settledBy && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
     const settled = c.settledBy;
     // A probable update is a question about one pair ("is the older fact still true?") and a
     // settlement a record of one: neither grows another conflict nor is grown into one, so a
