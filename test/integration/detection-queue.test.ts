@@ -34,6 +34,7 @@ import {
   insertConflicts,
   resolveSettledConflicts,
   type ClaimedRun,
+  type ConflictRecord,
   type RunStats,
   type TenantDb,
 } from '@engram/db';
@@ -68,6 +69,10 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     };
   }
 
+  /** A conflict as a test gives it to insertConflicts: its kind, question and facts are what the tests read. */
+  const recorded = (kind: ConflictRecord['kind'], question: string, factIds: string[]): ConflictRecord => ({ kind, detectedBy: 'tier0_entity', severity: 'high', question, explanation: null, factIds });
+  /** For tests that give the conflicts themselves: no detection run is to take the workspace's commits up. */
+  const withoutDetection = (workspaceId: string) => suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId));
   const jobsOf = (workspaceId: string) => suite.handle.db.select().from(detectionJobs).where(eq(detectionJobs.workspaceId, workspaceId));
   const runsOf = (workspaceId: string) => suite.handle.db.select().from(detectionRuns).where(eq(detectionRuns.workspaceId, workspaceId));
 
@@ -261,7 +266,7 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
   it('reads only the conflicts of the facts it is given when it records or settles conflicts', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);
-    const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
+    const conflict = (question: string, factIds: string[]) => recorded('value_mismatch', question, factIds);
     // A thousand open conflicts elsewhere in the workspace, then one about the cache TTL.
     await seedOpenConflicts(suite.handle.db, ws.id, 1_000);
     const ttl15 = await ws.commit('The cache TTL is 15 seconds', 'agent-a');
@@ -290,9 +295,9 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const first = await ws.commit('The build image is node 20', 'agent-a');
     const bumped = await ws.commit('Bumped the build image to node 22', 'agent-b');
     const back = await ws.commit('The build image is node 20', 'agent-c');
-    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
-    const asked = { kind: 'probable_update' as const, detectedBy: 'tier0_entity' as const, severity: 'medium' as const, question: 'Is node 20 still the image?', explanation: null, factIds: [first, bumped] };
-    const reversal = { kind: 'reversal' as const, detectedBy: 'tier0_entity' as const, severity: 'high' as const, question: 'node 20, 22, then 20 again?', explanation: null, factIds: [first, bumped, back] };
+    await withoutDetection(ws.id);
+    const asked = recorded('probable_update', 'Is node 20 still the image?', [first, bumped]);
+    const reversal = recorded('reversal', 'node 20, 22, then 20 again?', [first, bumped, back]);
     // One after the other (the question raised at the bump's commit, the reversal at the next), and both in one run.
     const raised = async () => (await suite.handle.db.select().from(conflicts).where(eq(conflicts.workspaceId, ws.id))).map((r) => [r.kind, r.status, r.question]).sort();
     const both = [
@@ -314,8 +319,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const holds = await ws.commit('Invoice exports are held until the billing freeze ends', 'agent-b');
     const ended = await ws.commit('Billing freeze ended Monday morning', 'agent-c');
     const again = await ws.commit('Billing freeze was lifted; the release train runs again', 'agent-d');
-    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
-    const stale = (factIds: string[]) => ({ kind: 'stale' as const, detectedBy: 'narrative_rules' as const, severity: 'medium' as const, question: `stale ${factIds.join(' ')}`, explanation: null, factIds });
+    await withoutDetection(ws.id);
+    const stale = (factIds: string[]) => recorded('stale', `stale ${factIds.join(' ')}`, factIds);
     await tenant.transaction((tx) => insertConflicts(tx, [stale([waits, ended])]));
     const later = await tenant.transaction((tx) => insertConflicts(tx, [stale([waits, again]), stale([holds, ended])]));
     expect(later).toHaveLength(1);
@@ -335,9 +340,8 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     const ttl30 = await ws.commit('The cache TTL is 30 seconds', 'agent-b');
     const every15 = await ws.commit('The export job runs every 15 minutes', 'agent-a');
     const every20 = await ws.commit('The export job runs every 20 minutes', 'agent-c');
-    // The conflicts are given here: no detection run is to take these commits up.
-    await suite.handle.db.delete(detectionJobs).where(eq(detectionJobs.workspaceId, ws.id));
-    const conflict = (question: string, factIds: string[]) => ({ kind: 'value_mismatch' as const, detectedBy: 'tier2_numeric' as const, severity: 'high' as const, question, explanation: null, factIds });
+    await withoutDetection(ws.id);
+    const conflict = (question: string, factIds: string[]) => recorded('value_mismatch', question, factIds);
     const flagged = async () =>
       Object.fromEntries((await suite.handle.db.select().from(agents).where(eq(agents.workspaceId, ws.id))).map((a) => [a.agentId, a.flaggedCommits]));
     const created = await tenant.transaction((tx) => insertConflicts(tx, [conflict('TTL?', [ttl15, ttl30]), conflict('Export?', [every15, every20])]));

@@ -27,6 +27,7 @@ import {
   TIME_NOUNS,
   ENVIRONMENTS,
   FIRST_PERSON,
+  FUNCTION_WORDS,
   GENERIC,
   MEASURE_WORDS,
   NEGATIONS,
@@ -58,8 +59,6 @@ interface Token extends Matchable {
 
 const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
-/** Function words, and prefixes written with a hyphen ("multi-window", "non-blocking", "cross-region"). */
-const FUNCTION_WORDS = new Set<string>(words.function_words);
 /** Last words of English compounds written with hyphens ("read-only", "real-time", "third-party"). */
 const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());

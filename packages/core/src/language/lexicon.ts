@@ -94,11 +94,12 @@ export interface Measure {
   name: string;
   kinds: ReadonlySet<string>;
 }
-const LEXICON_FUNCTION_WORDS = new Set<string>(words.function_words);
+/** Function words, and prefixes written with a hyphen ("multi-window", "non-blocking", "cross-region"). */
+export const FUNCTION_WORDS = new Set<string>(words.function_words);
 /** A measure's words, and each phrase of content words also as written joined ("ratelimit", "poolsize") in keys and terse notes. */
 export const withJoinedForms = (phrases: readonly string[]): string[] => [
   ...phrases,
-  ...phrases.filter((w) => w.includes(' ') && !w.split(' ').some((p) => LEXICON_FUNCTION_WORDS.has(p))).map((w) => w.replace(/ /g, '')),
+  ...phrases.filter((w) => w.includes(' ') && !w.split(' ').some((p) => FUNCTION_WORDS.has(p))).map((w) => w.replace(/ /g, '')),
 ];
 const MEASURE_LIST: Measure[] = Object.entries(measures.measures).map(([name, m]) => ({ name, kinds: new Set(m.kinds) }));
 /** Measure words and phrases → the measures they name (a word may name one measure per kind of value). */
