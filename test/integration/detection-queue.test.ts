@@ -333,6 +333,26 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(settled.map((r) => r.question)).toEqual([`stale ${waits} ${again}`]);
   });
 
+  it('does not ask which value holds for a fact an open probable update already doubts, and still asks about the newer fact', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(suite.handle.db, ws.id);
+    const first = await ws.commit('Team standup is at 09:15', 'agent-a');
+    const moved = await ws.commit('Team standup moved to 10:00', 'agent-b');
+    const agrees = await ws.commit('The 10:00 standup works better for the Lisbon folks', 'agent-c');
+    const disagrees = await ws.commit('Team standup is at 10:30', 'agent-d');
+    await withoutDetection(ws.id);
+    await tenant.transaction((tx) => insertConflicts(tx, [recorded('probable_update', 'Is 09:15 still the time?', [first, moved])]));
+    const later = await tenant.transaction((tx) =>
+      insertConflicts(tx, [recorded('value_mismatch', '09:15 or 10:00?', [first, agrees]), recorded('value_mismatch', '10:00 or 10:30?', [moved, disagrees])]),
+    );
+    expect(later).toHaveLength(1);
+    const rows = await suite.handle.db.select().from(conflicts).where(eq(conflicts.workspaceId, ws.id));
+    expect(rows.map((r) => r.question).sort()).toEqual(['10:00 or 10:30?', 'Is 09:15 still the time?']);
+    // Once people answer the probable update, the fact is no longer doubted by an open question.
+    await tenant.execute(sql`update conflicts set status = 'dismissed' where kind = 'probable_update'`);
+    expect(await tenant.transaction((tx) => insertConflicts(tx, [recorded('value_mismatch', '09:15 or 10:00?', [first, agrees])]))).toHaveLength(1);
+  });
+
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);

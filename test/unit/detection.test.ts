@@ -684,6 +684,21 @@ describe('changes announced, asked about every fact stating the old value', () =
     expect(asked(analyzeAll([slo, draft]))).toEqual([]);
   });
 
+  it('asks nothing of a fact holding the replaced figure as a count of something else', () => {
+    const pods = fact('`mailer` runs 2 pods with 8 sends in flight per pod', { scope: 'services/mailer', hoursAgo: 900 });
+    const raised = fact('Raised the bounce budget from 2 to 4 after the provider throttled the second attempt', { scope: 'services/mailer', hoursAgo: 10 });
+    expect(asked(analyzeAll([pods, raised]))).toEqual([]);
+    // The same figure as a value of what changed is asked about.
+    const budget = fact('`mailer` bounce budget: 2 per message', { scope: 'services/mailer', hoursAgo: 800 });
+    expect(asked(analyzeAll([pods, budget, raised])).flat()).not.toContain(pods.id);
+  });
+
+  it('asks nothing of a change of one thing against another thing of the scope that the change only mentions', () => {
+    const sync = fact('The vendor sync for `crm-to-warehouse` runs at 01:00 UTC', { scope: 'data/warehouse', hoursAgo: 900 });
+    const moved = fact('Moved the warehouse backup schedule to 01:45 UTC so it starts after the 01:00 vendor sync', { scope: 'data/warehouse', hoursAgo: 10 });
+    expect(asked(analyzeAll([sync, moved]))).toEqual([]);
+  });
+
   it('asks nothing about a fact of another component that shares only a setting name', () => {
     const hot = fact('`cache.hot` keeps entries for 2 hours (ttl_seconds=7200)', { scope: 'svc/cache', hoursAgo: 900 });
     const cold = fact('Extended `cache.cold` TTL to 3 days (`ttl_seconds=259200`)', { scope: 'svc/cache', hoursAgo: 10 });

@@ -753,3 +753,71 @@ describe('alignment', () => {
     expect(mentions(view('The pg-loyalty-01 primary has 64 GB of memory', 'infra'), 'pg-loyalty-02')).toBe(false);
   });
 });
+
+describe('names, tools and figures as software notes write them', () => {
+  const view = (content: string, scope = 'svc') => viewOf(detectorFact(content, { scope, hoursAgo: 1 }));
+
+  it('counts a directory as mentioned by the joined name of the component it holds', () => {
+    expect(mentions(view('Owner of quote-sdk is Ben Ito'), 'libs/quote-sdk')).toBe(true);
+    expect(mentions(view('Owner of quote-sdk is Ben Ito'), 'libs/price-sdk')).toBe(false);
+    expect(same('Maintainer of `libs/quote-sdk`: Ben Ito', 'quote-sdk is owned by Ana Ruiz', 'sdk/quote')).toBe(true);
+  });
+
+  it('reads an acronym or a plain noun before "team" as the team, and not the team as what a person holds a role of', () => {
+    expect(claim('quote-api is owned by the SRE team', 'team')).toMatchObject({ measure: 'owner', values: ['sre'] });
+    expect(claim('quote-api belongs to our billing squad', 'team')).toMatchObject({ values: ['billing'] });
+    expect(claimsIn('The whole team signed off on the node group size').some((c) => c.kind === 'team')).toBe(false);
+    expect(claim('quote-api is owned by the SRE team with Ana Ruiz as DRI', 'person').anchors).not.toContain('sre');
+  });
+
+  it('reads "each <thing>" as whom a value is counted for, and "allowed" of a rate as its limit', () => {
+    expect(claim('Each API token is allowed 30 req/s', 'rate')).toMatchObject({ measure: 'limit', per: 'token' });
+    expect(claim('each tenant gets 50 GB of storage', 'size')).toMatchObject({ per: 'tenant' });
+    expect(claim('Retries happen 3 times each', 'count').per).toBeUndefined();
+  });
+
+  it('reads stored data that expires as kept that long, and a token or a link that expires as a lifetime', () => {
+    expect(claim('Old backups expire after 35 days', 'duration')).toMatchObject({ measure: 'retention' });
+    expect(claim('The lifecycle rule expires noncurrent object versions after 14 days', 'duration')).toMatchObject({ measure: 'retention' });
+    expect(claim('Session tokens expire after 30 minutes', 'duration')).toMatchObject({ measure: 'timeout' });
+  });
+
+  it('reads linters, formatters and secret stores as tools of their kind', () => {
+    expect(claimsIn('Python code is linted with ruff in CI').find((c) => c.values.includes('ruff'))).toMatchObject({ kind: 'technology', measure: 'linter' });
+    expect(claim('The web app is formatted with Prettier', 'technology')).toMatchObject({ measure: 'formatter' });
+    expect(same('Service secrets are pulled from Vault at start', 'Secrets come from AWS Secrets Manager', 'infra/secrets')).toBe(true);
+  });
+
+  it('takes a headline opening with a word of retirement written done as naming what is gone, not an instruction', () => {
+    expect(view('Archived `#deploys-old` together with two dead channels').gone).toContain('#deploys-old');
+    expect(view('Shut down `ci-mac-02`; its lease ran out').gone).toContain('ci-mac-02');
+    expect(view('Archive `#deploys-old` once the migration ends').gone).not.toContain('#deploys-old');
+  });
+
+  it('reads no figure from a class of HTTP statuses or statuses counted, and seconds where a duration is meant', () => {
+    expect(claimsIn('quote-api returned 503s and 429s during the spike, zero 5xx since')).toHaveLength(0);
+    expect(claim('The upstream timeout is 500s', 'duration')).toMatchObject({ values: ['500'] });
+  });
+
+  it('reads an incident id opening a sentence as a write-up of then, and a frequency after "the" as naming which job', () => {
+    expect(claim('INC-88 (sev2, 40 min): checkout failed after a bad config push', 'duration').mode).toBe('event');
+    expect(claimsIn('The reports job runs after the nightly backup').some((c) => c.measure === 'interval')).toBe(false);
+    expect(claim('Backups run nightly at 02:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
+  });
+
+  it('takes a statistic named in a label as qualifying its value, and an extreme word past a comma as another value\'s', () => {
+    expect(claim('quote-api p95 last week: 240 ms', 'duration')).toMatchObject({ stat: 'p95' });
+    const replicas = claimsIn('quote-api runs 6 workers, queue max 40').find((c) => c.values.includes('6'))!;
+    expect(replicas.extreme).toBeUndefined();
+  });
+
+  it('reads a release line and a release in it as one version ("16" and "16.3")', () => {
+    expect(disagree(claim('The ledger DB runs Postgres 16.3', 'version'), claim('Ledger DB on Postgres 16: the overlap query got faster', 'version'))).toBe(false);
+    expect(disagree(claim('The ledger DB runs Postgres 16.3', 'version'), claim('The ledger DB runs Postgres 15.7', 'version'))).toBe(true);
+  });
+
+  it('reads "until" before a time as a deadline, not as something the fact waits on', () => {
+    expect(readFact('Customers can cancel free of charge until 3 days before launch').some((e) => e.type === 'dependency')).toBe(false);
+    expect(readFact('Deploys stay paused until the freeze ends').some((e) => e.type === 'dependency')).toBe(true);
+  });
+});

@@ -205,10 +205,14 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
   return rows.map((r) => r.id);
 }
 
+/** Questions of which value holds between two facts. */
+const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
+
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
- * one already raised is skipped; a probable update only for another probable update, and a stale
- * question for a fact an open stale question already asks about. A set that shares two or more
+ * one already raised is skipped; a probable update only for another probable update, a stale
+ * question for a fact an open stale question already asks about, and a question of which of two
+ * values holds for a fact an open probable update already doubts. A set that shares two or more
  * facts with an open conflict (other than a probable update) is the same confusion grown: its new
  * facts join that conflict (question and explanation updated) instead of opening another.
  * Otherwise a new conflict is inserted. Returns the ids of new conflicts; the agents of their
@@ -219,7 +223,11 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
   for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number; facts: string[] }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared, array_agg(ids.id::text) as facts
+    // For an open probable update, the fact it doubts (its earlier one).
+    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number; facts: string[]; doubted: string | null }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared, array_agg(ids.id::text) as facts,
+            case when c.kind = 'probable_update' and c.status = 'open' then (
+              select cf.fact_id::text from conflict_facts cf join facts f on f.workspace_id = cf.workspace_id and f.id = cf.fact_id
+              where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = l.conflict_id order by f.committed_at, f.id limit 1) end as doubted
           from ${conflictsOfFacts(tenant.workspaceId, ids)}
           group by l.conflict_id, c.status, c.kind
           order by count(*) desc`,
@@ -229,6 +237,8 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
     // A fact already asked about as stale (an open question) is not asked again for another later fact;
     // a settlement is a record, not a question, and is always kept.
     if (c.kind === 'stale' && !c.settledBy && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
+    // Nor is a fact an open probable update doubts ("is it still true?") asked again by a later fact disagreeing with it.
+    if (VALUE_QUESTIONS.has(c.kind) && ids.length === 2 && !c.settledBy && overlapping.some((o) => o.doubted !== null && Number(o.shared) === 1 && o.facts[0] === o.doubted)) continue;
     const settled = c.settledBy;
     // A probable update is a question about one pair ("is the older fact still true?") and a
     // settlement a record of one: neither grows another conflict nor is grown into one, so a

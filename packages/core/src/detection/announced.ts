@@ -16,7 +16,7 @@
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { mentions, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
-import { familyOf } from '../language/claims.ts';
+import { familyOf, MEASURE_VOCABULARY } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
 
@@ -76,6 +76,24 @@ function changeOf(later: DetectorFact): Change {
 const statesNow = (view: FactView, value: string) => mentions(view, value) && !view.claims.some((d) => d.mode && (d.values.includes(value) || d.previous?.includes(value)));
 
 /**
+ * Does the earlier fact state a value the change replaced as a value of what changed? Where it reads that value as
+ * another measure's ("2 replicas" against "lowered the retry cap from 2 to 1"), it only happens to hold the same figure.
+ */
+function statesReplaced(view: FactView, change: Change, value: string): boolean {
+  if (!statesNow(view, value)) return false;
+  const holding = view.claims.filter((d) => d.values.includes(value));
+  const replacing = change.claims.filter((c) => c.previous?.includes(value));
+  // Only figures: a product named as replaced is the link itself, whatever kind the new one is read as.
+  if (holding.length === 0 || !replacing.some((c) => QUANTITIES.has(familyOf(c.kind)))) return true;
+  // The change's reading of its measure may miss ("bumped `MAX_INFLIGHT` from 4 to 6"): a measure the later fact
+  // names in any words counts too.
+  const named = (d: Claim) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])].some((w) => change.view.mentions.has(w) || change.claims.some((c) => c.anchors.includes(w)));
+  // So may what it names as changed: the earlier fact naming it too is about it.
+  const about = replacing.some((c) => c.anchors.some((a) => !GENERIC.has(a) && mentions(view, a)));
+  return about || holding.some((d) => d.measure === '' || named(d) || replacing.some((c) => familyOf(d.kind) === familyOf(c.kind) && measuresMeet(c, d)));
+}
+
+/**
  * How strongly `earlier` reads as what the change updates: things in common, an old value it names
  * counting twice; 0 unless it names what the change is about (an old value, or what a changed
  * clause is about) and every setting a changed claim names (a change of `work_mem` is not one of
@@ -83,7 +101,7 @@ const statesNow = (view: FactView, value: string) => mentions(view, value) && !v
  */
 function affinity(earlier: DetectorFact, change: Change): number {
   const view = viewOf(earlier);
-  const oldValues = [...change.replaced].filter((v) => statesNow(view, v)).length;
+  const oldValues = [...change.replaced].filter((v) => statesReplaced(view, change, v)).length;
   if (oldValues === 0 && !change.about.some((w) => mentions(view, w))) return 0;
   if (change.claims.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
   // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
@@ -168,7 +186,7 @@ export function announcedUpdates(
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
       if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).hedged) continue;
       const score = affinity(earlier, change);
-      if (score > MIN_SHARED && [...change.replaced].some((v) => statesNow(viewOf(earlier), v))) stating.push(earlier);
+      if (score > MIN_SHARED && [...change.replaced].some((v) => statesReplaced(viewOf(earlier), change, v))) stating.push(earlier);
       if (score < bestScore) continue;
       if (score > bestScore) [best, bestScore] = [[], score];
       best.push(earlier);

@@ -21,7 +21,7 @@
  * Pure functions: the run gives them facts and applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { covers, disagree, namesReplaced, relatedThing, sameThing, viewOf, type Claim } from '../language/align.ts';
+import { covers, disagree, mentions, namesReplaced, relatedThing, sameThing, thingsOf, viewOf, type Claim } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { byValue, explanationDate, probableUpdateQuestion, valueQuestion } from './questions.ts';
 
@@ -59,6 +59,13 @@ export function settles(older: Claim, newer: Claim): string | null {
   if (newer.values.length > 0 && namesReplaced(older, newer)) return 'the later fact names this value as the one it replaces';
   if (sameSession(older, newer) && disagree(older, newer)) return 'the same agent refined its own note within a working session';
   return null;
+}
+
+/** Does the earlier claim's fact name what the change is said of (its own words and components beyond its scope's), or is the change said of nothing named? */
+function namesWhatChanged(older: Claim, newer: Claim): boolean {
+  // Not a file or a key it is set in (a Dockerfile, `go.mod`): many things are.
+  const things = [...newer.specificAnchors, ...newer.components].filter((x) => !newer.view.scopeWords.has(x) && thingsOf([x]).length > 0);
+  return things.length === 0 || things.some((x) => mentions(older.view, x));
 }
 
 /** The same agent, within a working session of its notes. */
@@ -291,8 +298,9 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         if (older.fact.id === fact.id || !isCurrent(older) || time(older) > time(newer) || older.mode) continue;
         if (sameThing(older, newer) || !relatedThing(older, newer) || asked.has(`${older.fact.id}|${fact.id}`)) continue;
         if (namesReplaced(older, newer)) named.push(older);
-        // Without an old value named, a change said of the same measure in the same scope ("jobs now run on SQS").
-        else if (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && disagree(older, newer)) weak.push(older);
+        // Without an old value named, a change said of the same measure in the same scope ("jobs now run on SQS"), of
+        // something the earlier fact names too (moving the backup's hour is no change of the export it waits for).
+        else if (!newer.previous?.length && newer.measure !== '' && older.measure === newer.measure && older.fact.scope === fact.scope && namesWhatChanged(older, newer) && disagree(older, newer)) weak.push(older);
       }
       // Of several such facts, the change is asked of those naming most of what it names: one change replaced one thing.
       const mine = viewOf(fact).mentions;

@@ -139,6 +139,9 @@ function mentionsOnce(view: FactView, concept: string): boolean {
   const file = CONFIG_FILE.exec(concept);
   if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
   if (view.configNames.has(concept)) return true;
+  // A directory is mentioned by the component it holds ("packages/sdk-js" by "sdk-js"), when that name is a joined one.
+  const folder = /^[\w.@-]+(?:\/[\w.@-]+)*\/([a-z][\w]*[-_][\w-]*)\/?$/.exec(concept)?.[1];
+  if (folder && mentions(view, folder)) return true;
   // A component its words name, in the text or the fact's scope ("billing-api" in "the billing API", "auth-service" in scope auth);
   // every part counts, its number too ("pg-billing-01" is not "pg-billing-02").
   const parts = concept.split(/[-_.:/]+/).filter((p) => p.length >= 1 && p !== 'v');
@@ -301,7 +304,7 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 /** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
 const isPath = (c: string) => c.includes('/') && !c.includes('://');
 /** A file's name or path ("deploy/values.yaml", ".env.example"): where something is written, not what it is about. */
-const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c);
+const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c) || /^(?:docker|make|proc|jenkins|gem|just|vagrant|brew|tilt)file$/.test(c);
 /** A file named without its directory (".env.example", "values.yaml"): where a setting is written; a path's directories name where ("apps/shop/.nvmrc"). */
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
@@ -326,10 +329,10 @@ export function sameValue(kind: string, x: string, y: string): boolean {
     case 'date':
       return (x.startsWith('--') || y.startsWith('--') || x.startsWith('-') || y.startsWith('-')) && x.slice(-5) === y.slice(-5);
     case 'version': {
-      // A tag's variant ("3.12-slim") or a release line and a release in it ("3.12", "3.12.4") are one version.
+      // A tag's variant ("3.12-slim") or a release line and a release in it ("16", "16.3"; "3.12", "3.12.4") are one version.
       const [bx, by] = [x.split('-')[0]!, y.split('-')[0]!];
       const [short, long] = bx.length <= by.length ? [bx, by] : [by, bx];
-      return (bx === by && (x.includes('-') || y.includes('-'))) || (short.includes('.') && long.startsWith(`${short}.`));
+      return (bx === by && (x.includes('-') || y.includes('-'))) || long.startsWith(`${short}.`);
     }
     default: {
       const range = (v: string) => {

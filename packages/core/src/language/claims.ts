@@ -29,6 +29,7 @@ import {
   FIRST_PERSON,
   FUNCTION_WORDS,
   GENERIC,
+  STORED_DATA,
   MEASURE_WORDS,
   NEGATIONS,
   STATISTICS,
@@ -47,7 +48,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 16;
+export const EXTRACTOR_VERSION = 17;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -358,6 +359,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           add({ kind: 'version', value: w.text, of: product.value, text: w.text, start: w.start, end: w.end });
           continue;
         }
+        // A class of HTTP statuses ("5xx") or statuses counted ("503s", "429s") is no figure.
+        const glued = words[i + 1]?.start === w.end ? words[i + 1]!.text : '';
+        if ((/^[1-5]$/.test(w.text) && /^xx$/i.test(glued)) || /^(?:4[0-2]\d|5[01]\d)s$/.test(w.text + glued)) continue;
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
@@ -410,6 +414,19 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
     // Names: runs of name words; before a team word ("the Tern squad") they name a team. An English
     // word opening a sentence ("Max upload size", "Will the ...") is a name only before another name.
     for (let i = 0; i < words.length; i++) {
+      // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team",
+      // "our platform squad"); not an adjective ("the whole team"), nor before "group" or "pod" ("the node group").
+      const w = words[i]!;
+      if (
+        (words[i - 1]?.pos === 'DET' || ['our', 'their', 'your'].includes(words[i - 1]?.lower ?? '')) &&
+        ['team', 'squad', 'guild', 'tribe'].includes(words[i + 1]?.lemma ?? '') &&
+        (/^[A-Z]{2,5}$/.test(w.text) || (w.pos === 'NOUN' && /^[a-z]{3,}$/.test(w.text) && !w.stop && !GENERIC.has(w.lower))) &&
+        free(w.start, w.end)
+      ) {
+        add({ kind: 'team', value: w.lower, text: text.slice(w.start, words[i + 1]!.end), start: w.start, end: words[i + 1]!.end });
+        i++;
+        continue;
+      }
       const opening = i === 0 && clause.subordinator === null;
       // A capitalised word before a name is the name's first word ("Support Tools owns it").
       // Not a verb opening the sentence ("Replaced Fivetran with ...", "Raised Android SDK ...").
@@ -517,6 +534,9 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
+    // Whom a bare figure is counted for is not what it measures ("raised the pool from 20 to 35 per pod" is no count of
+    // pods); a count of a noun per something may be that something's size ("1,000 records per batch").
+    if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
     if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
     const word = view.tokens[found.index]!;
@@ -528,6 +548,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     const distance = Math.min(Math.abs(found.index - at), Math.abs(found.index + found.length - 1 - at)) + (measure.name === 'limit' ? 100 : 0);
     if (!best || distance < best.distance) best = { name: measure.name, distance, at: found.index };
   }
+  // What expires is kept that long when it is stored data ("backups expire after 35 days"), not a token or a session.
+  if (best?.name === 'timeout' && view.tokens[best.at]!.lemma === 'expire' && view.tokens.some((t) => STORED_DATA.has(t.lemma))) return { name: 'retention', at: best.at };
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
   return { name: '', at: -1 };
@@ -575,6 +597,10 @@ const othersKeys = (v: Value, view: ClauseView, values: readonly Value[]) => {
 /** A unit of time after "per" ("per minute"): part of a rate, not whom it is counted for. */
 const PER_TIME = /^(?:second|minute|hour|day|week|month|year|sec|min)s?$/;
 
+/** Does "per" or "each" open whom a value is counted for ("per API key", "each tenant gets 5"), not a unit of time? */
+const countedFor = (tokens: readonly Token[], i: number) =>
+  (tokens[i]!.lower === 'per' || (tokens[i]!.lower === 'each' && CONTENT.has(tokens[i + 1]?.word.pos ?? ''))) && !PER_TIME.test(tokens[i + 1]?.lower ?? '');
+
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
 function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string } {
   const at = tokenAt(view.tokens, v.start);
@@ -606,7 +632,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     (regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value) ??
     view.tokens.map((t) => envInName(t.word.text)).find((e) => e !== undefined);
   // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
-  const stat = nearest(STATISTICS, (i) => !view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => [',', ':', ';'].includes(t.lower)))?.value;
+  // A label's colon does not part them ("p95 last week: 240 ms").
+  const parted = (i: number, marks: readonly string[]) => view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => marks.includes(t.lower));
+  const stat = nearest(STATISTICS, (i) => !parted(i, i < at ? [',', ';'] : [',', ':', ';']))?.value;
   // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
   // "went up to $59", "raised it up to 8": where a change went, not a bound.
   const moved = (i: number) => {
@@ -618,12 +646,13 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
   // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
-  const extreme = nearest(EXTREMES, (i) => wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'))?.value;
+  // Past a comma, an extreme word is another value's ("6 workers, queue max 40").
+  const extreme = nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
-  const perAt = view.tokens.findIndex((t, i) => t.lower === 'per' && !PER_TIME.test(view.tokens[i + 1]?.lower ?? ''));
+  const perAt = view.tokens.findIndex((_, i) => countedFor(view.tokens, i));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
   // "per API token" runs to the end of its noun phrase; "per-user quota" to the end of its word.
-  const joined = perAt >= 0 && view.tokens[perAt]!.word.lower !== 'per' ? view.tokens[perAt]!.word : undefined;
+  const joined = perAt >= 0 && !['per', 'each'].includes(view.tokens[perAt]!.word.lower) ? view.tokens[perAt]!.word : undefined;
   for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== '' && (!joined || view.tokens[i]!.word === joined); i++) per = view.tokens[i]!.lemma.toLowerCase();
   // "a global cap of 900/s", "40 in total": counted for everyone together, nearer the value than any "per".
   const perIndex = perAt >= 0 ? perAt : view.tokens.findIndex((t) => /^per-[a-z]+$/.test(t.word.lower));
@@ -662,8 +691,8 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
 
-/** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage") or a release's ("Changelog", "Release notes"). */
-const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$/i;
+/** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
+const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
 const opensWriteUp = (words: readonly Word[]) => WRITE_UP.test(words[0]?.text ?? '') || WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' '));
 
 /** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
@@ -1000,7 +1029,7 @@ export function readFactText(content: string): FactEntity[] {
     // counted for ("per API key", "per tenant": its `per`).
     const qualifying = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
-      if (t.lower !== 'per' || PER_TIME.test(view.tokens[i + 1]?.lower ?? '')) return;
+      if (!countedFor(view.tokens, i)) return;
       for (let k = i + 1; k < view.tokens.length && CONTENT.has(view.tokens[k]!.word.pos); k++) qualifying.add(k);
     });
     view.tokens.forEach((t, i) => {
@@ -1102,7 +1131,9 @@ export function readFactText(content: string): FactEntity[] {
     for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
       const vocabulary = MEASURE_VOCABULARY.get(measure);
       const about = new Set(aboutTokens(v, view, clauseValues));
-      const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
+      // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned.
+      const holders = ROLE_MEASURES.has(measure) ? new Set(clauseValues.filter((x) => x.kind === 'person' || x.kind === 'team').map((x) => x.value)) : new Set<string>();
+      const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
@@ -1187,7 +1218,8 @@ export function readFactText(content: string): FactEntity[] {
     const names = (from: number, to: number) => words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, ''));
     // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
     // Written as a headline, nothing but the names comes first ("`billing-v1` repo archived", "`db-old` shut down").
-    const goneAt = new Set(CHANGE.gone.all(r.view.tokens).map((m) => words.indexOf(r.view.tokens[m.index]!.word)));
+    const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
+    const goneAt = new Set(goneMatches.map((m) => m.at));
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
     const retiredAt = words.findIndex(
       (w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
@@ -1195,6 +1227,13 @@ export function readFactText(content: string): FactEntity[] {
     // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
     const preposition = words.findIndex((w) => w.pos === 'ADP');
     if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
+    // A headline that opens with the act, written done ("Archived `#ops-old` and two dead channels", "Shut down `ci-mac-02`"):
+    // the names it goes on to give, up to the first preposition or pause. A bare verb ("Archive the old logs") is an instruction.
+    const opening = goneMatches.find((m) => m.at === 0 && (m.length > 1 || words[0]!.lower !== words[0]!.lemma));
+    if (opening) {
+      const end = words.findIndex((w, i) => i >= opening.length && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
+      for (const n of names(opening.length, end < 0 ? words.length : end)) gone.add(n);
+    }
     // "Ana left", "Dmitri's last day was Friday": a person named before a departure done is gone (not one who handed a
     // role over: that person is still here).
     const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
@@ -1362,7 +1401,10 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     const words = view.clause.words;
     const sub = view.clause.subordinator;
     const at = words.findIndex((w, i) => ['until', 'till'].includes(w.lower) || ((w.lemma === 'depend' || w.lemma === 'rely') && words[i + 1]?.lower === 'on'));
-    if ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0) {
+    // "until 3 days before launch", "until 18:00", "till Friday": a deadline, not a thing waited on.
+    const deadline = (from: number) => values.some((v) => ['duration', 'time', 'weekday', 'date'].includes(v.kind) && v.start >= from && v.start - from <= 2);
+    const byDeadline = (at >= 0 && ['until', 'till'].includes(words[at]!.lower) && deadline(words[at]!.end)) || (sub !== null && ['until', 'till'].includes(sub) && deadline(view.clause.start));
+    if (!byDeadline && ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0)) {
       const target = words
         .slice(at >= 0 ? at + 1 : 0)
         // What it waits for, not the word for its end ("until the freeze ends": the freeze).

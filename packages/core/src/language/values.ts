@@ -196,7 +196,11 @@ const SHAPES: Shape[] = [
       return { kind: 'money', value: `${amount} ${symbols[currency] ?? currency}`, number: amount };
     },
   },
-  { pattern: /\b(hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually)\b/gi, read: (m) => ({ kind: 'duration', value: String(FREQUENCIES[m[1]!.toLowerCase()]), number: FREQUENCIES[m[1]!.toLowerCase()], measure: 'interval' }) },
+  // Not after "the": "the nightly export" names which export, it says nothing of how often it runs.
+  {
+    pattern: /\b(hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually)\b/gi,
+    read: (m, text) => (/\bthe\s+$/i.test(text.slice(Math.max(0, m.index - 4), m.index)) ? null : { kind: 'duration', value: String(FREQUENCIES[m[1]!.toLowerCase()]), number: FREQUENCIES[m[1]!.toLowerCase()], measure: 'interval' }),
+  },
   // "every 15 minutes", "every other week", "every day".
   {
     pattern: new RegExp(String.raw`\bevery\s+(other\s+)?(?:${NUMBER}\s*)?(${UNITS})\b`, 'gi'),
@@ -247,6 +251,8 @@ const SHAPES: Shape[] = [
       if (!unit) return null;
       const low = round(Number(m[1]) * unit.factor);
       const high = m[2] ? round(Number(m[2]) * unit.factor) : undefined;
+      // "503s", "429s": HTTP statuses counted, not seconds (a client or server error's code with a plural "s").
+      if (m[3] === 's' && !m[2] && /^(?:4[0-2]\d|5[01]\d)$/.test(m[1]!) && !/(?:after|for|every|within|timeout|ttl|wait|interval|delay|sleep|duration|expire|backoff|period|window|lifetime|retention|=|:)\W*(?:\w+\W+)?$/i.test(text.slice(Math.max(0, m.index - 30), m.index))) return null;
       // "500m" of CPU is half a core, not 500 minutes.
       if (m[3] === 'm' && /\bcpu\b/i.test(text)) return { kind: 'count', value: String(Number(m[1]) / 1000), number: Number(m[1]) / 1000, of: 'cpu' };
       // "client_max_body_size 25m", "memory: 512m": after a size's key, "m" is megabytes.
