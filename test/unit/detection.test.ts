@@ -693,6 +693,12 @@ describe('changes announced, asked about every fact stating the old value', () =
     expect(asked(analyzeAll([pods, budget, raised])).flat()).not.toContain(pods.id);
   });
 
+  it('asks nothing when the earlier fact already states the later value of the thing, beside another', () => {
+    const both = fact('The search indexer runs hourly for deltas, and a full rebuild of it runs daily at 01:00 UTC.', { scope: 'services/search', hoursAgo: 900 });
+    const again = fact("Reminder: the search indexer's full rebuild runs daily now, after the nightly backup.", { scope: 'services/search', hoursAgo: 10 });
+    expect(analyzeAll([both, again]).conflicts).toEqual([]);
+  });
+
   it('asks nothing of a change of one thing against another thing of the scope that the change only mentions', () => {
     const sync = fact('The vendor sync for `crm-to-warehouse` runs at 01:00 UTC', { scope: 'data/warehouse', hoursAgo: 900 });
     const moved = fact('Moved the warehouse backup schedule to 01:45 UTC so it starts after the 01:00 vendor sync', { scope: 'data/warehouse', hoursAgo: 10 });

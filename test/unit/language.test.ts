@@ -816,6 +816,25 @@ describe('names, tools and figures as software notes write them', () => {
     expect(disagree(claim('The ledger DB runs Postgres 16.3', 'version'), claim('The ledger DB runs Postgres 15.7', 'version'))).toBe(true);
   });
 
+  it('reads "<" as a bound: a figure measured inside a target agrees with it (">" is an alert\'s threshold, above)', () => {
+    const target = claim('Objective for `GET /v1/quotes`: p99 < 300ms', 'duration');
+    expect(target).toMatchObject({ bound: 'max', stat: 'p99' });
+    expect(disagree(target, claim('Measured on Friday: p99 of `GET /v1/quotes` 210ms', 'duration'))).toBe(false);
+  });
+
+  it('counts the things a count counts as mentioned, so a request to forget them finds the fact', () => {
+    expect(mentions(view('720p thumbnail strips get a sprite sheet from `sprites.ts`'), 'strip')).toBe(true);
+    expect(readFact('Forget the note about thumbnail strips: that never shipped').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['strip']) });
+  });
+
+  it('reads figures under a label naming a past period as a record of then', () => {
+    expect(claim('Billing reruns last week: 310 export runs, median export time 14 minutes', 'duration').mode).toBe('event');
+    expect(claim('Import jobs over the past 30 days: 0.4% failed', 'percentage').mode).toBe('event');
+    expect(claim('Billing reruns: 310 export runs, median export time 14 minutes', 'duration').mode).toBeUndefined();
+    expect(claim('Last week: raised the export pool from 10 to 20', 'number')).toMatchObject({ values: ['20'], previous: ['10'] });
+    expect(claim('Last week: raised the export pool from 10 to 20', 'number').mode).toBeUndefined();
+  });
+
   it('reads "until" before a time as a deadline, not as something the fact waits on', () => {
     expect(readFact('Customers can cancel free of charge until 3 days before launch').some((e) => e.type === 'dependency')).toBe(false);
     expect(readFact('Deploys stay paused until the freeze ends').some((e) => e.type === 'dependency')).toBe(true);

@@ -68,6 +68,15 @@ function namesWhatChanged(older: Claim, newer: Claim): boolean {
   return things.length === 0 || things.some((x) => mentions(older.view, x));
 }
 
+/**
+ * Does another claim of `own`'s fact, about the thing `other` is about, agree with `other`? Not in a fact announcing a
+ * change: what else it names may be what it replaced ("now on Kafka; the old SQS queue was emptied").
+ */
+const alsoSays = (own: Claim, other: Claim) =>
+  !own.view.announces &&
+  own.view.claims.every((c) => !c.cue) &&
+  own.view.claims.some((c) => c !== own && c.values.length > 0 && !c.mode && !c.negated && !c.additive && sameThing(c, other) && !disagree(c, other));
+
 /** The same agent, within a working session of its notes. */
 const sameSession = (older: Claim, newer: Claim) => older.fact.agent_id === newer.fact.agent_id && time(newer) - time(older) <= SESSION_WINDOW_MS;
 
@@ -255,6 +264,9 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         if (!triggerIds.has(older.fact.id) && !triggerIds.has(newer.fact.id)) continue;
         // Peers of one trigger can be two things: each pair must be about one thing itself.
         if (!sameThing(older, newer)) continue;
+        // One fact states the other's value too, of another part of the thing ("hourly deltas, and the full rebuild daily"):
+        // the two say the same of it, nothing in either is outdated.
+        if (alsoSays(older, newer) || alsoSays(newer, older)) continue;
         if (probablyUpdates(older, newer)) {
           updaters.push(newer);
           if (newer === latest) probable.push([older, newer]);

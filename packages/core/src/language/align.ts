@@ -139,7 +139,7 @@ function mentionsOnce(view: FactView, concept: string): boolean {
   const file = CONFIG_FILE.exec(concept);
   if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
   if (view.configNames.has(concept)) return true;
-  // A directory is mentioned by the component it holds ("packages/sdk-js" by "sdk-js"), when that name is a joined one.
+  // A directory is mentioned by the component it holds ("libs/quote-sdk" by "quote-sdk"), when that name is a joined one.
   const folder = /^[\w.@-]+(?:\/[\w.@-]+)*\/([a-z][\w]*[-_][\w-]*)\/?$/.exec(concept)?.[1];
   if (folder && mentions(view, folder)) return true;
   // A component its words name, in the text or the fact's scope ("billing-api" in "the billing API", "auth-service" in scope auth);

@@ -25,6 +25,7 @@ import {
   COMPONENT_ROLES,
   ENVIRONMENT_NEEDS_PREPOSITION,
   TIME_NOUNS,
+  WEEKDAYS,
   ENVIRONMENTS,
   FIRST_PERSON,
   FUNCTION_WORDS,
@@ -534,8 +535,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
-    // Whom a bare figure is counted for is not what it measures ("raised the pool from 20 to 35 per pod" is no count of
-    // pods); a count of a noun per something may be that something's size ("1,000 records per batch").
+    // Whom a bare figure is counted for is not what it measures ("raised the pool from 16 to 24 per node" is no count of
+    // nodes); a count of a noun per something may be that something's size ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
     if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
@@ -926,14 +927,17 @@ export function readFactText(content: string): FactEntity[] {
   const day = (v: Value) => days.has(v);
   // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
   // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
-  const labels = new Map<number, { env?: string; dated: boolean; start: number }>();
+  const labels = new Map<number, { env?: string; dated: boolean; past: boolean; start: number }>();
   views.forEach((view, i) => {
     // Past a remark in parentheses that is part of the label ("INC-12 (Sev3, 2026-10-21): ...").
     const next = views.slice(i + 1).find((o) => o.clause.subordinator !== '(');
     if (view.clause.subordinator === '(' || next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
     const env = ENVIRONMENTS.all(view.clause.words)[0]?.value;
     const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= next.clause.start);
-    if (env || dated) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, start: view.clause.start });
+    // Or a past period ("Exports last week: ...", "Over the past 30 days: ...", "Seen last Friday: ...").
+    const words = view.clause.words;
+    const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
+    if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
   });
   const labelOf = (view: ClauseView) => {
     const label = labels.get(view.clause.sentence);
@@ -1114,7 +1118,8 @@ export function readFactText(content: string): FactEntity[] {
       // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
       if (/_/.test(c) || /^[a-z]+(?:\.[a-z]+)+$/.test(c)) for (const p of splitIdentifier(c)) mentions.add(p);
     }
-    for (const v of clauseValues) mentions.add(v.value);
+    // And what a count counts ("480p poster frames", "3 replicas"): the fact names those things.
+    for (const v of clauseValues) for (const m of [v.value, ...(v.kind === 'count' && v.of && /^[a-z][a-z-]{2,}$/.test(v.of) ? [v.of] : [])]) mentions.add(m);
 
     // A clause that reports what happened on a date (in it, or in a remark inside it), in the past tense and not as
     // a change ("the canary served 5% of traffic on March 3", "v2.3 (shipped 2026-01-12) had 12 open bugs"), states
@@ -1122,6 +1127,8 @@ export function readFactText(content: string): FactEntity[] {
     const event =
       incidents.has(view.clause.sentence) ||
       labelOf(view)?.dated === true ||
+      // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
+      (labelOf(view)?.past === true && view.cue === null) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null &&
       values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
