@@ -223,11 +223,14 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
   for (const c of records) {
     const ids = [...new Set(c.factIds)].sort();
     if (ids.length < 2) continue;
-    // For an open probable update, the fact it doubts (its earlier one).
-    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number; facts: string[]; doubted: string | null }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared, array_agg(ids.id::text) as facts,
-            case when c.kind = 'probable_update' and c.status = 'open' then (
+    // For a value question, the fact each open probable update doubts (its earlier one); no lookup for other records.
+    const doubted = VALUE_QUESTIONS.has(c.kind)
+      ? sql`case when c.kind = 'probable_update' and c.status = 'open' then (
               select cf.fact_id::text from conflict_facts cf join facts f on f.workspace_id = cf.workspace_id and f.id = cf.fact_id
-              where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = l.conflict_id order by f.committed_at, f.id limit 1) end as doubted
+              where cf.workspace_id = ${tenant.workspaceId} and cf.conflict_id = l.conflict_id order by f.committed_at, f.id limit 1) end`
+      : sql`null::text`;
+    const overlapping = await tenant.read<{ id: string; status: string; kind: string; shared: number; facts: string[]; doubted: string | null }>(sql`select l.conflict_id as id, c.status, c.kind, count(*)::int as shared, array_agg(ids.id::text) as facts,
+            ${doubted} as doubted
           from ${conflictsOfFacts(tenant.workspaceId, ids)}
           group by l.conflict_id, c.status, c.kind
           order by count(*) desc`,

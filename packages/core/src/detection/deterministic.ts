@@ -64,7 +64,7 @@ export function settles(older: Claim, newer: Claim): string | null {
 /** Does the earlier claim's fact name what the change is said of (its own words and components beyond its scope's), or is the change said of nothing named? */
 function namesWhatChanged(older: Claim, newer: Claim): boolean {
   // Not a file or a key it is set in (a Dockerfile, `go.mod`): many things are.
-  const things = [...newer.specificAnchors, ...newer.components].filter((x) => !newer.view.scopeWords.has(x) && thingsOf([x]).length > 0);
+  const things = thingsOf([...newer.specificAnchors, ...newer.components]).filter((x) => !newer.view.scopeWords.has(x));
   return things.length === 0 || things.some((x) => mentions(older.view, x));
 }
 

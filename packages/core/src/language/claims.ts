@@ -43,7 +43,7 @@ import {
   type Matchable,
 } from './lexicon.ts';
 import { isEnglishWord, porterStemOf, readText, type Clause, type Word } from './reader.ts';
-import { normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
+import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
@@ -362,7 +362,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         }
         // A class of HTTP statuses ("5xx") or statuses counted ("503s", "429s") is no figure.
         const glued = words[i + 1]?.start === w.end ? words[i + 1]!.text : '';
-        if ((/^[1-5]$/.test(w.text) && /^xx$/i.test(glued)) || /^(?:4[0-2]\d|5[01]\d)s$/.test(w.text + glued)) continue;
+        const counted = /^(\d+)s$/.exec(w.text + glued)?.[1];
+        if ((/^[1-5]$/.test(w.text) && /^xx$/i.test(glued)) || (counted !== undefined && HTTP_ERROR_STATUS.test(counted))) continue;
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;

@@ -29,6 +29,9 @@ export interface Value {
   measure?: string;
 }
 
+/** An HTTP client or server error's code ("429", "503"): written with a plural "s", statuses counted, not seconds. */
+export const HTTP_ERROR_STATUS = /^(?:4[0-2]\d|5[01]\d)$/;
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const round = (n: number) => Math.round(n * 1e9) / 1e9;
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -252,7 +255,7 @@ const SHAPES: Shape[] = [
       const low = round(Number(m[1]) * unit.factor);
       const high = m[2] ? round(Number(m[2]) * unit.factor) : undefined;
       // "503s", "429s": HTTP statuses counted, not seconds (a client or server error's code with a plural "s").
-      if (m[3] === 's' && !m[2] && /^(?:4[0-2]\d|5[01]\d)$/.test(m[1]!) && !/(?:after|for|every|within|timeout|ttl|wait|interval|delay|sleep|duration|expire|backoff|period|window|lifetime|retention|=|:)\W*(?:\w+\W+)?$/i.test(text.slice(Math.max(0, m.index - 30), m.index))) return null;
+      if (m[3] === 's' && !m[2] && HTTP_ERROR_STATUS.test(m[1]!) && !/(?:after|for|every|within|timeout|ttl|wait|interval|delay|sleep|duration|expire|backoff|period|window|lifetime|retention|=|:)\W*(?:\w+\W+)?$/i.test(text.slice(Math.max(0, m.index - 30), m.index))) return null;
       // "500m" of CPU is half a core, not 500 minutes.
       if (m[3] === 'm' && /\bcpu\b/i.test(text)) return { kind: 'count', value: String(Number(m[1]) / 1000), number: Number(m[1]) / 1000, of: 'cpu' };
       // "client_max_body_size 25m", "memory: 512m": after a size's key, "m" is megabytes.
