@@ -737,43 +737,43 @@ describe('named things said to be gone', () => {
   it('asks whether a fact using a service still holds once a later fact says it was decommissioned', () => {
     const user = fact('Invoices get their tax region from `taxgeo-api` at `http://taxgeo-api.internal/v2/lookup`', { scope: 'billing/invoices', hoursAgo: 900 });
     const gone = fact('taxgeo-api was decommissioned this week; its namespace is deleted', { scope: 'infra/k8s', hoursAgo: 10 });
-    const stale = analyzeAll([user, gone]).conflicts.filter((c) => c.kind === 'stale');
-    expect(stale.map((c) => c.factIds)).toEqual([[user.id, gone.id]]);
+    const asked = analyzeAll([user, gone]).conflicts.filter((c) => c.kind === 'probable_update');
+    expect(asked.map((c) => c.factIds)).toEqual([[user.id, gone.id]]);
   });
 
   it('asks about a fact posting to a channel a later fact says was archived, though the archiving names it as replaced', () => {
     const user = fact('Build alerts are posted to Slack `#quotes-builds-old` by the ci bot', { scope: 'team/quotes', hoursAgo: 900 });
     const archived = fact('`#quotes-builds-old` was archived in the workspace tidy-up; nothing can post there', { scope: 'team/ops', hoursAgo: 10 });
-    expect(analyzeAll([user, archived]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [user.id, archived.id]]]);
+    expect(analyzeAll([user, archived]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [user.id, archived.id]]]);
   });
 
   it('asks about a fact naming a person a later fact says has left, by first name or full name', () => {
     const owner = fact('Ask Marta Quinlan for the `quotes-ro` role; she owns the grants file', { scope: 'infra/db', hoursAgo: 900 });
     const left = fact("Marta's last day was Friday; the grants file has no owner for now", { scope: 'team/people', hoursAgo: 10 });
-    expect(analyzeAll([owner, left]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [owner.id, left.id]]]);
+    expect(analyzeAll([owner, left]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [owner.id, left.id]]]);
     // A handle leaving, in a terse note.
     const signer = fact("release tags signed with @bexley's key, ask him", { scope: 'process/releases', hoursAgo: 900 });
-    expect(analyzeAll([signer, fact('@bexley left end of Q2; @ines signs now', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    expect(analyzeAll([signer, fact('@bexley left end of Q2; @ines signs now', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     // Someone else leaving says nothing of her.
     expect(analyzeAll([owner, fact('Tomas left the quotes team last week', { scope: 'team/people', hoursAgo: 10 })]).conflicts).toEqual([]);
     // Away for months, named by a first name no list knows.
     const pager = fact('Failed payout runs page Oyelaran Bello directly, as the only one who knows the bank adapter', { scope: 'services/payouts', hoursAgo: 900 });
     const away = fact('Oyelaran is on sabbatical leave until June; Dana Ortiz covers the bank adapter', { scope: 'team/payouts', hoursAgo: 10 });
-    expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [pager.id, away.id]]]);
+    expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [pager.id, away.id]]]);
   });
 
   it('reads a headline naming a thing and the word for its end as that thing gone', () => {
     const user = fact('weekly exports run on the `etl-box-3` host via cron', { scope: 'infra/etl', hoursAgo: 900 });
-    expect(analyzeAll([user, fact('`etl-box-3` shut down fri, cron moved to k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    expect(analyzeAll([user, fact('`etl-box-3` shut down fri, cron moved to k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     const docs = fact('quote-api docs build from openapi.yaml in the quote-api repo', { scope: 'services/quotes', hoursAgo: 900 });
-    expect(analyzeAll([docs, fact('quote-api repo archived, moved into the monorepo', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    expect(analyzeAll([docs, fact('quote-api repo archived, moved into the monorepo', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     // Not a thing that describes others as archived.
     expect(analyzeAll([docs, fact('quote-api lists archived repos on its status page', { scope: 'team', hoursAgo: 10 })]).conflicts).toEqual([]);
   });
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {
     const user = fact('Date math goes through `src/dates.ts`, which wraps `luxon-tz`', { scope: 'web', hoursAgo: 900 });
-    expect(analyzeAll([user, fact('luxon-tz was dropped from package.json; nothing imports it', { scope: 'web', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['stale']);
+    expect(analyzeAll([user, fact('luxon-tz was dropped from package.json; nothing imports it', { scope: 'web', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     const consumer = fact('`ship.events` consumers commit offsets every 5 seconds', { scope: 'svc/ship', hoursAgo: 900 });
     const habit = fact('Duplicates from re-sent `ship.events` are dropped by a dedupe key', { scope: 'svc/ship', hoursAgo: 10 });
     expect(analyzeAll([consumer, habit]).conflicts).toEqual([]);

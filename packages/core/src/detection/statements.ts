@@ -7,9 +7,10 @@
  * - **Deletion requests**: "forget the note about the old VPN host" retires the earlier facts that
  *   name everything it names (a person's explicit decision, recorded as a settlement).
  * - **Stale derived claims**: a fact that names what it depends on ("until the freeze ends",
- *   "signs with Ana's key") becomes doubtful when a later fact changes or ends that, and a fact
- *   using a named thing when a later fact says it is gone ("search-v1 was decommissioned"): a
- *   `stale` conflict.
+ *   "signs with Ana's key") becomes doubtful when a later fact changes or ends that: a `stale`
+ *   conflict.
+ * - **Gone things**: a fact using a named thing, when a later fact says it is gone ("search-v1 was
+ *   decommissioned"): a probable update, for people to confirm.
  *
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
@@ -143,7 +144,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     conflicts.push(staleRecord(dependent, first, `The earlier fact depends on something a later fact changed: "${clip(dependent.content)}" (${day(dependent)}), then "${clip(first.content)}" (${day(first)}).`));
   }
   // Gone things: a later fact says a named thing was decommissioned, archived or removed; the current facts
-  // that still use it (the newest few, in any scope) are doubtful.
+  // that still use it (the newest few, in any scope) probably changed with it (a `stale` question here asked
+  // the same, but as a dependency's doubt, and did not rank the later fact first until answered).
   for (const change of inStep) {
     // Not a deletion request: that tier retires what it names.
     const gone = viewOf(change).gone;
@@ -164,7 +166,14 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const user of users) {
       doubtful.add(user.id);
       const used = gone.filter((g) => uses(user, g));
-      conflicts.push(staleRecord(user, change, `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}".`));
+      conflicts.push({
+        kind: 'probable_update',
+        detectedBy: 'narrative_rules',
+        severity: 'medium',
+        factIds: [user.id, change.id],
+        question: `${PROBABLE_UPDATE_PREFIX}is it still so that ${sentence(user.content)}, now that ${sentence(change.content)}?`,
+        explanation: `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It stays current until someone says whether it still holds.`,
+      });
     }
   }
   return { retirements, conflicts };
