@@ -109,6 +109,10 @@ describe('values by shape', () => {
     // A package no list knows, its version after a label, an equals sign or the word for which release it is.
     expect(claim('wren-client latest = 4.2.0, pin ^4.2 in apps', 'version')).toMatchObject({ values: ['4.2.0'], of: 'wren-client' });
     expect(claim('wren-client: 4.3.1', 'version')).toMatchObject({ values: ['4.3.1'], of: 'wren-client' });
+    // At the end of a sentence too; the product written before the version, not the image it is built into; a key for it.
+    expect(claim('The image uses avconv-lite 6.1.1.', 'version')).toMatchObject({ values: ['6.1.1'], of: 'avconv-lite' });
+    expect(claim('The render image is built on avconv-lite 6.1.1 - see the build arg', 'version')).toMatchObject({ of: 'avconv-lite' });
+    expect(claim('Bumped `AVCONV_VERSION` to 7.0.2 in the worker Dockerfile', 'version')).toMatchObject({ values: ['7.0.2'], of: 'avconv' });
     expect(same('wren-client latest = 4.2.0', 'wren-client 4.3.1 published to the registry')).toBe(true);
     // A host and a number is a port, not a version.
     expect(shape('The admin UI is on localhost:4000')).toMatchObject({ kind: 'port', value: '4000' });

@@ -49,7 +49,7 @@ import words from './data/words.json' with { type: 'json' };
 import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 17;
+export const EXTRACTOR_VERSION = 18;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -910,11 +910,13 @@ export function readFactText(content: string): FactEntity[] {
     const lead = text.slice(Math.max(0, v.start - 60), v.start);
     // Also past a word for which release it is, and a label's colon or an equals sign ("zephyr-sdk latest = 2.3.0", "zephyr-sdk: 2.3.0").
     const word = /([A-Za-z][\w./@-]*)(?:\s+(?:latest|current|stable))?(?:\s*[:=]\s*|[\s@]+)(?:version\s+)?$/.exec(lead)?.[1];
-    // "<component> image … <version>": the version is of that component's image.
+    // Else "<component> image … <version>": the version is of that component's image ("api image is built on 2.3.0").
     const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
+    // A setting's key for it ("`FFMPEG_VERSION` to 7.0.2", "node.version: 22"): the version of what the key names.
+    const keyed = /\b([a-z][a-z0-9]*)[_.-]version`?\s*(?:[:=]|to|is|at)?\s*$/i.exec(lead)?.[1];
+    const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(w));
     if (before) v.of = before.value;
-    else if (image) v.of = image.toLowerCase();
-    else if (word && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(word)) v.of = word.toLowerCase();
+    else if (name) v.of = name.toLowerCase();
   }
   const replaced = replacedValues(text, values);
   const entities: FactEntity[] = [];

@@ -91,7 +91,7 @@ const SHAPES: Shape[] = [
   { pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b/gi, read: (m) => ({ kind: 'email', value: m[0].toLowerCase() }) },
   // A toolchain file's version is of its language: "rust-toolchain = 1.84", ".nvmrc pins 22.11.0", "channel = \"1.82\"" in a rust-toolchain.
   {
-    pattern: /(?<![\w-])(rust-toolchain|\.nvmrc|\.node-version|\.python-version|\.ruby-version|python_requires|channel)\b[^\d\n]{0,30}?(\d+\.\d+(?:\.\d+)?)(?![\w.])/gi,
+    pattern: /(?<![\w-])(rust-toolchain|\.nvmrc|\.node-version|\.python-version|\.ruby-version|python_requires|channel)\b[^\d\n]{0,30}?(\d+\.\d+(?:\.\d+)?)(?!\w|\.\w)/gi,
     group: 2,
     read: (m, text) => (m[1]!.toLowerCase() === 'channel' && !/rust-toolchain/i.test(text) ? null : { kind: 'version', value: m[2]!, of: TOOLCHAIN_OF[m[1]!.toLowerCase()] ?? 'rust' }),
   },
@@ -171,7 +171,7 @@ const SHAPES: Shape[] = [
   { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
   // Toolchain keys and pinned packages: "python3.12", "typescript@5.4", "node20" (a known technology and its major).
   {
-    pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w.%/-])/gi,
+    pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w%/-]|\.\w)/gi,
     read: (m) => {
       const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
       const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
@@ -183,7 +183,7 @@ const SHAPES: Shape[] = [
   },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   { pattern: /\bversion\s+v?(\d+(?:\.\d+){0,3})\b/gi, group: 1, read: (m) => ({ kind: 'version', value: m[1]! }) },
-  { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?![\w.])/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
+  { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /\blisten(?:s|ing)?\s+on\s+(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
