@@ -109,6 +109,9 @@ describe('values by shape', () => {
     // A package no list knows, its version after a label, an equals sign or the word for which release it is.
     expect(claim('wren-client latest = 4.2.0, pin ^4.2 in apps', 'version')).toMatchObject({ values: ['4.2.0'], of: 'wren-client' });
     expect(claim('wren-client: 4.3.1', 'version')).toMatchObject({ values: ['4.3.1'], of: 'wren-client' });
+    // A size tier after the word for its size is a machine type.
+    expect(claim('The reporting warehouse `REPORT_WH` is size SMALL', 'machine')).toMatchObject({ values: ['small'], measure: 'machine_type' });
+    expect(claim('`REPORT_WH` resized to X-Large for the backfill', 'machine')).toMatchObject({ values: ['xlarge'] });
     // At the end of a sentence too; the product written before the version, not the image it is built into; a key for it.
     expect(claim('The image uses avconv-lite 6.1.1.', 'version')).toMatchObject({ values: ['6.1.1'], of: 'avconv-lite' });
     expect(claim('The render image is built on avconv-lite 6.1.1 - see the build arg', 'version')).toMatchObject({ of: 'avconv-lite' });
