@@ -534,6 +534,10 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
     expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
     expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    // A second state coordinated with the first keeps its own environment; "turned X on" is a change.
+    const states = claimsIn('Flag `bulk-export` is on in staging and off in prod').filter((c) => c.kind === 'boolean');
+    expect(states.map((c) => [c.values[0], c.env])).toEqual([['true', 'staging'], ['false', 'prod']]);
+    expect(claim('Turned `bulk-export` on in prod after the fix', 'boolean')).toMatchObject({ values: ['true'], env: 'prod', cue: 'change' });
     expect(claimsIn('The worker is on Kubernetes').some((c) => c.kind === 'boolean')).toBe(false);
   });
 

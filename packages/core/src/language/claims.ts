@@ -219,8 +219,10 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
   const described = new Set(words.filter((_, i) => describes(words, i)));
+  // "Turned X on", "turned it off": the phrase's particle written after its object.
+  const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
   const change =
-    assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    turned || assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
   const negationAt = words.findIndex(
     (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
@@ -399,9 +401,12 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       }
       // Booleans: "is enabled", "=false", "turned off", "versioning on".
       const state = /^(?:enabled|disabled|on|off|true|false|active|inactive)$/.exec(w.lower)?.[0];
-      if (state && i > 0) {
-        const before = words.slice(Math.max(0, i - 3), i);
-        const linked = before.some((x) => x.lemma === 'be' || ['=', ':', 'turned', 'switched', 'flipped', 'set', 'stays', 'remains', 'now', 'defaults', 'default'].includes(x.lower));
+      // A second state coordinated with a first ("on in staging and off in prod") is linked as the first was.
+      const sentenceStart = clauses.find((c) => c.sentence === clause.sentence)!.start;
+      const coordinated = (i === 0 ? ['and', 'but'].includes(clause.subordinator ?? '') : ['and', 'but'].includes(words[i - 1]!.lower)) && out.some((v) => v.kind === 'boolean' && v.start >= sentenceStart);
+      if (state && (i > 0 || coordinated)) {
+        const before = words.slice(0, i).filter((x) => x.pos !== 'PUNCT').slice(-3);
+        const linked = coordinated || before.some((x) => x.lemma === 'be' || ['=', ':', 'turned', 'switched', 'flipped', 'set', 'stays', 'remains', 'now', 'defaults', 'default'].includes(x.lower));
         const next = words[i + 1];
         // "on"/"off" end their statement, or say where or for whom ("off in prod", "on for 100% of traffic"); "on Kubernetes" is a place.
         const ends = next === undefined || next.pos === 'PUNCT' || next.pos === 'CCONJ' || ['in', 'for', 'across', 'everywhere', 'by', 'after', 'since', 'until', 'during', 'because'].includes(next.lower);
