@@ -109,6 +109,9 @@ describe('values by shape', () => {
     // A package no list knows, its version after a label, an equals sign or the word for which release it is.
     expect(claim('wren-client latest = 4.2.0, pin ^4.2 in apps', 'version')).toMatchObject({ values: ['4.2.0'], of: 'wren-client' });
     expect(claim('wren-client: 4.3.1', 'version')).toMatchObject({ values: ['4.3.1'], of: 'wren-client' });
+    // The technology a thing is built on, joined to the word for how.
+    expect(claim('Webhook payloads are HS512-signed and retried hourly', 'technology')).toMatchObject({ values: ['hs512'], measure: 'signing_algorithm' });
+    expect(claim('The audit queue is Kafka-based', 'technology')).toMatchObject({ values: ['kafka'], measure: 'message_broker' });
     // A size tier after the word for its size is a machine type.
     expect(claim('The reporting warehouse `REPORT_WH` is size SMALL', 'machine')).toMatchObject({ values: ['small'], measure: 'machine_type' });
     expect(claim('`REPORT_WH` resized to X-Large for the backfill', 'machine')).toMatchObject({ values: ['xlarge'] });

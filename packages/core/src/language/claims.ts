@@ -341,6 +341,13 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           continue;
         }
       }
+      // "Redis-backed", "HS256-signed", "Kafka-based": the technology a thing is built on, joined to the word for how.
+      const built = /^([a-z][\w.]*)-(?:based|backed|signed|powered|driven|hosted|managed|encrypted)$/i.exec(w.text);
+      const base = built ? TECHNOLOGIES.at([{ lower: built[1]!.toLowerCase(), lemma: built[1]!.toLowerCase() }], 0) : undefined;
+      if (built && base && free(w.start, w.end)) {
+        add({ kind: 'technology', value: base.value.name, of: base.value.kind, text: built[1]!, start: w.start, end: w.start + built[1]!.length });
+        continue;
+      }
       // "2-core runners", "3-node cluster": a count of the noun it is joined to.
       const joined = /^(\d+)-([a-z]{3,})$/.exec(w.text);
       if (joined && free(w.start, w.end)) {
