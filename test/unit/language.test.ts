@@ -537,6 +537,11 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
     expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
     expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    // A role before a label's colon is held by what follows it, and a role handed over by whom it went to.
+    expect(claim('Ledger tech lead: Marta Kowalski', 'person')).toMatchObject({ values: ['marta kowalski'], measure: 'owner' });
+    const handed = claim('Ledger on-call lead handed over to Marta Silva', 'person');
+    expect(handed).toMatchObject({ values: ['marta silva'], measure: 'owner', cue: 'change' });
+    expect(handed.extreme).toBeUndefined();
     // A second state coordinated with the first keeps its own environment; "turned X on" is a change.
     const states = claimsIn('Flag `bulk-export` is on in staging and off in prod').filter((c) => c.kind === 'boolean');
     expect(states.map((c) => [c.values[0], c.env])).toEqual([['true', 'staging'], ['false', 'prod']]);

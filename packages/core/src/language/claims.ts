@@ -506,7 +506,9 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
   const role = view.tokens[at]!.word;
-  if (role.pos === 'VERB' && ROLE_MEASURES.has(measure) && !copula) {
+  // "The on-call lead (was) handed over to Ola Berg": a role passed on is held by whom it went to.
+  if (before === 'to' && at < i && ROLE_MEASURES.has(measure) && view.tokens.slice(at + 1, i).some((t) => isChangeWord(t.word))) return true;
+  if (role.pos === 'VERB' && ROLE_MEASURES.has(measure) && !copula && before !== ':') {
     const passive = view.tokens[at - 1]?.word.lemma === 'be' || ['by', 'to'].includes(view.tokens[at + 1]?.lower ?? '');
     if (passive ? i < at : i > at) return false;
   }
@@ -660,8 +662,8 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
   // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
-  // Past a comma, an extreme word is another value's ("6 workers, queue max 40").
-  const extreme = nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
+  // Past a comma, an extreme word is another value's ("6 workers, queue max 40"); who holds a role has none ("handed over to").
+  const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((_, i) => countedFor(view.tokens, i));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
