@@ -545,6 +545,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // What a count counts, when that is a measure ("2 CPUs", "3 replicas").
   const counted = v.of ? MEASURE_WORDS.at([{ lower: v.of, lemma: v.of }], 0)?.value.find(takes) : undefined;
   if (counted) return { name: counted.name, at: -1 };
+  // A count of things no measure names ("20 concurrent solves") measures those things, not a measure word near it.
+  if (v.kind === 'count' && v.of && !ANY_MEASURE_WORD.has(v.of)) return { name: v.of, at: -1 };
   const inValue = (t: Token) => values.some((x) => t.word.start >= x.start && t.word.end <= x.end);
   let best: { name: string; distance: number; at: number } | undefined;
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
