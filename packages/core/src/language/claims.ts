@@ -1002,7 +1002,9 @@ export function readFactText(content: string): FactEntity[] {
       if (HOLDERS.has(v.kind) && !gone.has(v) && !replacing && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
       // A count no measure word names measures what it counts ("40 end-to-end tests").
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
-      if (v.kind === 'technology' && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
+      // So does an instrument's preposition ("signs tokens with RS256", where a tagger may read "signs" as a noun).
+      const instrument = INSTRUMENTS.has(before?.lower ?? '');
+      if (v.kind === 'technology' && !instrument && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
       const limit = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
       // A figure compared in a condition ("pages when p95 > 2s", "if error rate exceeds 5%") is where an alert fires, not the figure.
