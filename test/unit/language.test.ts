@@ -635,6 +635,11 @@ describe('alignment', () => {
     expect(same('Worker A listens on port 7070', 'Worker A listens on port 7171')).toBe(true);
   });
 
+  it('reads a setting one scope holds once as one, whatever else one fact names', () => {
+    expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db')).toBe(true);
+    expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db', 'reports/db')).toBe(false);
+  });
+
   it('reads a component written as words and joined as one ("search indexer" / search-indexer)', () => {
     expect(same('The billing exporter is owned by squad Heron', 'billing-exporter belongs to team Kestrel')).toBe(true);
   });

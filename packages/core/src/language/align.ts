@@ -240,7 +240,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (ownA.length > 0 && ownB.length > 0) return false;
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
-  if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2) return false;
+  // Not a setting of a kind one scope holds once ("isolation level" in infra/db): what else one names does not make two.
+  const oneSetting = a.kind === 'technology' && a.fact.scope === b.fact.scope && a.components.length + b.components.length === 0 && sharedWords >= 1;
+  if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2 && !oneSetting) return false;
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
