@@ -537,6 +537,8 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
     expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
     expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    // What an exception names is denied.
+    expect(claim('Prod can ship any weekday except Friday', 'weekday')).toMatchObject({ values: ['friday'], negated: true });
     // A technology after an instrument's preposition is stated, whatever the tagger makes of the verb.
     expect(claim('ledger-api signs webhooks with ES384', 'technology')).toMatchObject({ values: ['es384'], measure: 'signing_algorithm' });
     // A count of things no measure names measures those things, whatever measure word is near.

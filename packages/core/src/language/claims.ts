@@ -245,7 +245,8 @@ function negatedAt(view: ClauseView, v: Value): boolean {
   const words = view.clause.words;
   // In a condition the negation says when the rule fires ("if nobody has acknowledged it within 10 minutes"): it denies nothing.
   if (CONDITIONS.has(view.clause.subordinator ?? words[0]?.lower ?? '')) return false;
-  return words.some((w, i) => w.end <= v.start && (NEGATIONS.has(w.lower) || w.lemma === 'not') && !/^(?:more|less|fewer|later|earlier|only)$/.test(words[i + 1]?.lower ?? '') && !words.slice(i + 1).some((x) => x.end <= v.start && x.pos === 'PUNCT'));
+  // "any weekday except Friday": what an exception names is denied too.
+  return words.some((w, i) => w.end <= v.start && (NEGATIONS.has(w.lower) || w.lemma === 'not' || w.lower === 'except' || w.lower === 'excluding') && !/^(?:more|less|fewer|later|earlier|only)$/.test(words[i + 1]?.lower ?? '') && !words.slice(i + 1).some((x) => x.end <= v.start && x.pos === 'PUNCT'));
 }
 
 /**
