@@ -537,6 +537,10 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
     expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
     expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    // A month after a word of time is when, not a person of that name, nor what a claim is about.
+    const until = claim('@ines owns on-call for search until Jan', 'person');
+    expect(until.components).toEqual([]);
+    expect(until.anchors).toEqual(['search']);
     // What an exception names is denied.
     expect(claim('Prod can ship any weekday except Friday', 'weekday')).toMatchObject({ values: ['friday'], negated: true });
     // A technology after an instrument's preposition is stated, whatever the tagger makes of the verb.

@@ -26,6 +26,7 @@ import {
   ENVIRONMENT_NEEDS_PREPOSITION,
   TIME_NOUNS,
   WEEKDAYS,
+  MONTHS,
   ENVIRONMENTS,
   FIRST_PERSON,
   FUNCTION_WORDS,
@@ -112,11 +113,15 @@ function isComponent(w: Word): boolean {
   return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
 }
 
+/** Months and their abbreviations ("Jan", "Sept"). */
+const MONTH_WORDS = new Set(MONTHS.flatMap((m) => [m, m.slice(0, 3), ...(m === 'september' ? ['sept'] : [])]));
 /** A capitalised word that names a person, team or product rather than a common English word. */
 function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (!/^\p{Lu}[\p{L}0-9.+-]*$/u.test(w.text) || w.text.length < 2 || ENVIRONMENTS.has(w) || STATISTICS.has(w) || isSetting(w)) return false;
   // "Migrated the signing to ...": a verb opening a sentence is no name.
   if (sentenceStart && w.pos === 'VERB' && /ed$/.test(w.lower)) return false;
+  // A month after a word of time ("until Jan", "by April") is that month, whoever else bears its name.
+  if (MONTH_WORDS.has(w.lower) && ['until', 'till', 'in', 'by', 'since', 'from', 'before', 'after', 'through', 'early', 'late', 'mid', 'end'].includes(w.previous ?? '')) return false;
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
   if (/[a-z][A-Z]/.test(w.text)) return true;
@@ -299,7 +304,7 @@ function anchorOf(w: Word, statement = false): string | null {
   if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
   if (['a', 'an', 'per', 'each'].includes(w.previous ?? '') && (TIME_NOUNS.has(lemma) || unitOf(lemma)?.family === 'duration')) return null;
   // "in the Q3 migration", "H2": a quarter or a half of the year is when.
-  if (/^[qh][1-4]$/.test(w.lower)) return null;
+  if (/^[qh][1-4]$/.test(w.lower) || (MONTH_WORDS.has(w.lower) && !isNameWord(w, false))) return null;
   return lemma.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
