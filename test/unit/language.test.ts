@@ -541,6 +541,8 @@ describe('explicit replacements and contrasts', () => {
     const until = claim('@ines owns on-call for search until Jan', 'person');
     expect(until.components).toEqual([]);
     expect(until.anchors).toEqual(['search']);
+    // The address a thing is called at is where it lives.
+    expect(claim('The mobile app calls the ledger at `https://ledger.example.net/v3`', 'url')).toMatchObject({ measure: 'location', values: ['https://ledger.example.net/v3'] });
     // What an exception names is denied.
     expect(claim('Prod can ship any weekday except Friday', 'weekday')).toMatchObject({ values: ['friday'], negated: true });
     // A technology after an instrument's preposition is stated, whatever the tagger makes of the verb.
