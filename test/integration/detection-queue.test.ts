@@ -353,6 +353,21 @@ describe.each(isolatedTestDatabases())('detection queue on $name', (engine) => {
     expect(await tenant.transaction((tx) => insertConflicts(tx, [recorded('value_mismatch', '09:15 or 10:00?', [first, agrees])]))).toHaveLength(1);
   });
 
+  it('does not ask again whether a fact an open stale question doubts still holds, when a later fact says what it uses is gone', async () => {
+    const ws = await workspace();
+    const tenant = forWorkspace(suite.handle.db, ws.id);
+    const plan = await ws.commit('The legacy-export flag stays until the freeze ends, then it is removed', 'agent-a');
+    const ended = await ws.commit('The freeze ended this morning', 'agent-b');
+    const removed = await ws.commit('Removed the legacy-export flag', 'agent-c');
+    const other = await ws.commit('Exports run nightly from the reporting replica', 'agent-d');
+    await withoutDetection(ws.id);
+    await tenant.transaction((tx) => insertConflicts(tx, [recorded('stale', 'Does the flag plan still hold?', [plan, ended])]));
+    const gone = (factIds: string[], detectedBy: ConflictRecord['detectedBy']): ConflictRecord => ({ ...recorded('probable_update', 'Is it still so?', factIds), detectedBy });
+    // The gone thing's question about the doubted fact is not asked; a slot's probable update, or one about another fact, is.
+    expect(await tenant.transaction((tx) => insertConflicts(tx, [gone([plan, removed], 'narrative_rules')]))).toHaveLength(0);
+    expect(await tenant.transaction((tx) => insertConflicts(tx, [gone([plan, removed], 'tier0_entity'), gone([other, removed], 'narrative_rules')]))).toHaveLength(2);
+  });
+
   it('counts a flagged commit for each agent once per new conflict of theirs, and none for a set raised before', async () => {
     const ws = await workspace();
     const tenant = forWorkspace(suite.handle.db, ws.id);

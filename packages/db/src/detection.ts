@@ -211,7 +211,7 @@ const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
  * one already raised is skipped; a probable update only for another probable update, a stale
- * question for a fact an open stale question already asks about, and a question of which of two
+ * question (or a gone thing's probable update) for a fact an open stale question already asks about, and a question of which of two
  * values holds for a fact an open probable update already doubts. A set that shares two or more
  * facts with an open conflict (other than a probable update) is the same confusion grown: its new
  * facts join that conflict (question and explanation updated) instead of opening another.
@@ -237,9 +237,11 @@ export async function insertConflicts(tenant: TenantDb, records: readonly Confli
     );
     // Raised before; a probable update only by another (a reversal through its pair does not ask it).
     if (overlapping.some((o) => Number(o.shared) === ids.length && (c.kind !== 'probable_update' || o.kind === 'probable_update'))) continue;
-    // A fact already asked about as stale (an open question) is not asked again for another later fact;
-    // a settlement is a record, not a question, and is always kept.
-    if (c.kind === 'stale' && !c.settledBy && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
+    // A fact already asked about as stale (an open question) is not asked again for another later fact, as stale
+    // or as using a thing said to be gone (the narrative rules' probable update); a settlement is a record, not a
+    // question, and is always kept.
+    const doubt = c.kind === 'stale' || (c.kind === 'probable_update' && c.detectedBy === 'narrative_rules');
+    if (doubt && !c.settledBy && overlapping.some((o) => o.kind === 'stale' && o.status === 'open' && Number(o.shared) === 1 && o.facts.includes(c.factIds[0]!))) continue;
     // Nor is a fact an open probable update doubts ("is it still true?") asked again by a later fact disagreeing with it.
     if (VALUE_QUESTIONS.has(c.kind) && ids.length === 2 && !c.settledBy && overlapping.some((o) => o.doubted !== null && Number(o.shared) === 1 && o.facts[0] === o.doubted)) continue;
     const settled = c.settledBy;
