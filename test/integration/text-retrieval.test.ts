@@ -1,7 +1,8 @@
 /**
- * The full-text half of retrieval in a small workspace (engram_text_candidates, migrations 0018 and
- * 0022): a fact holding some of a question's words is found, rarer words weigh more, a long fact
- * holding a word in passing weighs less than a short one about it (BM25), and facts are ranked
+ * The full-text half of retrieval in a small workspace (engram_text_candidates, migrations 0018,
+ * 0022 and 0023): a fact holding some of a question's words is found, rarer words weigh more, a long
+ * fact holding a word in passing weighs less than a short one about it (BM25), a fact holding the
+ * question's words together more than one holding them apart, and facts are ranked
  * before the depth is cut, on both databases. Vectors are left out (no embedding) so only the
  * words decide.
  */
@@ -70,5 +71,13 @@ describe.each(testDatabases())('full-text retrieval on $name', (engine) => {
     // nearly every fact, so it tells nothing, and the long fact names Kafka once among forty words.
     const found = await search('kafka billing');
     expect(found.slice(0, 2)).toEqual(['Kafka consumers belong to the platform team', passing]);
+  });
+
+  it('ranks a fact holding the question’s words together above one holding them apart', async () => {
+    const apart = 'An export that has failed is retried';
+    const together = 'Failed exports are written to the audit log by the nightly retry job, which also opens a ticket for the on-call engineer';
+    const { search } = await workspaceOf([apart, together, 'The dashboard is built with Vite']);
+    // Both hold "failed" and "export"; only the second, though longer, says "failed exports", as asked.
+    expect((await search('where do failed exports go')).slice(0, 2)).toEqual([together, apart]);
   });
 });

@@ -471,6 +471,8 @@ describe('explicit replacements and contrasts', () => {
     const [pnpm, npm] = ['pnpm', 'npm'].map((v) => claimsIn('The docs site uses pnpm, not npm').find((c) => c.values.includes(v)));
     expect(pnpm?.negated).toBeUndefined();
     expect(npm?.negated).toBe(true);
+    // "never" after a comma too: the statement before it stands.
+    expect(readFact('Upload URLs are signed with the uploader role, never with user keys').find((e) => e.type === 'statement')).toMatchObject({ positive: true });
     const denial = readFact('There is no request throttling on the export endpoint').find((e) => e.type === 'statement');
     expect(denial === undefined || (denial.type === 'statement' && !denial.target.includes('endpoint'))).toBe(true);
   });
@@ -537,6 +539,8 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The `search.v2` flag is off in prod', 'boolean')).toMatchObject({ values: ['false'], env: 'prod' });
     expect(claim('`search.v2` is on for every tenant', 'boolean')).toMatchObject({ values: ['true'] });
     expect(claim('STRICT_MODE defaults to true', 'boolean')).toMatchObject({ values: ['true'] });
+    // An English compound with a prefix that is no word alone is no component.
+    expect(claim('Raised the upload expiry to 60 min, big files were timing out mid-upload', 'duration').components).toEqual([]);
     // A month after a word of time is when, not a person of that name, nor what a claim is about.
     const until = claim('@ines owns on-call for search until Jan', 'person');
     expect(until.components).toEqual([]);

@@ -64,6 +64,8 @@ const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
 /** Last words of English compounds written with hyphens ("read-only", "real-time", "third-party"). */
 const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
+/** First parts of English compounds that are no word alone ("mid-upload", "non-blocking", "re-run"). */
+const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
 
 const lower = (s: string) => s.toLowerCase();
@@ -98,6 +100,7 @@ function isComponent(w: Word): boolean {
       parts.some((p) => FUNCTION_WORDS.has(p)) ||
       MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
       COMPOUND_ENDINGS.has(last) ||
+      COMPOUND_PREFIXES.has(parts[0]!) ||
       /(?:ed|ing)$/.test(last) ||
       isEnglishWord(w.lower);
     // Opening its sentence before the verb, it is the sentence's subject: a name ("os-messaging runs ...").
@@ -228,9 +231,10 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
   const change =
     turned || assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
-  // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
+  // Not a contrast after a comma ("we use pnpm, not npm", "signed with the role, never with user keys"): that denies
+  // only what follows it (see negatedAt).
   const negationAt = words.findIndex(
-    (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
+    (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
   );
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
