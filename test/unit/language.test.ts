@@ -647,6 +647,12 @@ describe('alignment', () => {
     expect(same('Worker A listens on port 7070', 'Worker A listens on port 7171')).toBe(true);
   });
 
+  it('reads a share of traffic as a rollout only where traffic is sent, and compares a share no measure names only of one component', () => {
+    expect(claim('The canary of quote-api gets 5% of traffic', 'percentage').measure).toBe('rollout');
+    expect(claim('Quote traffic: 62% of requests are price lookups', 'percentage').measure).toBe('');
+    expect(same('Quote traffic: 62% of requests are price lookups', 'Rejected quotes fell to 0.4% of requests after the retry fix')).toBe(false);
+  });
+
   it('reads a setting one scope holds once as one, whatever else one fact names', () => {
     expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db')).toBe(true);
     expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db', 'reports/db')).toBe(false);

@@ -206,6 +206,8 @@ function periodOf(c: Claim, view: FactView): string | undefined {
 /** Are two claims about one thing (see the module's header)? */
 export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
+  // A share no measure word names ("62% of requests are polls") is a share of what its own words say: the same only of one component.
+  if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
   const va = a.view;

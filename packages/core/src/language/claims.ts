@@ -578,10 +578,16 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   }
   // What expires is kept that long when it is stored data ("backups expire after 35 days"), not a token or a session.
   if (best?.name === 'timeout' && view.tokens[best.at]!.lemma === 'expire' && view.tokens.some((t) => STORED_DATA.has(t.lemma))) return { name: 'retention', at: best.at };
+  // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
+  // what traffic holds ("62% of traffic is polls", "429s fell to 0.2% of traffic").
+  if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
   if (best) return best;
   if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
   return { name: '', at: -1 };
 }
+
+/** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
+const ROLLOUT_ACTS = new Set(['canary', 'rollout', 'roll', 'weight', 'send', 'route', 'serve', 'shift', 'split', 'receive', 'get', 'ramp', 'flag', 'enable', 'expose', 'release']);
 
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
 function measureAndUnit(key: string): boolean {
