@@ -651,6 +651,13 @@ describe('changes announced, asked about every fact stating the old value', () =
     expect(asked(analyzeAll([pool, cap, raised]))).toEqual([[cap.id, raised.id], [pool.id, raised.id]].sort());
   });
 
+  it('asks about the fact of its scope stating the replaced value when the change names nothing but its measure', () => {
+    const expiry = fact('Signed download links from files-gw expire after 10 minutes', { scope: 'files/download', hoursAgo: 900 });
+    const other = fact('files-gw keeps access logs for 30 days', { scope: 'files/download', hoursAgo: 800 });
+    const changed = fact('Changed the signed GET expiry from 10 min to 45 min', { scope: 'files/download', hoursAgo: 10 });
+    expect(asked(analyzeAll([expiry, other, changed]))).toEqual([[expiry.id, changed.id]]);
+  });
+
   it('counts another value of the measure that changed as a thing in common', () => {
     const queue = fact('Async work in billing-app runs on Sidekiq backed by Redis (config/sidekiq.yml)', { scope: 'billing/app', hoursAgo: 900 });
     const other = fact('billing-app logs go to Loki with a 14 day retention', { scope: 'billing/app', hoursAgo: 800 });
