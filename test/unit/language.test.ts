@@ -653,6 +653,11 @@ describe('alignment', () => {
     expect(same('Quote traffic: 62% of requests are price lookups', 'Rejected quotes fell to 0.4% of requests after the retry fix')).toBe(false);
   });
 
+  it('meets a component by its last word beside a component both name', () => {
+    expect(same("billing-api's upstream timeout to ledger-writer is 2500ms", 'billing-api waits 10 seconds on the writer call before giving up')).toBe(true);
+    expect(same("billing-api's upstream timeout to ledger-writer is 2500ms", 'refund-api waits 10 seconds on the writer call before giving up')).toBe(false);
+  });
+
   it('reads a setting one scope holds once as one, whatever else one fact names', () => {
     expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db')).toBe(true);
     expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db', 'reports/db')).toBe(false);

@@ -215,7 +215,12 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
-  if (a.components.some((c) => !met(c, vb)) || b.components.some((c) => !met(c, va))) return false;
+  // Beside a component both name, one is met by its last word ("asset-api's timeout to transcode-scheduler" / "asset-api ... the scheduler").
+  const short = (c: string, x: Claim, other: Claim) => {
+    const last = /^[a-z]+-([a-z]{4,})$/.exec(c)?.[1];
+    return last !== undefined && !GENERIC.has(last) && other.view.mentions.has(last) && x.components.some((o) => o !== c && other.components.includes(o));
+  };
+  if (a.components.some((c) => !met(c, vb) && !short(c, a, b)) || b.components.some((c) => !met(c, va) && !short(c, b, a))) return false;
   // Said of two dated periods ("week of 10-12: Ana on call" / "10-26 week: Ben on call"): two things.
   if (a.period && b.period && a.period !== b.period) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
@@ -233,8 +238,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
-  const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
-  const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
+  const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB) && !short(x, a, b));
+  const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA) && !short(x, b, a));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // Each names a thing of its own the other never mentions: two things. And when one names a thing the
   // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
