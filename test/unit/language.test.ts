@@ -545,6 +545,8 @@ describe('explicit replacements and contrasts', () => {
     const until = claim('@ines owns on-call for search until Jan', 'person');
     expect(until.components).toEqual([]);
     expect(until.anchors).toEqual(['search']);
+    // A setting's key assigned an address holds it.
+    expect(claim('The admin app reads ADMIN_API_BASE=https://admin-api.example.net', 'url')).toMatchObject({ measure: 'location', components: ['admin_api_base'] });
     // The address a thing is called at is where it lives.
     expect(claim('The mobile app calls the ledger at `https://ledger.example.net/v3`', 'url')).toMatchObject({ measure: 'location', values: ['https://ledger.example.net/v3'] });
     // What an exception names is denied.

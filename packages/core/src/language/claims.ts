@@ -504,6 +504,9 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   if (at < 0) return true;
   const i = tokenAt(view.tokens, v.start);
   const before = view.tokens[i - 1]?.lower ?? '';
+  // A setting's key assigned it ("VITE_API_BASE=https://...", "OWNER = @ana") holds it, whatever word is near.
+  const key = view.tokens[i - 2]?.word;
+  if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
   if (measure === 'destination') {
     // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
