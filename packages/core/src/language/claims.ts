@@ -294,7 +294,8 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
 
 /** The concept a word adds to what a claim is about, or null for words that never anchor. */
 function anchorOf(w: Word, statement = false): string | null {
-  if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2) return null;
+  // Not the letters of a status class ("5xx" reads as 5 and "xx").
+  if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2 || /^x+$/i.test(w.text)) return null;
   if (isComponent(w)) return w.lower.replace(/`/g, '');
   const lemma = w.lemma.toLowerCase();
   if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower)) return null;
