@@ -51,6 +51,10 @@ describe('the reader', () => {
   it('reads a plural noun the tagger could take for a verb as a noun', () => {
     expect(readText('We keep gateway logs in Loki for 10 days').words.find((w) => w.text === 'logs')?.pos).toBe('NOUN');
   });
+
+  it('reads a verb between a determiner and a noun as a noun that modifies it', () => {
+    expect(readText('Primary on-call for the ingest pipeline is Dana').words.find((w) => w.text === 'ingest')?.pos).toBe('NOUN');
+  });
 });
 
 describe('values by shape', () => {
