@@ -5,7 +5,7 @@
  * a denial denies). The sentences are made up for these tests; the assertions are about robust
  * properties (kinds, measures, values), not about every anchor, which is still being tuned.
  */
-import { denies, disagree, matchKeysOf, mentions, namesReplaced, normalizeText, probeKeysOf, readFact, readText, sameThing, viewOf, type Claim, type ClaimEntity } from '@engram/core';
+import { denies, disagree, matchKeysOf, mentions, namesReplaced, normalizeText, probeKeysOf, readFact, readText, sameThing, sameValue, viewOf, type Claim, type ClaimEntity } from '@engram/core';
 import { describe, expect, it } from 'vitest';
 import { valuesByShape } from '../../packages/core/src/language/values.ts';
 import { detectorFact } from '../support/detector-facts.ts';
@@ -657,6 +657,13 @@ describe('alignment', () => {
     expect(claim('The canary of quote-api gets 5% of traffic', 'percentage').measure).toBe('rollout');
     expect(claim('Quote traffic: 62% of requests are price lookups', 'percentage').measure).toBe('');
     expect(same('Quote traffic: 62% of requests are price lookups', 'Rejected quotes fell to 0.4% of requests after the retry fix')).toBe(false);
+  });
+
+  it('reads a name and an initial as a person, that person as the one of the full name, and a name replaced by a person as one', () => {
+    expect(claim('ledger-api owner: Anika R.', 'person')).toMatchObject({ values: ['anika r.'] });
+    expect(sameValue('person', 'anika r.', 'anika rautio')).toBe(true);
+    expect(sameValue('person', 'anika r.', 'anika sorensen')).toBe(false);
+    expect(claim('Ownership of ledger-api moved from Anika to Tomasz Wierzbicki', 'person')).toMatchObject({ values: ['tomasz wierzbicki'], previous: ['anika'] });
   });
 
   it('meets a component by its last word beside a component both name', () => {

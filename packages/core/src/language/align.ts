@@ -325,9 +325,11 @@ export function sameValue(kind: string, x: string, y: string): boolean {
   switch (familyOf(kind)) {
     case 'team':
     case 'person': {
-      // "Priya" and "Priya Raman" are one person.
+      // "Priya" and "Priya Raman" are one person; so are "Priya R." and "Priya Raman".
       const [short, long] = x.length <= y.length ? [x, y] : [y, x];
-      return long.split(' ').includes(short) || long.startsWith(`${short} `);
+      const [s, l] = [short.split(' '), long.split(' ')];
+      const initialled = s.length === l.length && s.every((w, i) => w === l[i] || (/^\p{L}\.$/u.test(w) && l[i]!.startsWith(w[0]!)));
+      return initialled || l.includes(short) || long.startsWith(`${short} `);
     }
     case 'time': {
       // A time without a zone is the same as one with.

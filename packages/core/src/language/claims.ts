@@ -475,7 +475,11 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const last = team ? head : run.at(-1)!;
       const value = run.map((x) => x.lower).join(' ');
       // A first name the lists know, or two or three names none of which is an English word ("Karthik Rao"): a person.
-      const person = FIRST_NAMES.has(first.text) || (run.length >= 2 && run.length <= 3 && run.every((x) => /^\p{Lu}\p{Ll}+$/u.test(x.text) && !isEnglishWord(x.lower)));
+      // So is a name and an initial ("Priya N.").
+      const person =
+        FIRST_NAMES.has(first.text) ||
+        (run.length >= 2 && run.length <= 3 && run.every((x) => /^\p{Lu}\p{Ll}+$/u.test(x.text) && !isEnglishWord(x.lower))) ||
+        (run.length === 2 && /^\p{Lu}\p{Ll}+$/u.test(first.text) && /^\p{Lu}\.$/u.test(run[1]!.text));
       add({ kind: team ? 'team' : person ? 'person' : 'name', value, text: text.slice(first.start, last.end), start: first.start, end: last.end });
       i = end;
     }
@@ -786,7 +790,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   for (let i = 0; i < values.length; i++) {
     for (let j = i + 1; j < values.length; j++) {
       const [a, b] = [values[i]!, values[j]!];
-      if (familyOf(a.kind) !== familyOf(b.kind) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
+      // A name no list knows may be a person's: replaced by one ("from Priya to Tomasz Wierzbicki"), it is.
+      const kin = familyOf(a.kind) === familyOf(b.kind) || [a.kind, b.kind].sort().join() === 'name,person';
+      if (!kin || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
       const between = text.slice(a.end, b.start).replace(/`/g, '');
