@@ -549,6 +549,8 @@ describe('explicit replacements and contrasts', () => {
     const until = claim('@ines owns on-call for search until Jan', 'person');
     expect(until.components).toEqual([]);
     expect(until.anchors).toEqual(['search']);
+    // So does a label's colon.
+    expect(claim('Build cache: s3://ci-cache-prod, pruned weekly', 'url')).toMatchObject({ measure: 'location', values: ['s3://ci-cache-prod'] });
     // A setting's key assigned an address holds it.
     expect(claim('The admin app reads ADMIN_API_BASE=https://admin-api.example.net', 'url')).toMatchObject({ measure: 'location', components: ['admin_api_base'] });
     // The address a thing is called at is where it lives.
