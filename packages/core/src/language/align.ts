@@ -46,8 +46,6 @@ export interface FactView {
   hedged: boolean;
   /** A main clause announces a change or a correction ("X is now Y"). */
   announces: boolean;
-  /** The joined names of the config files it names ("rust-toolchain" of rust-toolchain.toml). */
-  configNames: ReadonlySet<string>;
   /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
   mentioned: Map<string, boolean>;
   /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
@@ -105,7 +103,6 @@ export function viewOf(fact: DetectorFact): FactView {
     gone,
     hedged,
     announces,
-    configNames: new Set(mentions.flatMap((m) => CONFIG_FILE.exec(m)?.[1] ?? [])),
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
@@ -138,7 +135,6 @@ function mentionsOnce(view: FactView, concept: string): boolean {
   if (coordinate) return mentions(view, coordinate[1]!);
   const file = CONFIG_FILE.exec(concept);
   if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
-  if (view.configNames.has(concept)) return true;
   // A directory is mentioned by the component it holds ("libs/quote-sdk" by "quote-sdk"), when that name is a joined one.
   const folder = /^[\w.@-]+(?:\/[\w.@-]+)*\/([a-z][\w]*[-_][\w-]*)\/?$/.exec(concept)?.[1];
   if (folder && mentions(view, folder)) return true;
@@ -167,7 +163,6 @@ export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   const theirs = viewOf(older);
   const claimed = new Set(theirs.claims.filter((c) => c.values.length > 0).map((c) => c.clause));
   for (const c of theirs.claims) {
-    if (c.mode || c.values.length === 0) continue;
     if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
   }
   for (const st of theirs.statements) {
@@ -190,7 +185,6 @@ const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnv
 function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
   if (!envsMeet(a, b)) return false;
   if (a.per && b.per && a.per !== b.per) return false;
-  if (a.toward && b.toward && a.toward !== b.toward) return false;
   const stat = (c: ClaimEntity) => c.stat ?? 'p50';
   if (stat(a) !== stat(b)) return false;
   if (a.extreme && b.extreme && a.extreme !== b.extreme) return false;
@@ -199,7 +193,6 @@ function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
 
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {
-  if (c.kind === 'date') return undefined;
   return view.claims.find((d) => d.clause === c.clause && d.kind === 'date' && !d.mode && d.anchors.some((x) => TIME_NOUNS.has(x)))?.values[0];
 }
 
@@ -234,10 +227,6 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB));
   const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
-  // Each names a thing of its own the other never mentions: two things. And when one names a thing the
-  // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
-  // the database), that thing is what it is about: two things too.
-  if (ownA.length > 0 && ownB.length > 0) return false;
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
   if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2) return false;
@@ -341,11 +330,9 @@ export function sameValue(kind: string, x: string, y: string): boolean {
       };
       const [lx, hx] = range(x);
       const [ly, hy] = range(y);
-      if ([lx, hx, ly, hy].some((n) => Number.isNaN(n))) return false;
       if (x.split(' ')[1] !== y.split(' ')[1]) return false; // money in two currencies
       // Equal, or one inside the other's range ("2-5 s" and "3 s").
       if ((lx! >= ly! && hx! <= hy!) || (ly! >= lx! && hy! <= hx!)) return true;
-      if (lx !== hx || ly !== hy) return false;
       // A figure converted between units ("2,000/min" is 33.333… per second) is the same however it was converted,
       // and the same as itself rounded ("~33 req/s").
       if (Math.abs(lx! - ly!) <= 1e-6 * Math.max(Math.abs(lx!), Math.abs(ly!))) return true;

@@ -148,8 +148,6 @@ const SHAPES: Shape[] = [
     pattern: new RegExp(String.raw`\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
-      // Abbreviations that are words too ("sat", "wed") count only written as names.
-      if (m[1]!.length <= 3 && !/^[A-Z]/.test(m[1]!)) return null;
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
     },
   },
@@ -175,14 +173,11 @@ const SHAPES: Shape[] = [
     read: (m) => {
       const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
       const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
-      // A name with a digit in it ("s3", "ec2") is a name, not a version of another.
-      if (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' })) return null;
       if (!known && (!m[3]!.includes('.') || name.length < 3)) return null;
       return { kind: 'version', value: m[3]!, of: known?.name ?? name };
     },
   },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
-  { pattern: /\bversion\s+v?(\d+(?:\.\d+){0,3})\b/gi, group: 1, read: (m) => ({ kind: 'version', value: m[1]! }) },
   { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?![\w.])/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
