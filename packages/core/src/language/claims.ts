@@ -21,7 +21,6 @@ import {
   BOUNDS,
   EXTREMES,
   CHANGE,
-  CHANGE_VERB_LIST,
   COMPONENT_ROLES,
   ENVIRONMENT_NEEDS_PREPOSITION,
   TIME_NOUNS,
@@ -42,7 +41,7 @@ import {
   withJoinedForms,
   type Matchable,
 } from './lexicon.ts';
-import { isEnglishWord, porterStemOf, readText, type Clause, type Word } from './reader.ts';
+import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
 import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
@@ -86,7 +85,6 @@ function isSetting(w: Word): boolean {
 function isComponent(w: Word): boolean {
   // Not an abbreviation written with dots ("i.e.", "e.g.", "a.k.a."), nor a command-line flag ("-Xms2g", "--max-old-space-size").
   if (isSetting(w) || /^[.~]/.test(w.text) || /^`?--?[a-z]/i.test(w.text) || /^(?:[a-z]\.){2,3}$/i.test(w.text) || regionalEnv(w.text)) return false;
-  if (/^`.+`$/.test(w.text)) return true;
   // Joined by the reader, or written as one token ("pg-ml-02", "sso.events.v1").
   const parts = (w.parts?.map((p) => p.lower) ?? w.lower.split(/[-_.:/]+/)).filter(Boolean);
   if (parts.length < 2 || /^\d/.test(w.text) || /^https?:/.test(w.text)) return false;
@@ -99,16 +97,13 @@ function isComponent(w: Word): boolean {
       COMPOUND_ENDINGS.has(last) ||
       /(?:ed|ing)$/.test(last) ||
       isEnglishWord(w.lower);
-    // Opening its sentence before the verb, it is the sentence's subject: a name ("os-messaging runs ...").
-    const subject = /^[a-z-]+$/.test(w.text) && (w.previous === undefined || w.previous === '.') && (w.nextPos === 'VERB' || w.nextPos === 'AUX');
-    if (compound && !(subject && !parts.some((p) => FUNCTION_WORDS.has(p)) && !isEnglishWord(w.lower))) return false;
+    if (compound) return false;
     // Two English words ("dead-letter", "pool-exhaustion") are a compound unless they end in a role ("ledger-worker"),
     // start with a product ("mongo-billing"), or name a thing of the trade (a name before "CronJob", "cluster").
     return true;
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
-  if (parts.some((p) => FUNCTION_WORDS.has(p))) return false;
   return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
 }
 
@@ -119,9 +114,6 @@ function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (sentenceStart && w.pos === 'VERB' && /ed$/.test(w.lower)) return false;
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
-  if (/[a-z][A-Z]/.test(w.text)) return true;
-  // "Max request size", "Will the job ...": a first name that is an English word opening a sentence is that word.
-  if (FIRST_NAMES.has(w.text) && !(sentenceStart && (BOUNDS.has(w) || EXTREMES.has(w) || isEnglishWord(w.lower)))) return true;
   const english = isEnglishWord(w.lower.normalize('NFD').replace(/\p{M}/gu, ''));
   return !english || (!sentenceStart && w.pos === 'PROPN' && !/^[A-Z]+$/.test(w.text));
 }
@@ -151,9 +143,8 @@ function tokensOf(clause: Clause): Token[] {
 const namesEnvironment = (lower: string, previous: string | undefined) =>
   !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
-/** A word of a change verb's family ("migrate", "migration", "migrating"), by its stem. */
-const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
-const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.stem);
+/** A change verb ("migrate", "moved"). */
+const isChangeWord = (w: Word) => CHANGE.verbs.has(w);
 
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
@@ -202,10 +193,6 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
     if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
-    // "started the migration", "began moving": a change begun, not done.
-    if (['start', 'begin', 'kick'].includes(w.lemma) && words.slice(i + 1, i + 4).some((x) => isChangeWord(x))) plan = true;
-    // "being migrated".
-    if (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!)) plan = true;
   });
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
   // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
@@ -268,8 +255,6 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
   clauses.forEach((c, i) => {
     const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
     if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
-    // A heading of a word or two before a colon ("Planned:", "Proposed change:", "WIP:") that names a plan or work under way.
-    if (!opens) return;
     const colon = c.words.findIndex((w) => w.text === ':');
     const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
     if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w) || CHANGE.progress.has(w))) out.add(c.sentence);
@@ -367,8 +352,6 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
-        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
-        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '='))) continue;
         // "3–12 replicas": a range of what follows.
         // ("from 18 to 20" is a change, not a range.)
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
@@ -484,12 +467,8 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const before = view.tokens[i - 1]?.lower ?? '';
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
   if (measure === 'destination') {
-    // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
-    if (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind))) return false;
     if (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3) return true;
   }
-  // Not through a preposition of place or topic, unless it ends the place phrase itself ("reachable at", "lives in").
-  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before) && !(measure === 'location' && i - at === 2)) return false;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
@@ -788,8 +767,6 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     // A setting's key ("CACHE_BACKEND") is not a product.
     if (!name || isEnglishWord(name.toLowerCase()) || name.includes('_')) return;
     const named = values.find((v) => start < v.end && start + name.length > v.start);
-    // A capitalised name read as a person's or a team's is the product here.
-    if (named?.kind === 'name' && named.start === start) Object.assign(named, { kind: 'technology', value: name.toLowerCase(), of: t.of });
     if (named) return;
     out.push({ kind: 'technology', value: name.toLowerCase(), of: t.of, text: name, start, end: start + name.length });
   };
@@ -837,11 +814,6 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
     const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(after);
     if (was) {
       const found = like(v, was, v.end + was.index, 1);
-      if (found) out.push(found);
-    }
-    const list = /^(\s*(?:in|on|for)\s+\w+)?\s*(?:,|and|or|\/)\s*(\d+(?:\.\d+)?)(?![\w.%:])/i.exec(after);
-    if (list && (v.kind === 'port' || v.kind === 'number')) {
-      const found = like(v, list, v.end + list.index, 2);
       if (found) out.push(found);
     }
   }
@@ -1102,8 +1074,6 @@ export function readFactText(content: string): FactEntity[] {
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
     const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named).filter((c) => lendable(r, c))) : [];
     const components = [...new Set([...named, ...borrowed, ...main])].sort();
-    // Between two components, the one after "to" or "calling" is the one called ("timeout from A to B").
-    const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
     // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
     // Not from a subordinate clause after it ("reads the topic, which has 4 shards, so adding workers is moot"); a relative
     // clause with a component it borrowed is about that component, not what else its sentence names.
@@ -1112,8 +1082,6 @@ export function readFactText(content: string): FactEntity[] {
     const after = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && (subordinate(r) || r.view.clause.subordinator === ',ing');
     const inherited = own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !after(r)).flatMap((r) => r.own))] : [];
     for (const a of [...anchors.values(), ...roles]) mentions.add(a);
-    // A key naming only what is measured is no component, but the fact still names it.
-    for (const w of view.clause.words) if (/[_.]/.test(w.text) && measureOnlyKey(w.lower)) mentions.add(w.lower.replace(/`/g, ''));
     for (const c of components) {
       mentions.add(c);
       // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
@@ -1167,7 +1135,6 @@ export function readFactText(content: string): FactEntity[] {
           display: [],
           ...quals,
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
-          ...(toward ? { toward } : {}),
           ...(of ? { of } : {}),
           ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}),
           ...(view.cue ? { cue: view.cue } : {}),
@@ -1256,16 +1223,6 @@ export function readFactText(content: string): FactEntity[] {
       // A person by name or handle ("@ravi left").
       for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
     }
-    const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && i === 0);
-    if (removalAt === 0) {
-      const end = words.findIndex((w, i) => i > 0 && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
-      for (const n of names(1, end < 0 ? words.length : end)) gone.add(n);
-    }
-  }
-  // A config file names what it configures ("alertmanager.yml": alertmanager).
-  for (const m of [...mentions]) {
-    const base = /^(?:.*\/)?([a-z][\w-]*)\.(?:ya?ml|json|toml|ini|conf|cfg|env)$/.exec(m)?.[1];
-    if (base) mentions.add(base);
   }
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
@@ -1353,13 +1310,11 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
   if (target.length === 0) return null;
   // The products it is done with ("applied with Flyway", "shipped via Argo CD", "built using Bazel").
-  const uses = positive
-    ? words.flatMap((w, i) =>
+  const uses = words.flatMap((w, i) =>
         INSTRUMENTS.has(w.lower)
           ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos)))
           : [],
-      )
-    : [];
+      );
   const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
   return {
     type: 'statement',

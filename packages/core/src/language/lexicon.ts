@@ -66,9 +66,6 @@ export class PhraseTable<T> {
 
 const table = (list: readonly string[]) => new PhraseTable(list.map((p) => [p, true] as [string, true]));
 
-/** Change verbs as listed (their families are found by stem where the reader is loaded). */
-export const CHANGE_VERB_LIST: readonly string[] = change.change_verbs;
-
 /** Change language, defined once (data/change.json). */
 export const CHANGE = {
   verbs: table(change.change_verbs),

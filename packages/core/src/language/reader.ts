@@ -1,15 +1,13 @@
 /**
  * Reading a fact's text with a maintained NLP library (wink-nlp and its English model): words with
- * lemma, part of speech and negation scope, entity types (dates, money, durations, emails, URLs),
- * and the text cut into clauses, each marked main or subordinate ("once the index landed",
+ * lemma and part of speech, and the text cut into clauses, each marked main or subordinate ("once the index landed",
  * "because we use Redis"). The claim extractor builds on this instead of matching sentence shapes.
  *
  * Chosen over compromise on this project's facts: wink reads a fact in about 0.08 ms (compromise
  * 1.4 ms) with usable tags and lemmas, and runs synchronously with no model download.
  */
-import winkNLP, { type ItemEntity, type ItemSentence, type PartOfSpeech } from 'wink-nlp';
+import winkNLP, { type ItemSentence, type PartOfSpeech } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
-import porterStem from 'wink-porter2-stemmer';
 import { SUBORDINATORS } from './lexicon.ts';
 
 /** One word of a text. Offsets are into the text that was read. */
@@ -18,20 +16,14 @@ export interface Word {
   text: string;
   lower: string;
   lemma: string;
-  /** Porter stem ("coordination" and "coordinate" share "coordin"). */
-  stem: string;
   pos: PartOfSpeech;
   start: number;
   end: number;
-  /** The entity the word belongs to, if any (DATE, MONEY, DURATION, EMAIL, URL, HASHTAG, ...). */
-  entity?: string;
   stop: boolean;
   /** The tokens a joined word was written with ("end", "to", "end" of "end-to-end"). */
   parts?: Word[];
-  /** The lowercase word before this one in its sentence, and the word after it. */
+  /** The lowercase word before this one in its sentence. */
   previous?: string;
-  next?: string;
-  nextPos?: PartOfSpeech;
 }
 
 /** A clause: a main statement, or a subordinate one introduced by `subordinator`. */
@@ -45,19 +37,10 @@ export interface Clause {
   sentence: number;
 }
 
-export interface EntitySpan {
-  type: string;
-  value: string;
-  start: number;
-  end: number;
-  words: Word[];
-}
-
 export interface TextReading {
   text: string;
   words: Word[];
   clauses: Clause[];
-  entities: EntitySpan[];
 }
 
 type Nlp = ReturnType<typeof winkNLP>;
@@ -102,21 +85,6 @@ const propertyOf = (pipeline: Nlp, name: string) => (pipeline.its as unknown as 
 
 /** A span as wink reports it: the first and last token index. */
 const asSpan = (value: unknown): [number, number] => value as [number, number];
-
-/** The Porter2 stem of a lowercase word. */
-export const porterStemOf = (word: string) => (/^[a-z]+$/.test(word) ? porterStem(word) : word);
-
-/** Stems of words already seen (a workspace's vocabulary is small beside its facts). */
-const stems = new Map<string, string>();
-function stemOf(lemma: string): string {
-  let found = stems.get(lemma);
-  if (found === undefined) {
-    if (stems.size > 50_000) stems.clear();
-    found = porterStemOf(lemma);
-    stems.set(lemma, found);
-  }
-  return found;
-}
 
 /** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
 /**
@@ -178,24 +146,13 @@ export function readText(text: string): TextReading {
       text: raw,
       lower: raw.toLowerCase(),
       lemma,
-      // The stem of the lemma, so a verb and its noun meet ("coordinated" / "coordination").
-      stem: stemOf(lemma),
       pos: tags[i]!,
       start,
       end,
       stop: Boolean(stops[i]),
     });
   });
-  const entities: EntitySpan[] = [];
   const tokenWords = [...words];
-  doc.entities().each((entity: ItemEntity) => {
-    const detail = entity.out(its('detail')) as { value: string; type: string };
-    const [first, last] = asSpan(entity.out(its('span')));
-    const span = tokenWords.slice(first, last + 1);
-    if (span.length === 0) return;
-    for (const w of span) w.entity = detail.type;
-    entities.push({ type: detail.type, value: detail.value, start: span[0]!.start, end: span.at(-1)!.end, words: span });
-  });
   const sentences: [number, number][] = [];
   doc.sentences().each((sentence: ItemSentence) => {
     sentences.push(asSpan(sentence.out(its('span'))));
@@ -207,12 +164,7 @@ export function readText(text: string): TextReading {
   const merged = mergeIdentifiers(tokenWords, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
-    if (i + 1 < merged.length) {
-      w.next = merged[i + 1]!.lower;
-      w.nextPos = merged[i + 1]!.pos;
-    }
   });
-  for (const e of entities) e.words = merged.filter((w) => w.start < e.end && w.end > e.start);
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
   const starts = sentences
@@ -230,7 +182,7 @@ export function readText(text: string): TextReading {
   let sentence = 0;
   for (const list of groups.values()) splitClauses(list, clauses, sentence++);
   clauses.sort((a, b) => a.start - b.start);
-  return { text, words: merged, clauses, entities };
+  return { text, words: merged, clauses };
 }
 
 /**
@@ -243,7 +195,6 @@ function fixSentenceStart(w: Word | undefined): void {
   if (!isEnglishWord(w.lower) && (lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) return;
   w.pos = lower.pos;
   w.lemma = lower.lemma;
-  w.stem = stemOf(lower.lemma);
 }
 
 /** How the tagger reads a lower-case word alone (cached: sentences open with the same few words). */
@@ -279,17 +230,10 @@ function fixPluralVerbs(sentence: Word[]): void {
       if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
         w.pos = 'NOUN';
         w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
-        w.stem = porterStemOf(w.lemma);
       } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
         w.pos = 'VERB';
         w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
-        w.stem = porterStemOf(w.lemma);
       }
-    } else if (w.pos === 'NOUN' && !verbSeen && afterNoun && previous.pos !== 'ADJ' && /(?:s|people|men|women)$/.test(previous.lower) && next?.pos === 'DET') {
-      // "Four people share the rotation": after a plural subject, a noun before a determiner is its verb.
-      w.pos = 'VERB';
-      w.lemma = w.lower;
-      w.stem = porterStemOf(w.lemma);
     }
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
     // noun, with a verb still to come, modifies that noun.
@@ -300,13 +244,12 @@ function fixPluralVerbs(sentence: Word[]): void {
       const end = sentence.findIndex((x, k) => k > 0 && ['—', ';', ':', '.'].includes(x.text));
       const statement = sentence.slice(1, end < 0 ? undefined : end);
       const target = statement.findIndex((x) => x.lower === 'to' || x.lower === 'from');
-      const opens = next.pos === 'DET' || ((next.pos === 'NOUN' || next.pos === 'PROPN') && next.entity === undefined);
+      const opens = next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN';
       // Before a noun ("Upgrade path to v3 is documented"), only when the statement has no verb at all.
       const verbless = statement.slice(0, next.pos === 'DET' ? target : undefined).every((x) => x.pos !== 'VERB' && x.pos !== 'AUX');
       if (opens && target > 0 && verbless) {
         w.pos = 'VERB';
         w.lemma = w.lower;
-        w.stem = porterStemOf(w.lemma);
       }
     }
     if (w.pos === 'VERB' || w.pos === 'AUX') verbSeen = true;
@@ -345,11 +288,9 @@ function mergeIdentifiers(tokens: Word[], text: string): Word[] {
       text: raw,
       lower: raw.toLowerCase(),
       lemma: raw.toLowerCase(),
-      stem: raw.toLowerCase(),
       pos: identifier ? 'PROPN' : last.pos,
       start: run[0]!.start,
       end: run.at(-1)!.end,
-      ...(run[0]!.entity ? { entity: run[0]!.entity } : {}),
       stop: false,
       parts: run.filter((t) => !CONNECTORS.test(t.text)),
     });
@@ -390,10 +331,6 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       interrupted = null;
       continue;
     }
-    if (interrupted !== null) {
-      current.push(w);
-      continue;
-    }
     // A colon between two statements ("never had a Braintree integration: refunds go out as bank transfers"),
     // not between a name and its value ("TTL: 15 min").
     // A verb in a remark in parentheses ("replicas: 4 → 6 (also set as ...)"), or in a subordinate clause ("timeout:
@@ -409,19 +346,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       current.length > 0 &&
       (SUBORDINATORS.has(w.lower) && (w.pos === 'SCONJ' || w.pos === 'ADP' || w.pos === 'ADV' || w.pos === 'PRON' || w.pos === 'DET') &&
         !(w.lower === 'as' && w.pos !== 'SCONJ') &&
-        // "as of", "as well", "so far", "after 3 failures": a preposition phrase, not a clause.
-        !(w.lower === 'as' && next && ['of', 'well', 'a', 'an', 'the', 'part', 'long', 'much', 'many'].includes(next.lower)) &&
-        !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ' || next.entity !== undefined)) &&
-        // "so that ...", "so the peak doesn't wait ...": a purpose with its own subject; "so far", "so every key" are not.
-        // After a comma, a consequence with its own verb: ", so don't ...".
-        !(
-          w.lower === 'so' &&
-          next?.lower !== 'that' &&
-          !(next && (next.pos === 'DET' || next.pos === 'PRON') && next.lower !== 'every' && next.lower !== 'all') &&
-          !(previous?.text === ',' && next && (next.pos === 'AUX' || next.pos === 'VERB' || next.pos === 'PART'))
-        ) &&
-        // "retries once with backoff": "once" as a count, not a conjunction.
-        !(w.lower === 'once' && !(next && (next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'PRON'))) &&
+        !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ')) &&
         !(w.lower === 'when' && current.length < 2) &&
         !(w.lower === 'where' && previous?.pos !== 'PUNCT'));
     // ", reflecting ...", ", tracked with ...": a participle after a comma adds a side remark.
@@ -440,7 +365,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     const ownSubject = (() => {
       if (w.lower !== 'and' || secondPredicate || !current.some((x) => x.pos === 'AUX' || x.pos === 'VERB')) return false;
       const verb = sentence.slice(i + 1, i + 5).findIndex((x) => x.pos === 'AUX' || x.pos === 'VERB');
-      return verb > 0 && sentence.slice(i + 1, i + 1 + verb).every((x) => ['NOUN', 'PROPN', 'DET', 'NUM', 'ADJ', 'X', 'SYM'].includes(x.pos) || x.entity !== undefined) && !/ing$/.test(sentence[i + 1 + verb]!.lower);
+      return verb > 0 && sentence.slice(i + 1, i + 1 + verb).every((x) => ['NOUN', 'PROPN', 'DET', 'NUM', 'ADJ', 'X', 'SYM'].includes(x.pos)) && !/ing$/.test(sentence[i + 1 + verb]!.lower);
     })();
     if (ownSubject) {
       flush();
@@ -470,11 +395,6 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       continue;
     }
     current.push(w);
-  }
-  if (interrupted !== null) {
-    // An unclosed parenthesis: the remark, then the clause it interrupted.
-    flush();
-    ({ words: current, subordinator } = interrupted);
   }
   flush();
 }
