@@ -1,51 +1,23 @@
 /**
  * What a fact says, read once at commit and stored with it (its `entities`):
- *
- * - **claims**: each value the fact states (see values.ts, plus counts, bare numbers, booleans,
- *   versions, technologies and people read with the tagger), with what it measures (a timeout, a
- *   retention, an owner: the nearest measure word of its clause, data/measures.json), what it is
- *   about (its anchors: the clause's named components and content words), its qualifiers
- *   (environment, statistic, bound) and the values the fact names as replaced by an explicit
- *   construction ("from 3 to 5", "replaced X with Y", "Y instead of X", "now Y (was X)");
- * - the **mode** of each clause: stated, planned or in progress, or conditional; and its **cue**:
- *   a change or a correction announced without naming the old value;
- * - **statements** (a clause's subject, act and object, asserted or denied), **deletion requests**
- *   ("drop the note about the old VPN") and **dependencies** ("until the freeze ends", "because it
- *   signs with Ana's key").
- *
+ * - **claims**: each value it states, with what it measures (the nearest measure word of its clause), what it is about
+ *   (its anchors: named components and content words), its qualifiers (environment, statistic, bound) and the values
+ *   it names as replaced ("from 3 to 5", "replaced X with Y", "now Y (was X)");
+ * - each clause's **mode** (stated, planned, conditional) and **cue** (a change or a correction announced);
+ * - **statements** (subject, act, object; asserted or denied), **deletion requests** and **dependencies**.
  * Rules here are about the shape of English and of software facts, never about a story.
  */
 import type { FactEntity } from '@engram/db';
 import humanNames from 'human-names';
 import {
-  BOUNDS,
-  EXTREMES,
-  CHANGE,
-  COMPONENT_ROLES,
-  ENVIRONMENT_NEEDS_PREPOSITION,
-  TIME_NOUNS,
-  WEEKDAYS,
-  ENVIRONMENTS,
-  FIRST_PERSON,
-  FUNCTION_WORDS,
-  GENERIC,
-  STORED_DATA,
-  MEASURE_WORDS,
-  NEGATIONS,
-  STATISTICS,
-  TEAM_HEADS,
-  RESPONSE_VERBS,
-  RISE_VERBS,
-  TECHNOLOGIES,
-  VERB_CLASSES,
-  withJoinedForms,
-  type Matchable,
+  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, TIME_NOUNS, WEEKDAYS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
+  GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
+  withJoinedForms, type Matchable,
 } from './lexicon.ts';
 import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
-import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
+import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
-import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
 export const EXTRACTOR_VERSION = 17;
@@ -54,9 +26,7 @@ export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
 
 /** One word of a clause as the claim reader sees it: identifiers split into their parts. */
-interface Token extends Matchable {
-  word: Word;
-}
+interface Token extends Matchable { word: Word }
 
 const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
@@ -91,15 +61,9 @@ function isComponent(w: Word): boolean {
   // Joined words are a name ("os-growth", "ledger-worker") unless they are an English compound ("on-call", "read-only", "rate-limit").
   if (/^[a-z]+(?:-[a-z]+)+$/i.test(w.text)) {
     const last = parts.at(-1)!;
-    const compound =
-      parts.some((p) => FUNCTION_WORDS.has(p)) ||
-      MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
-      COMPOUND_ENDINGS.has(last) ||
-      /(?:ed|ing)$/.test(last) ||
-      isEnglishWord(w.lower);
+    const compound = parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
+      COMPOUND_ENDINGS.has(last) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower);
     if (compound) return false;
-    // Two English words ("dead-letter", "pool-exhaustion") are a compound unless they end in a role ("ledger-worker"),
-    // start with a product ("mongo-billing"), or name a thing of the trade (a name before "CronJob", "cluster").
     return true;
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
@@ -120,12 +84,7 @@ function isNameWord(w: Word, sentenceStart: boolean): boolean {
 
 /** Where a clause sits in its fact, with its tokens and what the clause says about change. */
 interface ClauseView {
-  clause: Clause;
-  index: number;
-  tokens: Token[];
-  mode: 'plan' | 'if' | null;
-  cue: 'change' | 'correction' | null;
-  negated: boolean;
+  clause: Clause; index: number; tokens: Token[]; mode: 'plan' | 'if' | null; cue: 'change' | 'correction' | null; negated: boolean;
 }
 
 /** Tokens of a clause: each word, and each part of a joined identifier ("statement_timeout" → statement, timeout). */
@@ -149,10 +108,7 @@ const isChangeWord = (w: Word) => CHANGE.verbs.has(w);
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
 
-/**
- * Is the verb at `i` in a relative clause saying what a thing did ("a bump that changed default timeouts", "the deploy
- * which moved ..."), with no target? Such a clause reports no change; with a target it does ("the PR that moved the queue to SQS").
- */
+/** Is the verb at `i` in a relative clause saying what a thing did, with no target ("a bump that changed timeouts")? It reports no change. */
 function describes(words: readonly Word[], i: number): boolean {
   if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
@@ -176,8 +132,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
-  // A target makes a change of a verb written as done ("moved to", "is switched to"), or reported by its writer at
-  // the head of a clause ("Cut the TTL to 60s", "we cut it to 60s"); not of what a thing does ("rewrite rules from a replica").
+  // A target makes a change of a verb written as done ("is switched to"), or reported at the head of a clause ("Cut the TTL to 60s").
   return (past && (!state || target)) || (target && reported);
 }
 
@@ -222,10 +177,7 @@ const INSTRUMENTS = new Set(['with', 'via', 'using', 'through']);
 /** Words opening a condition: what the clause says holds when the condition is met. */
 const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
 
-/**
- * Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s",
- * "no longer uses X", "S3, not local disk"), not what came before it.
- */
+/** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */
 function negatedAt(view: ClauseView, v: Value): boolean {
   const words = view.clause.words;
   // In a condition the negation says when the rule fires ("if nobody has acknowledged it within 10 minutes"): it denies nothing.
@@ -234,9 +186,8 @@ function negatedAt(view: ClauseView, v: Value): boolean {
 }
 
 /**
- * Sentences that hold only under a condition that has not happened: a condition about a change or
- * a plan ("if the rota changes, alerts go to ...", "should we move to X, ..."). A condition on an
- * event is a standing rule ("if the build fails, #ci gets a message", "page if p99 exceeds 1 s").
+ * Sentences that hold only under a condition about a change or a plan ("if the rota changes, ...", "should we move to X,
+ * ..."). A condition on an event is a standing rule ("if the build fails, #ci gets a message").
  */
 function conditionalSentencesOf(clauses: readonly Clause[]): Set<number> {
   const out = new Set<number>();
@@ -276,8 +227,7 @@ function anchorOf(w: Word, statement = false): string | null {
   // An environment qualifies a value; in a statement ("there is no staging environment") it is the thing.
   if (!statement && ENVIRONMENTS.has(w) && namesEnvironment(w.lower, w.previous)) return null;
   if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
-  // "last week", "this sprint", "next quarter": when, not what.
-  // "€14 an hour": per what, not what.
+  // "last week", "next quarter": when, not what; "€14 an hour": per what, not what.
   if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
   if (['a', 'an', 'per', 'each'].includes(w.previous ?? '') && (TIME_NOUNS.has(lemma) || unitOf(lemma)?.family === 'duration')) return null;
   // "in the Q3 migration", "H2": a quarter or a half of the year is when.
@@ -352,8 +302,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
-        // "3–12 replicas": a range of what follows.
-        // ("from 18 to 20" is a change, not a range.)
+        // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
         // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
@@ -370,13 +319,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         while (k > 0 && words[k]!.pos === 'ADV') k--;
         const linking = words[k];
         const before = linking?.lower ?? '';
-        const setting =
-          linking !== undefined &&
-          (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
-            (linking.parts !== undefined && !isComponent(linking)) ||
-            isSetting(linking) ||
-            MEASURE_WORDS.has(linking) ||
-            (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
+        const setting = linking !== undefined && (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
+          (linking.parts !== undefined && !isComponent(linking)) || isSetting(linking) || MEASURE_WORDS.has(linking) || (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
         if (setting) add({ kind: 'number', value: String(value), number: value, text: w.text, start: w.start, end: w.end });
         continue;
       }
@@ -399,22 +343,16 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
     // Names: runs of name words; before a team word ("the Tern squad") they name a team. An English
     // word opening a sentence ("Max upload size", "Will the ...") is a name only before another name.
     for (let i = 0; i < words.length; i++) {
-      // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team",
-      // "our platform squad"); not an adjective ("the whole team"), nor before "group" or "pod" ("the node group").
+      // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team"; not "the whole team").
       const w = words[i]!;
-      if (
-        (words[i - 1]?.pos === 'DET' || ['our', 'their', 'your'].includes(words[i - 1]?.lower ?? '')) &&
-        ['team', 'squad', 'guild', 'tribe'].includes(words[i + 1]?.lemma ?? '') &&
-        (/^[A-Z]{2,5}$/.test(w.text) || (w.pos === 'NOUN' && /^[a-z]{3,}$/.test(w.text) && !w.stop && !GENERIC.has(w.lower))) &&
-        free(w.start, w.end)
-      ) {
+      if ((words[i - 1]?.pos === 'DET' || ['our', 'their', 'your'].includes(words[i - 1]?.lower ?? '')) && ['team', 'squad', 'guild', 'tribe'].includes(words[i + 1]?.lemma ?? '') &&
+        (/^[A-Z]{2,5}$/.test(w.text) || (w.pos === 'NOUN' && /^[a-z]{3,}$/.test(w.text) && !w.stop && !GENERIC.has(w.lower))) && free(w.start, w.end)) {
         add({ kind: 'team', value: w.lower, text: text.slice(w.start, words[i + 1]!.end), start: w.start, end: words[i + 1]!.end });
         i++;
         continue;
       }
       const opening = i === 0 && clause.subordinator === null;
-      // A capitalised word before a name is the name's first word ("Support Tools owns it").
-      // Not a verb opening the sentence ("Replaced Fivetran with ...", "Raised Android SDK ...").
+      // A capitalised word before a name is the name's first word ("Support Tools"), unless a verb opens the sentence ("Replaced X").
       const lead = /^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && !(opening && (words[i]!.pos === 'VERB' || isChangeWord(words[i]!)));
       const starts = isNameWord(words[i]!, opening) || (lead && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
       if (!starts || !free(words[i]!.start, words[i]!.end)) continue;
@@ -425,8 +363,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const head = words[end + 1];
       const team = head !== undefined && TEAM_HEADS.has(head.lemma);
       const following = words[end + 1];
-      // A name before a common noun names that noun's kind ("the Stripe integration"), before a channel its
-      // platform ("Slack #ops"): an anchor, not a value.
+      // A name before a common noun ("the Stripe integration") or a channel ("Slack #ops") is an anchor, not a value.
       if (!team && following && ((following.pos === 'NOUN' && !TEAM_HEADS.has(following.lemma)) || /^[#@]/.test(following.text))) {
         i = end;
         continue;
@@ -457,10 +394,7 @@ const HOLDERS = new Set(['person', 'team', 'name', 'channel', 'email', 'path', '
 /** Kinds of value that name one thing: what a clause is about when they are not its value. */
 const IDENTITY_KINDS = new Set(['technology', 'person', 'team', 'name', 'path', 'url', 'channel']);
 
-/**
- * Does the role or place word at `at` apply to the value: near it (within three words), and not
- * through a preposition of place or topic ("On Discovery, PRs get a review" names no reviewer).
- */
+/** Does the role or place word at `at` apply to the value: near it, and not through a preposition of place or topic ("On X, ...")? */
 function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boolean {
   if (at < 0) return true;
   const i = tokenAt(view.tokens, v.start);
@@ -495,11 +429,9 @@ const tokenAt = (tokens: readonly Token[], offset: number) => {
 };
 
 /**
- * What a value measures: the measure word of its clause nearest to it that takes its kind of
- * value (a count's own noun counts: "3 replicas"). A limit word names the measure only as a noun
- * ("the rate limit is 2k/min"); as a verb it bounds the value ("capped at 512 MiB"). A technology
- * measures its own kind (Redis: the cache); a rate counted per someone with no word for it is a
- * limit ("500 req/min per API key"). Names measure only what a role word says.
+ * What a value measures: the nearest measure word of its clause taking its kind of value (a count's own noun counts: "3
+ * replicas"). A limit word names the measure only as a noun ("the rate limit is 2k/min"); a technology measures its own
+ * kind; a rate counted per someone with no word for it is a limit ("500 req/min per API key").
  */
 function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: string | undefined): { name: string; at: number } {
   if (v.measure) return { name: v.measure, at: -1 };
@@ -515,8 +447,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
-    // Whom a bare figure is counted for is not what it measures ("raised the pool from 16 to 24 per node" is no count of
-    // nodes); a count of a noun per something may be that something's size ("500 rows per page").
+    // Whom a bare figure is counted for is not what it measures ("16 to 24 per node"); a count of a noun may be ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
     if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
@@ -602,8 +533,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     if ((t.word.parts && isComponent(t.word)) || regionalEnv(t.word.text)) return false;
     return namesEnvironment(t.lower, view.tokens[i - 1]?.lower);
   });
-  // "3 workers in prod-ap and 5 in prod-us": the environment and region after the value and before the next one,
-  // else the nearest before it.
+  // "3 workers in prod-ap and 5 in prod-us": the region after the value and before the next one, else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
   const regional = regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0];
@@ -612,20 +542,17 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const env =
     (regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value) ??
     view.tokens.map((t) => envInName(t.word.text)).find((e) => e !== undefined);
-  // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
-  // A label's colon does not part them ("p95 last week: 240 ms").
+  // A statistic qualifies a value no comma or colon parts from it ("p99 is 200 ms", not "..., burst 100"; a label's colon does not).
   const parted = (i: number, marks: readonly string[]) => view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => marks.includes(t.lower));
   const stat = nearest(STATISTICS, (i) => !parted(i, i < at ? [',', ';'] : [',', ':', ';']))?.value;
-  // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
-  // "went up to $59", "raised it up to 8": where a change went, not a bound.
+  // A bound is next to its value ("at most 5", "5 or more"); "went up to $59" is where a change went, not a bound.
   const moved = (i: number) => {
     const before = view.tokens[i - 1]?.word;
     return before !== undefined && (RISE_VERBS.has(before.lemma) || isChangeWord(before));
   };
   const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3 && !moved(i))?.value;
-  // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
-  // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
-  // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
+  // Which end a setting is ("max connections is 200"), or the subject's ("the largest upload a user can send is 10 MB"),
+  // counted in words apart, not tokens (backticks and the pieces of a joined name are not words).
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
   // Past a comma, an extreme word is another value's ("6 workers, queue max 40").
   const extreme = nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
@@ -659,10 +586,7 @@ function envInName(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * A version named as a release, not as the one in use: the subject of what the release holds ("2.8.3 fixes a
- * leak", "7.0.0 also drops X"), where something shipped ("landed in billing v1.9.2"), or called a release.
- */
+/** A version named as a release, not the one in use: what the release holds ("2.8.3 fixes a leak"), where something shipped. */
 function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   if (v.kind !== 'version') return false;
   if (/\b(?:ship(?:s|ped)?|released|land(?:s|ed)?|fixed|added|introduced|available|removed)\s+(?:in|since)\s+(?:`?[\w.@/-]+`?\s+)?`?v?$/i.test(text.slice(Math.max(0, v.start - 48), v.start))) return true;
@@ -686,9 +610,8 @@ const AGGREGATE = new Set(['global', 'total', 'combined', 'overall', 'aggregate'
 const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
 
 /**
- * The tokens a value's claim is about: for a value in the predicate, the clause before it and the
- * phrase right after it (its counted noun, and one "of/for/on/in/at/to" phrase); for a value that
- * is the subject ("Priya owns the search indexer"), what the clause says of it.
+ * The tokens a value's claim is about: in the predicate, the clause before it and the phrase right after it (its noun,
+ * one "of/for/..." phrase); as the subject ("Priya owns the search indexer"), what the clause says of it.
  */
 function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): number[] {
   const tokens = view.tokens;
@@ -696,8 +619,7 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
   const last = tokens.findLastIndex((t) => t.word.end <= v.end);
   const start = first < 0 ? tokens.length : first;
   const end = last < start ? start : last;
-  // In a list ("svc: minReplicas 3, memory limit 1Gi"), the items before this one are theirs: only the list's head
-  // (before a colon) and this item's own words say what the value is of.
+  // In a list ("svc: minReplicas 3, memory limit 1Gi"), only the list's head and this item's own words say what the value is of.
   const inOther = (i: number) => values.some((x) => x !== v && tokens[i] !== undefined && tokens[i].word.start >= x.start && tokens[i].word.end <= x.end);
   // A list has no verb before the item; prose ("... on August 15, within a $2,500 budget") does.
   const prose = tokens.slice(0, start).some((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
@@ -719,10 +641,8 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
 }
 
 /**
- * Values the text names as replaced, by an explicit construction between two values of one
- * family: "from X to Y", "X → Y", "replaced X with Y", "Y replaced X", "X was replaced by Y",
- * "Y instead of X", "Y rather than X", "dropped X in favour of Y", "Y (was X)", "moved off X onto
- * Y", "Y took over from X". Each replaced value maps to the value that replaces it.
+ * Values named as replaced by an explicit construction between two values of one family ("from X to Y", "X → Y",
+ * "replaced X with Y", "Y instead of X", "Y (was X)", ...): each maps to the value that replaces it.
  */
 function replacedValues(text: string, values: readonly Value[]): Map<Value, Value> {
   const replaced = new Map<Value, Value>();
@@ -756,10 +676,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   return replaced;
 }
 
-/**
- * A product no list knows, named in an explicit replacement with one it does ("swapped esbuild for
- * rspack", "Buildkite → Harness", "Bazel instead of Gradle"): a product of the same kind.
- */
+/** A product no list knows, in an explicit replacement with one it does ("swapped esbuild for rspack"): one of the same kind. */
 function replacingProducts(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
@@ -786,11 +703,7 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
   return out;
 }
 
-/**
- * A bare number that a construction pairs with a value ("from 10 to 20 connections", "45 s (was
- * 30)", "up from 12"), or that continues a list ("5432 in prod and 5433 in staging"): a value of
- * the same kind and unit.
- */
+/** A bare number a construction pairs with a value ("from 10 to 20 connections", "45 s (was 30)", "5432 and 5433"): of its kind and unit. */
 function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
@@ -821,9 +734,8 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
 }
 
 /**
- * Values the clause says are gone, with nothing named in their place: the object of a removal
- * done ("dropped Sentry", "removed the #deploys channel"), what "no longer" applies to, and a
- * value followed by a word of retirement ("#deploys got archived", "security@ was retired").
+ * Values the clause says are gone, with nothing in their place: the object of a removal done ("dropped Sentry"), what "no
+ * longer" applies to, and a value followed by a word of retirement ("#deploys got archived").
  */
 function goneValues(view: ClauseView, values: readonly Value[], text: string): Set<Value> {
   const out = new Set<Value>();
@@ -848,8 +760,7 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
-  // A sentence opening as a write-up ("Postmortem (api, 40 min): a deploy that moved ...", "Changelog v2.1: bumped ...")
-  // tells its story: what changed in it is history, and its figures held then.
+  // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
   const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
@@ -898,8 +809,7 @@ export function readFactText(content: string): FactEntity[] {
   const dates = values.filter((v) => v.kind === 'date');
   const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
   const day = (v: Value) => days.has(v);
-  // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
-  // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
+  // A label qualifies what follows it in its sentence: an environment ("In staging: ..."), or a date, making it a record of then.
   const labels = new Map<number, { env?: string; dated: boolean; past: boolean; start: number }>();
   views.forEach((view, i) => {
     // Past a remark in parentheses that is part of the label ("INC-12 (Sev3, 2026-10-21): ...").
@@ -916,32 +826,24 @@ export function readFactText(content: string): FactEntity[] {
     const label = labels.get(view.clause.sentence);
     return label && view.clause.start >= label.start ? label : undefined;
   };
-  // "In staging the worker has no autoscaler; it keeps 2 pods": a clause naming no environment holds in the one an earlier
-  // clause of its sentence names.
-  const sentenceEnv = (view: ClauseView) =>
-    views
-      .filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
-      .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : [])))
-      .at(-1);
+  // A clause naming no environment holds in the one an earlier clause of its sentence names ("In staging ...; it keeps 2 pods").
+  const sentenceEnv = (view: ClauseView) => views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
+    .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : []))).at(-1);
   // First, each clause on its own: its values with what they measure, its named things and its anchors.
   const read = views.map((view) => {
     // Not the values of a side remark in parentheses inside it: those are the remark's.
     const asides = views.filter((o) => o !== view && o.clause.subordinator === '(' && o.clause.start > view.clause.start && o.clause.end <= view.clause.end);
     const clauseValues = values.filter((v) => v.start >= view.clause.start && v.end <= view.clause.end + 1 && !asides.some((o) => v.start >= o.clause.start && v.end <= o.clause.end + 1));
     // "HPA (staging): min 1": an environment named alone in parentheses qualifies the clause around it.
-    const asideEnv = asides
-      .map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text)))
-      .filter((words) => words.length > 0 && words.length <= 2)
-      .map((words) => ENVIRONMENTS.all(words)[0]?.value)
-      .find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
+    const asideEnv = asides.map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text))).filter((words) => words.length > 0 && words.length <= 2)
+      .map((words) => ENVIRONMENTS.all(words)[0]?.value).find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
       if (replaced.has(v)) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
-      // "p99 140 ms over the last 7 days": the window a figure was measured over, not a figure of the thing.
-      // Also "Webhooks, last 30 days: ..."; not a figure kept ("keeps the last 7 days of logs").
+      // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
       const window = text.slice(Math.max(0, v.start - 30), v.start);
       if (v.kind === 'duration' && /\b(?:last|past|previous|trailing)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+the\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) continue;
       const found = qualifiersOf(v, view, clauseValues);
@@ -950,42 +852,36 @@ export function readFactText(content: string): FactEntity[] {
       // "The ledger DB is `db-7.int.example.org`": an address a copula gives its subject is where that subject lives.
       const before = view.tokens.slice(0, tokenAt(view.tokens, v.start)).findLast((t) => t.lower !== '`');
       const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=') ? { name: 'location', at: view.tokens.indexOf(before) } : read;
-      // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
-      // One named in an explicit replacement ("@ana → @bo", "from Dana to Lee") holds whatever the other held.
+      // A person, a team, a channel, an address or a path is a value only as what a role or a place word says, or when named in an
+      // explicit replacement ("@ana → @bo"); otherwise it is what the clause is about.
       const replacing = [...replaced.values()].includes(v);
       if (HOLDERS.has(v.kind) && !gone.has(v) && !replacing && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
-      // A count no measure word names measures what it counts ("40 end-to-end tests").
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
       if (v.kind === 'technology' && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
       const limit = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
-      // A figure compared in a condition ("pages when p95 > 2s", "if error rate exceeds 5%") is where an alert fires, not the figure.
-      // So is how long it must hold there ("... > 2s for 10 minutes").
+      // A figure compared in a condition ("pages when p95 > 2s", and "... for 10 minutes") is where an alert fires, not the figure.
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
       const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
       const name = compared ? 'threshold' : limit;
+      // A count no measure word names measures what it counts ("40 end-to-end tests").
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
     }
     const valued = drafts.map((d) => d.v);
     const identities = clauseValues.filter((v) => !replaced.has(v) && IDENTITY_KINDS.has(v.kind));
-    // Named things: components, and names that are not what the clause states ("the Courier apps", "Discovery is led by ...").
-    // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail,
-    // not the thing; so does a comparison (", the same line api-gw runs", ", like billing-api").
+    // Named things: components, and names that are not what the clause states ("the Courier apps"). A participle phrase after
+    // its values and a comma (", keyed by order_id") adds a detail, not the thing; so does a comparison (", like billing-api").
     const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
     const participle = (w: Word, next: Word | undefined) => w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(next?.lower ?? '');
     const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
     const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1)))?.start ?? Infinity;
-    const named = new Set(
-      view.clause.words
-        .filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) && !(/[_.]/.test(w.text) && measureOnlyKey(w.lower)))
-        .map((w) => w.lower.replace(/`/g, '')),
-    );
+    const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
+      !(/[_.]/.test(w.text) && measureOnlyKey(w.lower))).map((w) => w.lower.replace(/`/g, '')));
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
     for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
-    // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things. Not a key that is only a
-    // measure and its unit ("retention.ms", "ttl_seconds"): that names what is measured, of whatever the clause is about.
+    // A setting's key names one setting: two keys are two things. Not a key that is only a measure and its unit ("ttl_seconds").
     const keys = new Set<string>();
     for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text) && !measureOnlyKey(w.lower)) keys.add(w.lower);
     for (const k of keys) named.add(k);
@@ -1002,8 +898,7 @@ export function readFactText(content: string): FactEntity[] {
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
-    // Words that qualify a value rather than name what it is about: bounds and extremes, and whom it is
-    // counted for ("per API key", "per tenant": its `per`).
+    // Words that qualify a value rather than name what it is about: bounds and extremes, and whom it is counted for ("per tenant").
     const qualifying = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
       if (!countedFor(view.tokens, i)) return;
@@ -1037,31 +932,22 @@ export function readFactText(content: string): FactEntity[] {
   });
 
   for (const [index, { view, clauseValues, drafts, named, anchors, own, roles }] of read.entries()) {
-    // A clause that names no component is about what its sentence named ("X is owned by Billing; Leila is the
-    // contact", "ask Vinh before touching X"), or else the sentence before ("X failed. The postmortem is in Y").
     const mates = read.filter((r, i) => i !== index && r.view.clause.sentence === view.clause.sentence);
-    // Borrowed from the sentence's other clauses, else the sentences before: a clause that names no component is
-    // about the sentence's ("X is owned by Billing; Leila is the primary contact", "X runs 3 replicas (HPA, target
-    // CPU 70%)"), and one that names nothing about its names ("the Courier apps ship ...; the branch is cut on Tuesday").
-    // A side remark in parentheses lends nothing to the clause around it.
+    // A clause that names no component is about its sentence's other clauses' ("X is owned by Billing; Leila is the contact"),
+    // else the sentences before; one that names nothing, about their names. A remark in parentheses lends nothing.
     const inParens = view.clause.subordinator === '(';
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
     // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
-    const lenders = mates.filter(
-      (r) =>
-        r.view.clause.subordinator !== '(' &&
-        (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
-        !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)),
-    );
+    const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
+      !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)));
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
     const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
     const measured = new Set(drafts.flatMap((d) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])]));
     // Names nothing of its own but what it measures ("Leila is the primary contact", "CPU request 100m", "p99 is about 60ms").
     const bare = own.every((a) => measured.has(a) || GENERIC.has(a));
     const earlier = read.slice(0, index).reverse().find((r) => r.view.clause.subordinator !== '(' && joined(r.named).length > 0);
-    // A setting's key names its own setting: it is lent only to a clause measuring what its words say ("POOL_SIZE=20; raised to
-    // 30 last week"), not to one measuring something else ("secret in `HOOK_SECRET`, retried 3 times").
+    // A setting's key is lent only to a clause measuring what its words say ("POOL_SIZE=20; raised to 30"), not something else.
     const lendable = (r: (typeof read)[number], c: string) => !r.keys.has(c) || splitIdentifier(c).some((p) => measured.has(p) || drafts.some((d) => d.measure === p));
     const fromSentence = lenders.flatMap((r) => joined(r.named).filter((c) => lendable(r, c)));
     // After a label ("X: ...") or as a second predicate ("X does A and keeps B"), the clause shares the subject before it.
@@ -1074,9 +960,8 @@ export function readFactText(content: string): FactEntity[] {
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
     const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named).filter((c) => lendable(r, c))) : [];
     const components = [...new Set([...named, ...borrowed, ...main])].sort();
-    // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
-    // Not from a subordinate clause after it ("reads the topic, which has 4 shards, so adding workers is moot"); a relative
-    // clause with a component it borrowed is about that component, not what else its sentence names.
+    // A clause that names nothing else ("and 5433 in staging") is about what its sentence names, not a subordinate clause after
+    // it; a relative clause with a component it borrowed is about that component.
     const relative = ['which', 'who', 'whose'].includes(view.clause.subordinator ?? '') && components.length > 0;
     // Nor from a side remark after it (", checked in the gateway config"): where it was seen is not what it is about.
     const after = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && (subordinate(r) || r.view.clause.subordinator === ',ing');
@@ -1090,9 +975,8 @@ export function readFactText(content: string): FactEntity[] {
     // And what a count counts ("480p poster frames", "3 replicas"): the fact names those things.
     for (const v of clauseValues) for (const m of [v.value, ...(v.kind === 'count' && v.of && /^[a-z][a-z-]{2,}$/.test(v.of) ? [v.of] : [])]) mentions.add(m);
 
-    // A clause that reports what happened on a date (in it, or in a remark inside it), in the past tense and not as
-    // a change ("the canary served 5% of traffic on March 3", "v2.3 (shipped 2026-01-12) had 12 open bugs"), states
-    // what held then, not now.
+    // A clause that reports in the past tense, not as a change, what happened on a date ("v2.3 (shipped 2026-01-12) had 12 open
+    // bugs") states what held then, not now.
     const event =
       incidents.has(view.clause.sentence) ||
       labelOf(view)?.dated === true ||
@@ -1125,22 +1009,11 @@ export function readFactText(content: string): FactEntity[] {
       if (!claim) {
         const foreignKeys = new Set([...othersKeys(v, view, clauseValues)].map((k) => k.lower));
         claim = {
-          type: 'claim',
-          kind: v.kind,
-          measure,
-          anchors: claimAnchors,
-          ...(qualities.length ? { qualities } : {}),
-          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)),
-          values: [],
-          display: [],
-          ...quals,
-          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
-          ...(of ? { of } : {}),
-          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}),
-          ...(view.cue ? { cue: view.cue } : {}),
-          ...(negatedAt(view, v) ? { negated: true } : {}),
-          ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
-          clause: view.index,
+          type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
+          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
+          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(of ? { of } : {}),
+          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
+          ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
         };
         claims.set(key, claim);
       }
@@ -1172,27 +1045,20 @@ export function readFactText(content: string): FactEntity[] {
   // What the fact says changed or ended, clause by clause (main clauses, not plans): a dependency on it goes stale.
   const said = (keep: (v: ClauseView) => boolean) => [...new Set(read.filter((r) => keep(r.view) && !r.view.mode && (r.view.clause.subordinator === null || r.view.clause.subordinator === 'and' || r.view.clause.subordinator === ':')).flatMap((r) => [...r.anchors.values(), ...r.named, ...r.clauseValues.map((v) => v.value)]))].sort();
   // What changed is what a changed claim or statement is about, not every word of its clause.
-  const changed = [
-    ...new Set(
-      entities.flatMap((e) =>
-        e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : [],
-      ),
-    ),
-  ].sort();
+  const changed = [...new Set(entities.flatMap((e) =>
+    e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : []))].sort();
   // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
   const ended = said((v) =>
     v.clause.words.some((w, i, words) => (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))),
   );
-  // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned", "#ops-old
-  // got archived"), the object of a removal done ("dropped left-pad and leftpad-types from package.json").
+  // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
     if (r.view.mode || r.view.negated) continue;
     const words = r.view.clause.words;
     const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
     const names = (from: number, to: number) => words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, ''));
-    // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
-    // Written as a headline, nothing but the names comes first ("`billing-v1` repo archived", "`db-old` shut down").
+    // "is archived" is a state, "are dropped" a habit, "were dropped" an act done; so is a headline ("`db-old` shut down").
     const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
     const goneAt = new Set(goneMatches.map((m) => m.at));
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
@@ -1202,15 +1068,13 @@ export function readFactText(content: string): FactEntity[] {
     // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
     const preposition = words.findIndex((w) => w.pos === 'ADP');
     if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
-    // A headline that opens with the act, written done ("Archived `#ops-old` and two dead channels", "Shut down `ci-mac-02`"):
-    // the names it goes on to give, up to the first preposition or pause. A bare verb ("Archive the old logs") is an instruction.
+    // A headline opening with the act done ("Shut down `ci-mac-02`"): the names it gives, up to a preposition or pause.
     const opening = goneMatches.find((m) => m.at === 0 && (m.length > 1 || words[0]!.lower !== words[0]!.lemma));
     if (opening) {
       const end = words.findIndex((w, i) => i >= opening.length && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
       for (const n of names(opening.length, end < 0 ? words.length : end)) gone.add(n);
     }
-    // "Ana left", "Dmitri's last day was Friday": a person named before a departure done is gone (not one who handed a
-    // role over: that person is still here).
+    // "Ana left": a person named before a departure done is gone (not one who handed a role over).
     const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
     // Away for a while counts too ("is on parental leave until March").
     const away = (i: number) => words[i]!.lower === 'leave' && (words[i - 1]?.lower === 'on' || words[i - 2]?.lower === 'on');
@@ -1228,24 +1092,16 @@ export function readFactText(content: string): FactEntity[] {
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
   const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
   entities.push({
-    type: 'mentions',
-    value: [...mentions].sort(),
-    ...(changed.length ? { changed } : {}),
-    ...(ended.length ? { ended } : {}),
-    ...(gone.size ? { gone: [...gone].sort() } : {}),
-    ...(hedged ? { hedged: true as const } : {}),
-    ...(announces ? { announces: true as const } : {}),
+    type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}),
+    ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}), ...(announces ? { announces: true as const } : {}),
   });
   return entities;
 }
 
 /**
- * A clause as a statement: who or what (its subject), the act (its verb's class: "rely on" is
- * "use"), what it is done to (its object), whether it asserts or denies that ("no longer", "dropped
- * X", "removed X" deny from now on, with a change cue), and its target: the noun phrase the act is
- * about, or for a denial the very phrase the negation governs ("no cross-tenant queries": both
- * words; "we don't use an ORM": orm; "TOTP isn't enforced": totp). A negation denies only that.
- * Plans and conditions state nothing.
+ * A clause as a statement: its subject, act (its verb's class: "rely on" is "use"), object, whether it asserts or denies
+ * ("no longer", "dropped X" deny, with a change cue), and its target: the phrase the act is about, or that the negation
+ * governs ("no cross-tenant queries": both words). Plans and conditions state nothing.
  */
 function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = [], referent: readonly string[] = []): StatementEntity | null {
   if (view.mode || (view.clause.subordinator !== null && view.clause.subordinator !== 'and' && view.clause.subordinator !== ':')) return null;
@@ -1284,8 +1140,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const passive = verb !== undefined && words[auxAt]?.lemma === 'be' && /(?:ed|en)$/.test(verb.lower) && !objectWords.some((w) => NOUNISH.has(w.pos));
   let subjectEnd = verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential;
   if (subjectEnd < 0) subjectEnd = 0;
-  // What the statement is about: the phrase after a negation ("no X", "without X", "there are no X"), the
-  // object phrase after the verb, or a passive's subject.
+  // What the statement is about: the phrase after a negation ("no X", "without X"), the object after the verb, or a passive's subject.
   let targetWords: Word[];
   if (!positive && noAt >= 0 && (verbAt < 0 || noAt > verbAt || existential >= 0)) targetWords = phraseAt(noAt + 1);
   else if (passive) {
@@ -1298,8 +1153,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
   }
   const subjectWords = words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there'));
-  // "It isn't exposed publicly", "No autoscaler", "There is no memory cap" after a clause about a thing: said of that
-  // thing, not of everything.
+  // "It isn't exposed publicly", "No autoscaler" after a clause about a thing: said of that thing, not of everything.
   const pronoun = subjectWords.every((w) => THIRD_PERSON.has(w.lower) || (!CONTENT.has(w.pos) && !FIRST_PERSON.has(w.lower)));
   const subject = pronoun && referent.length > 0 ? [...referent] : concepts(subjectWords);
   const target = concepts(targetWords).filter((c) => !GENERIC.has(c));
@@ -1310,30 +1164,16 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
   if (target.length === 0) return null;
   // The products it is done with ("applied with Flyway", "shipped via Argo CD", "built using Bazel").
-  const uses = words.flatMap((w, i) =>
-        INSTRUMENTS.has(w.lower)
-          ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos)))
-          : [],
-      );
+  const uses = words.flatMap((w, i) => !INSTRUMENTS.has(w.lower) ? [] : values.filter((v) => (v.kind === 'technology' || v.kind === 'name') &&
+    v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos))));
   const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
   return {
-    type: 'statement',
-    positive,
-    verb: verbClass,
-    subject,
-    object,
-    target,
-    ...(where.length ? { where } : {}),
-    ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}),
-    ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}),
-    clause: view.index,
+    type: 'statement', positive, verb: verbClass, subject, object, target, ...(where.length ? { where } : {}),
+    ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}), ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}), clause: view.index,
   };
 }
 
-/**
- * A request to forget facts: an imperative of forgetting ("forget", "drop", "disregard", "ignore")
- * about a note or a thing, or a note said to be done with ("the note about X can go").
- */
+/** A request to forget facts: an imperative of forgetting ("forget", "drop") about a note or a thing, or a note done with ("... can go"). */
 function deletionOf(views: readonly ClauseView[]): FactEntity | null {
   for (const view of views) {
     const words = view.clause.words;
@@ -1384,5 +1224,3 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
   }
   return out;
 }
-
-export type { ValueKind };
