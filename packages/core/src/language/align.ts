@@ -1,10 +1,8 @@
 /**
- * When two facts' claims are about one thing, and when they disagree. Precision first: two claims
- * are about one thing only when they measure the same thing in the same kind of value, under
- * qualifiers that meet, and share an anchor beyond a common word (a named component, a setting,
- * a named subject), with nothing named on both sides that the other never mentions.
+ * When two facts' claims are about one thing, and when they disagree. Precision first: the same measure and kind of
+ * value, qualifiers that meet, an anchor shared beyond a common word, and nothing named on both sides the other never mentions.
  */
-import type { DetectorFact } from '@engram/db';
+import type { DetectorFact, FactEntity } from '@engram/db';
 import { familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
@@ -63,46 +61,25 @@ const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|i
 export function viewOf(fact: DetectorFact): FactView {
   let view = views.get(fact);
   if (view) return view;
-  const entities = fact.entities;
   const claimEntities: ClaimEntity[] = [];
   const statements: Statement[] = [];
   let deletion: string[] | null = null;
   const dependencies: FactView['dependencies'] = [];
-  let mentions: string[] = [];
-  let changed: string[] = [];
-  let ended: string[] = [];
-  let gone: string[] = [];
-  let hedged = false;
-  let announces = false;
-  for (const e of entities) {
+  let said: Extract<FactEntity, { type: 'mentions' }> | undefined;
+  for (const e of fact.entities) {
     if (e.type === 'claim') claimEntities.push(e);
     else if (e.type === 'statement') statements.push({ ...e, fact });
     else if (e.type === 'deletion') deletion = e.target;
     else if (e.type === 'dependency') dependencies.push({ target: e.target, ends: e.ends === true });
-    else if (e.type === 'mentions') {
-      mentions = e.value;
-      changed = e.changed ?? [];
-      ended = e.ended ?? [];
-      gone = e.gone ?? [];
-      hedged = e.hedged === true;
-      announces = e.announces === true;
-    }
+    else if (e.type === 'mentions') said = e;
   }
+  const mentions = said?.value ?? [];
   const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
   const claims: Claim[] = [];
   view = {
-    claims,
-    statements,
-    deletion,
-    dependencies,
+    claims, statements, deletion, dependencies, scopeWords, scopeSegments: fact.scope.toLowerCase().split('/'),
     mentions: new Set([...mentions, ...mentions.map(singular)]),
-    scopeWords,
-    scopeSegments: fact.scope.toLowerCase().split('/'),
-    changed: new Set(changed),
-    ended: new Set(ended),
-    gone,
-    hedged,
-    announces,
+    changed: new Set(said?.changed), ended: new Set(said?.ended), gone: said?.gone ?? [], hedged: said?.hedged === true, announces: said?.announces === true,
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
@@ -153,10 +130,8 @@ const specific = (a: string) => !GENERIC.has(a);
 const COMPONENT_PUNCT = /[-_.:/]/;
 
 /**
- * Does `newer` speak to everything `older` states? Each of the older fact's claims is about a
- * thing the newer one states too (or names all its values), and each of its other statements is
- * named by the newer one. Only then can the newer fact retire the older whole: a fact holding
- * several claims is never retired because one of them changed.
+ * Does `newer` speak to everything `older` states (each claim's thing, or all its values; each other statement)? Only
+ * then can it retire the older whole: a fact holding several claims is never retired because one of them changed.
  */
 export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   const mine = viewOf(newer);
@@ -177,11 +152,7 @@ export const sameEnvironment = (a: string, b: string) => a === b || a.startsWith
 /** One environment, or none on one side. */
 const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnvironment(a.env, b.env);
 
-/**
- * Do the two claims' qualifiers meet? The same environment, statistic and bound, or none on one
- * side (a statement without an environment is about every environment); a typical figure and an
- * unqualified one meet, a p99 and a p50 do not.
- */
+/** Do the two claims' qualifiers meet: the same environment, statistic and bound, or none on one side (a p99 and a p50 do not)? */
 function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
   if (!envsMeet(a, b)) return false;
   if (a.per && b.per && a.per !== b.per) return false;
@@ -250,10 +221,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
-/**
- * Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and the word for its kind
- * ("the orders DB" against "orders MySQL")?
- */
+/** Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and its kind ("orders DB" / "orders MySQL")? */
 function meets(view: FactView, word: string, own: FactView): boolean {
   if (mentions(view, word)) return true;
   const kind = TECHNOLOGY_KIND_OF_WORD.get(word);
@@ -264,10 +232,8 @@ function meets(view: FactView, word: string, own: FactView): boolean {
 }
 
 /**
- * Are two claims plausibly about one thing, when one of them names the other's value as the one
- * it replaces ("raised DB_POOL_MAX from 20 to 40" against "orders-api DB pool size: 20")? The old
- * value named is itself the link, so what they name need only overlap: the same kind of value,
- * measures that do not differ, a component or an anchor in common (or one's scope naming the other's).
+ * Are two claims plausibly about one thing when one names the other's value as the one it replaces ("raised X from 20
+ * to 40")? That old value is the link, so what they name need only overlap (a component, an anchor or a scope).
  */
 export function relatedThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || !qualifiersMeet(a, b)) return false;
@@ -346,9 +312,8 @@ export function sameValue(kind: string, x: string, y: string): boolean {
 const overlap = (kind: string, xs: readonly string[], ys: readonly string[]) => xs.some((x) => ys.some((y) => sameValue(kind, x, y)));
 
 /**
- * Do two claims about one thing disagree? Each states values and none of one's is the other's; a
- * bound and a value inside it agree ("at least 2 replicas" and "3 replicas"). A plan, a condition
- * or a denial states no current value, so it disagrees with nothing.
+ * Do two claims about one thing disagree: no value in common, and no bound holding the other ("at least 2" / "3")?
+ * A plan, a condition or a denial states no current value, so it disagrees with nothing.
  */
 export function disagree(a: ClaimEntity, b: ClaimEntity): boolean {
   if (a.mode || b.mode || a.negated || b.negated || a.additive || b.additive || a.values.length === 0 || b.values.length === 0) return false;
@@ -373,11 +338,8 @@ export const namesReplaced = (older: ClaimEntity, newer: ClaimEntity) => overlap
 const conceptsOf = (s: StatementEntity) => new Set([...s.subject, ...s.object]);
 
 /**
- * Does the denial `n` deny what `p` asserts? A negation denies only the statement it negates: all
- * of what it governs is asserted ("no cross-tenant queries" needs both words; a kind of technology
- * is asserted by a product of that kind: "we don't use an ORM" against "uses Prisma"), by the same
- * act (a verb's class; "there is no X" denies any act on X), of a subject the assertion's fact
- * names too (a team-wide "we" meets any).
+ * Does the denial `n` deny what `p` asserts: all it governs asserted (a kind by a product of it: "no ORM" / "uses
+ * Prisma"), by the same act ("there is no X" denies any), of a subject `p`'s fact names too ("we" meets any)?
  */
 export function denies(n: Statement, p: Statement): boolean {
   if (n.positive || !p.positive) return false;

@@ -1,10 +1,7 @@
 /**
- * Reading a fact's text with a maintained NLP library (wink-nlp and its English model): words with
- * lemma and part of speech, and the text cut into clauses, each marked main or subordinate ("once the index landed",
- * "because we use Redis"). The claim extractor builds on this instead of matching sentence shapes.
- *
- * Chosen over compromise on this project's facts: wink reads a fact in about 0.08 ms (compromise
- * 1.4 ms) with usable tags and lemmas, and runs synchronously with no model download.
+ * Reading a fact's text with wink-nlp and its English model: words with lemma and part of speech, and the text cut
+ * into clauses, each main or subordinate ("because we use Redis"). Chosen over compromise: about 0.08 ms a fact
+ * (compromise 1.4 ms) with usable tags and lemmas, synchronous, no model download.
  */
 import winkNLP, { type ItemSentence, type PartOfSpeech } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
@@ -45,16 +42,14 @@ export interface TextReading {
 
 type Nlp = ReturnType<typeof winkNLP>;
 let instance: Nlp | undefined;
-/** The highest lexeme id wink has handed out since the pipeline was built (ids are given in order). */
+/** The highest lexeme id wink has handed out since the pipeline was built (ids are given in order), and the model's own. */
 let highestId = 0;
+let intrinsicSize = 0;
 let pipelinesBuilt = 0;
 
 /**
- * wink keeps every unknown word it meets in a lexicon that only grows (about 140 bytes each); a
- * server reading facts for months would grow without bound. The pipeline is rebuilt once it has
- * learned this many words (about 14 MB), and the rebuild is one synchronous piece of 60-200 ms,
- * which every request then waits for. So it counts the words learned (the ids handed out beyond
- * the model's own), not the tokens read: a fact in known words brings the next rebuild no closer
+ * wink keeps every unknown word it meets (about 140 bytes each), so the pipeline is rebuilt once it has learned this
+ * many (about 14 MB; a synchronous 60-200 ms). It counts words learned (ids beyond the model's), not tokens read
  * (docs/performance/2026-12-02-constants.md).
  */
 const WORDS_PER_PIPELINE = 100_000;
@@ -80,13 +75,26 @@ export function languagePipelineStats(): { built: number; learnedWords: number }
   return { built: pipelinesBuilt, learnedWords: Math.max(0, highestId - intrinsicSize) };
 }
 
-/** One of wink's `its` property readers, by name (they are plain functions that read a token's property). */
+/** One of wink's `its` property readers, by name. */
 const propertyOf = (pipeline: Nlp, name: string) => (pipeline.its as unknown as Record<string, unknown>)[name] as never;
 
 /** A span as wink reports it: the first and last token index. */
 const asSpan = (value: unknown): [number, number] => value as [number, number];
 
-/** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
+/** A function of a word with its answers remembered (a workspace's vocabulary is small beside its facts), `limit` at most. */
+function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
+  const known = new Map<string, T>();
+  return (word) => {
+    let found = known.get(word);
+    if (found === undefined) {
+      found = f(word);
+      if (known.size > limit) known.clear();
+      known.set(word, found);
+    }
+    return found;
+  };
+}
+
 /**
  * Where the model's suffix stripping misses: "flushes" → "flushe" (strip the "es" when that is a
  * word it knows) and "routed", "caching" → "rout", "cach" (the verb with its "e" back, when that is one).
@@ -97,27 +105,19 @@ function lemmaOf(lower: string, lemma: string): string {
   return lemma;
 }
 
-export function isEnglishWord(lower: string): boolean {
-  const known = englishCache.get(lower);
-  if (known !== undefined) return known;
+/** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
+export const isEnglishWord = remembered(50_000, (lower) => {
   const pipeline = nlp();
   const ids = pipeline.readDoc(lower).tokens().out(propertyOf(pipeline, 'uniqueId')) as unknown as number[];
   for (const id of ids) noteId(Number(id));
   // One word the model knows ("returns-api" reads as three tokens: not a word of the lexicon).
-  const english = ids.length === 1 && Number(ids[0]) < intrinsicSize;
-  if (englishCache.size > 50_000) englishCache.clear();
-  englishCache.set(lower, english);
-  return english;
-}
-/** Answers already looked up: the same capitalised words recur in a workspace's facts. */
-const englishCache = new Map<string, boolean>();
-let intrinsicSize = 0;
+  return ids.length === 1 && Number(ids[0]) < intrinsicSize;
+});
 
 /** Whether this process has loaded the language model (for tests and diagnostics). */
 export function languageModelLoaded(): boolean {
   return instance !== undefined;
 }
-
 
 /**
  * Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic.
@@ -141,16 +141,7 @@ export function readText(text: string): TextReading {
     const end = start + raw.length;
     cursor = end;
     const lemma = lemmaOf(raw.toLowerCase(), String(lemmas[i]).toLowerCase());
-    words.push({
-      index: i,
-      text: raw,
-      lower: raw.toLowerCase(),
-      lemma,
-      pos: tags[i]!,
-      start,
-      end,
-      stop: Boolean(stops[i]),
-    });
+    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const tokenWords = [...words];
   const sentences: [number, number][] = [];
@@ -192,24 +183,18 @@ export function readText(text: string): TextReading {
 function fixSentenceStart(w: Word | undefined): void {
   if (!w || w.pos !== 'PROPN' || !/^[A-Z][a-z]+$/.test(w.text)) return;
   const lower = lowerReading(w.lower);
-  if (!isEnglishWord(w.lower) && (lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) return;
-  w.pos = lower.pos;
-  w.lemma = lower.lemma;
+  if (isEnglishWord(w.lower) || !(lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) retag(w, lower.pos, lower.lemma);
 }
 
-/** How the tagger reads a lower-case word alone (cached: sentences open with the same few words). */
-const lowerReadings = new Map<string, { pos: PartOfSpeech; lemma: string }>();
-function lowerReading(word: string): { pos: PartOfSpeech; lemma: string } {
-  let found = lowerReadings.get(word);
-  if (!found) {
-    const pipeline = nlp();
-    const tokens = pipeline.readDoc(word).tokens();
-    found = { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
-    if (lowerReadings.size > 10_000) lowerReadings.clear();
-    lowerReadings.set(word, found);
-  }
-  return found;
-}
+/** Reads a word as another part of speech, with this lemma. */
+const retag = (w: Word, pos: PartOfSpeech, lemma: string) => Object.assign(w, { pos, lemma });
+
+/** How the tagger reads a lower-case word alone (remembered: sentences open with the same few words). */
+const lowerReading = remembered(10_000, (word): { pos: PartOfSpeech; lemma: string } => {
+  const pipeline = nlp();
+  const tokens = pipeline.readDoc(word).tokens();
+  return { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
+});
 
 /**
  * The tagger confuses a plural noun with a verb in the third person ("keep application *logs* in
@@ -228,11 +213,9 @@ function fixPluralVerbs(sentence: Word[]): void {
       // "App logs in Loki are kept ...": a later verb makes the first one a plural noun.
       const laterVerb = sentence.slice(i + 1).some((x) => x.pos === 'AUX' || x.pos === 'VERB');
       if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
-        w.pos = 'NOUN';
-        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
+        retag(w, 'NOUN', lemmaOf(w.lower, w.lower.slice(0, -1)));
       } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
-        w.pos = 'VERB';
-        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
+        retag(w, 'VERB', lemmaOf(w.lower, w.lower.slice(0, -1)));
       }
     }
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
@@ -247,10 +230,7 @@ function fixPluralVerbs(sentence: Word[]): void {
       const opens = next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN';
       // Before a noun ("Upgrade path to v3 is documented"), only when the statement has no verb at all.
       const verbless = statement.slice(0, next.pos === 'DET' ? target : undefined).every((x) => x.pos !== 'VERB' && x.pos !== 'AUX');
-      if (opens && target > 0 && verbless) {
-        w.pos = 'VERB';
-        w.lemma = w.lower;
-      }
+      if (opens && target > 0 && verbless) retag(w, 'VERB', w.lower);
     }
     if (w.pos === 'VERB' || w.pos === 'AUX') verbSeen = true;
   }
@@ -282,18 +262,9 @@ function mergeIdentifiers(tokens: Word[], text: string): Word[] {
     const run = tokens.slice(i, j + 1);
     const raw = text.slice(run[0]!.start, run.at(-1)!.end);
     const identifier = /[_.:/]/.test(raw.replace(/^#/, ''));
-    const last = run.filter((t) => !CONNECTORS.test(t.text)).at(-1) ?? run.at(-1)!;
-    out.push({
-      index: out.length,
-      text: raw,
-      lower: raw.toLowerCase(),
-      lemma: raw.toLowerCase(),
-      pos: identifier ? 'PROPN' : last.pos,
-      start: run[0]!.start,
-      end: run.at(-1)!.end,
-      stop: false,
-      parts: run.filter((t) => !CONNECTORS.test(t.text)),
-    });
+    const [lower, parts] = [raw.toLowerCase(), run.filter((t) => !CONNECTORS.test(t.text))];
+    const pos = identifier ? 'PROPN' : (parts.at(-1) ?? run.at(-1)!).pos;
+    out.push({ index: out.length, text: raw, lower, lemma: lower, pos, start: run[0]!.start, end: run.at(-1)!.end, stop: false, parts });
     i = j;
   }
   return out;
