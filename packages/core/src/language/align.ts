@@ -21,9 +21,7 @@ export interface Claim extends ClaimEntity {
   period: string | undefined;
 }
 
-export interface Statement extends StatementEntity {
-  fact: DetectorFact;
-}
+export interface Statement extends StatementEntity { fact: DetectorFact }
 
 /** A fact as detection reads it, once per fact object. */
 export interface FactView {

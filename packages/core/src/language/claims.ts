@@ -34,13 +34,8 @@ const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
 const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
 
-const lower = (s: string) => s.toLowerCase();
 const splitIdentifier = (text: string) =>
-  text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[_.\s/:@`-]+/)
-    .map(lower)
-    .filter((p) => p.length >= 2 && !/^\d+$/.test(p));
+  text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[_.\s/:@`-]+/).map((p) => p.toLowerCase()).filter((p) => p.length >= 2 && !/^\d+$/.test(p));
 
 /** A setting's key: an identifier one of whose words says what it measures ("DB_POOL_MAX", "statement_timeout", "maxReplicas"). */
 function isSetting(w: Word): boolean {
@@ -61,10 +56,8 @@ function isComponent(w: Word): boolean {
   // Joined words are a name ("os-growth", "ledger-worker") unless they are an English compound ("on-call", "read-only", "rate-limit").
   if (/^[a-z]+(?:-[a-z]+)+$/i.test(w.text)) {
     const last = parts.at(-1)!;
-    const compound = parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
-      COMPOUND_ENDINGS.has(last) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower);
-    if (compound) return false;
-    return true;
+    return !(parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
+      COMPOUND_ENDINGS.has(last) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower));
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
@@ -155,18 +148,16 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // "Update:" announces a change; "position updates", "status update" name a kind of message.
   const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
-  const assigned = words.some(
-    (w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) && words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='),
-  );
+  const assigned = words.some((w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) &&
+    words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='));
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
   const described = new Set(words.filter((_, i) => describes(words, i)));
   const change =
     assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm"): that denies only what follows it (see negatedAt).
-  const negationAt = words.findIndex(
-    (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
-  );
+  const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
+    !(w.lower === 'not' && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
@@ -206,6 +197,7 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
   clauses.forEach((c, i) => {
     const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
     if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
+    // A heading of a word or two before a colon ("Planned:", "WIP:") that names a plan or work under way.
     const colon = c.words.findIndex((w) => w.text === ':');
     const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
     if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w) || CHANGE.progress.has(w))) out.add(c.sentence);
@@ -239,9 +231,7 @@ function anchorOf(w: Word, statement = false): string | null {
 function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...shaped, ...out].some((v) => start < v.end && end > v.start);
-  const add = (v: Value) => {
-    if (free(v.start, v.end)) out.push(v);
-  };
+  const add = (v: Value) => free(v.start, v.end) && out.push(v);
   for (const clause of clauses) {
     const words = clause.words;
     for (let i = 0; i < words.length; i++) {

@@ -34,11 +34,7 @@ export interface Clause {
   sentence: number;
 }
 
-export interface TextReading {
-  text: string;
-  words: Word[];
-  clauses: Clause[];
-}
+export interface TextReading { text: string; words: Word[]; clauses: Clause[] }
 
 type Nlp = ReturnType<typeof winkNLP>;
 let instance: Nlp | undefined;
@@ -317,6 +313,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       current.length > 0 &&
       (SUBORDINATORS.has(w.lower) && (w.pos === 'SCONJ' || w.pos === 'ADP' || w.pos === 'ADV' || w.pos === 'PRON' || w.pos === 'DET') &&
         !(w.lower === 'as' && w.pos !== 'SCONJ') &&
+        // "after 3 failures": a preposition phrase, not a clause.
         !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ')) &&
         !(w.lower === 'when' && current.length < 2) &&
         !(w.lower === 'where' && previous?.pos !== 'PUNCT'));
