@@ -352,9 +352,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const run = words.slice(i, end + 1);
       const head = words[end + 1];
       const team = head !== undefined && TEAM_HEADS.has(head.lemma);
-      const following = words[end + 1];
       // A name before a common noun ("the Stripe integration") or a channel ("Slack #ops") is an anchor, not a value.
-      if (!team && following && ((following.pos === 'NOUN' && !TEAM_HEADS.has(following.lemma)) || /^[#@]/.test(following.text))) {
+      if (!team && head && ((head.pos === 'NOUN' && !TEAM_HEADS.has(head.lemma)) || /^[#@]/.test(head.text))) {
         i = end;
         continue;
       }
@@ -390,9 +389,7 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const i = tokenAt(view.tokens, v.start);
   const before = view.tokens[i - 1]?.lower ?? '';
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
-  if (measure === 'destination') {
-    if (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3) return true;
-  }
+  if (measure === 'destination' && (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3)) return true;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
@@ -402,21 +399,14 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
     if (passive ? i < at : i > at) return false;
   }
   // "On-call for the week: Ola Berg": a label's role is held by what follows its colon.
-  const labelled = before === ':' && at < i;
-  return Math.abs(i - at) <= 3 || copula || labelled;
+  return Math.abs(i - at) <= 3 || copula || (before === ':' && at < i);
 }
 
 /** The same family of value: plain numbers and counts compare; a person and a team can hold one role. */
 export const familyOf = (kind: string) => (kind === 'number' ? 'count' : kind === 'name' ? 'team' : kind);
 
 /** Index of the token a character offset falls in (or the nearest before it): a word's first token. */
-const tokenAt = (tokens: readonly Token[], offset: number) => {
-  let found = 0;
-  tokens.forEach((t, i) => {
-    if (t.word.start <= offset && t.word !== tokens[found]!.word) found = i;
-  });
-  return found;
-};
+const tokenAt = (tokens: readonly Token[], offset: number) => tokens.reduce((found, t, i) => (t.word.start <= offset && t.word !== tokens[found]!.word ? i : found), 0);
 
 /**
  * What a value measures: the nearest measure word of its clause taking its kind of value (a count's own noun counts: "3
@@ -452,9 +442,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   }
   // What expires is kept that long when it is stored data ("backups expire after 35 days"), not a token or a session.
   if (best?.name === 'timeout' && view.tokens[best.at]!.lemma === 'expire' && view.tokens.some((t) => STORED_DATA.has(t.lemma))) return { name: 'retention', at: best.at };
-  if (best) return best;
-  if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
-  return { name: '', at: -1 };
+  return best ?? { name: v.kind === 'rate' && per ? 'limit' : '', at: -1 };
 }
 
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
@@ -812,10 +800,7 @@ export function readFactText(content: string): FactEntity[] {
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
     if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
   });
-  const labelOf = (view: ClauseView) => {
-    const label = labels.get(view.clause.sentence);
-    return label && view.clause.start >= label.start ? label : undefined;
-  };
+  const labelOf = (view: ClauseView) => [labels.get(view.clause.sentence)].find((label) => label && view.clause.start >= label.start);
   // A clause naming no environment holds in the one an earlier clause of its sentence names ("In staging ...; it keeps 2 pods").
   const sentenceEnv = (view: ClauseView) => views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
     .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : []))).at(-1);
