@@ -211,7 +211,6 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
 /** The concept a word adds to what a claim is about, or null for words that never anchor. */
 function anchorOf(w: Word, statement = false): string | null {
   if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2) return null;
-  if (isComponent(w)) return w.lower.replace(/`/g, '');
   const lemma = w.lemma.toLowerCase();
   if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower)) return null;
   // A bound qualifies a value; in a statement ("there is no memory cap") it is part of the thing.
@@ -330,8 +329,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         continue;
       }
     }
-    // Names: runs of name words; before a team word ("the Tern squad") they name a team. An English
-    // word opening a sentence ("Max upload size", "Will the ...") is a name only before another name.
+    // Names: runs of name words; before a team word ("the Tern squad") they name a team.
     for (let i = 0; i < words.length; i++) {
       // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team"; not "the whole team").
       const w = words[i]!;
@@ -346,7 +344,6 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const lead = /^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && !(opening && (words[i]!.pos === 'VERB' || isChangeWord(words[i]!)));
       const starts = isNameWord(words[i]!, opening) || (lead && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
       if (!starts || !free(words[i]!.start, words[i]!.end)) continue;
-      if (opening && isEnglishWord(words[i]!.lower) && !(words[i + 1] && isNameWord(words[i + 1]!, false))) continue;
       let end = i;
       while (end + 1 < words.length && /^\p{Lu}/u.test(words[end + 1]!.text) && words[end + 1]!.pos === 'PROPN' && !isComponent(words[end + 1]!)) end++;
       const run = words.slice(i, end + 1);
@@ -385,7 +382,6 @@ const IDENTITY_KINDS = new Set(['technology', 'person', 'team', 'name', 'path', 
 
 /** Does the role or place word at `at` apply to the value: near it, and not through a preposition of place or topic ("On X, ...")? */
 function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boolean {
-  if (at < 0) return true;
   const i = tokenAt(view.tokens, v.start);
   const before = view.tokens[i - 1]?.lower ?? '';
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
@@ -410,8 +406,8 @@ const tokenAt = (tokens: readonly Token[], offset: number) => tokens.reduce((fou
 
 /**
  * What a value measures: the nearest measure word of its clause taking its kind of value (a count's own noun counts: "3
- * replicas"). A limit word names the measure only as a noun ("the rate limit is 2k/min"); a technology measures its own
- * kind; a rate counted per someone with no word for it is a limit ("500 req/min per API key").
+ * replicas"); a limit word only when nothing more specific does; a technology measures its own kind; a rate counted per
+ * someone with no word for it is a limit ("500 req/min per API key").
  */
 function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: string | undefined): { name: string; at: number } {
   if (v.measure) return { name: v.measure, at: -1 };
@@ -429,7 +425,6 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     if (!measure) continue;
     // Whom a bare figure is counted for is not what it measures ("16 to 24 per node"); a count of a noun may be ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
-    if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
     const word = view.tokens[found.index]!;
     if (v.kind === 'number' && measure.kinds.has('count') && found.length === 1 && word.lower === word.lemma && found.index < at && view.tokens[at - 1]?.lower === 'at') continue;
@@ -506,11 +501,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     }
     return best;
   };
-  const plainEnv = nearest(ENVIRONMENTS, (i) => {
-    const t = view.tokens[i]!;
-    if ((t.word.parts && isComponent(t.word)) || regionalEnv(t.word.text)) return false;
-    return namesEnvironment(t.lower, view.tokens[i - 1]?.lower);
-  });
+  const plainEnv = nearest(ENVIRONMENTS, (i) => namesEnvironment(view.tokens[i]!.lower, view.tokens[i - 1]?.lower));
   // "3 workers in prod-ap and 5 in prod-us": the region after the value and before the next one, else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
@@ -631,7 +622,6 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
       const between = text.slice(a.end, b.start).replace(/`/g, '');
-      if (between.length > 60) continue;
       if (
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
         /^\s*(?:→|->|=>)\s*$/.test(between) ||
@@ -675,8 +665,6 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     if (next && (/(?:→|->|=>)/.test(next[0]) || from || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es))\s+(?:the\s+)?$/i.test(before))) {
       take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
     }
-    const prior = new RegExp(NAME + String.raw`\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|\(was)\s+(?:the\s+)?$`).exec(before);
-    if (prior) take(t, prior[1], t.start - before.length + prior.index + (prior[0].startsWith('\x60') ? 1 : 0));
   }
   return out;
 }

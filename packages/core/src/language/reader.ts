@@ -91,16 +91,6 @@ function remembered<T>(limit: number, f: (word: string) => T): (word: string) =>
   };
 }
 
-/**
- * Where the model's suffix stripping misses: "flushes" → "flushe" (strip the "es" when that is a
- * word it knows) and "routed", "caching" → "rout", "cach" (the verb with its "e" back, when that is one).
- */
-function lemmaOf(lower: string, lemma: string): string {
-  if (/(?:sh|ch|x|ss)e$/.test(lemma) && lower === `${lemma}s` && !isEnglishWord(lemma)) return isEnglishWord(lemma.slice(0, -1)) ? lemma.slice(0, -1) : lemma;
-  if ((lower === `${lemma}ed` || lower === `${lemma}ing`) && /[^aeiouwy]$/.test(lemma) && !lemma.endsWith('ng') && isEnglishWord(`${lemma}e`)) return `${lemma}e`;
-  return lemma;
-}
-
 /** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
 export const isEnglishWord = remembered(50_000, (lower) => {
   const pipeline = nlp();
@@ -136,7 +126,7 @@ export function readText(text: string): TextReading {
     const start = found >= 0 ? found : cursor;
     const end = start + raw.length;
     cursor = end;
-    const lemma = lemmaOf(raw.toLowerCase(), String(lemmas[i]).toLowerCase());
+    const lemma = String(lemmas[i]).toLowerCase();
     words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const tokenWords = [...words];
@@ -145,7 +135,7 @@ export function readText(text: string): TextReading {
     sentences.push(asSpan(sentence.out(its('span'))));
   });
   for (const [first, last] of sentences) {
-    fixSentenceStart(tokenWords[first]);
+    fixSentenceStart(tokenWords[first]!);
     fixPluralVerbs(tokenWords.slice(first, last + 1));
   }
   const merged = mergeIdentifiers(tokenWords, text);
@@ -172,14 +162,10 @@ export function readText(text: string): TextReading {
   return { text, words: merged, clauses };
 }
 
-/**
- * The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ...",
- * "Application logs ..."); an English word there is read as the tagger reads it in lower case.
- */
-function fixSentenceStart(w: Word | undefined): void {
-  if (!w || w.pos !== 'PROPN' || !/^[A-Z][a-z]+$/.test(w.text)) return;
+/** The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ..."): it is read as in lower case. */
+function fixSentenceStart(w: Word): void {
   const lower = lowerReading(w.lower);
-  if (isEnglishWord(w.lower) || !(lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) retag(w, lower.pos, lower.lemma);
+  retag(w, lower.pos, lower.lemma);
 }
 
 /** Reads a word as another part of speech, with this lemma. */
@@ -209,9 +195,9 @@ function fixPluralVerbs(sentence: Word[]): void {
       // "App logs in Loki are kept ...": a later verb makes the first one a plural noun.
       const laterVerb = sentence.slice(i + 1).some((x) => x.pos === 'AUX' || x.pos === 'VERB');
       if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
-        retag(w, 'NOUN', lemmaOf(w.lower, w.lower.slice(0, -1)));
+        retag(w, 'NOUN', w.lower.slice(0, -1));
       } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
-        retag(w, 'VERB', lemmaOf(w.lower, w.lower.slice(0, -1)));
+        retag(w, 'VERB', w.lower.slice(0, -1));
       }
     }
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
