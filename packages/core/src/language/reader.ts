@@ -9,14 +9,7 @@ import { SUBORDINATORS } from './lexicon.ts';
 
 /** One word of a text. Offsets are into the text that was read. */
 export interface Word {
-  index: number;
-  text: string;
-  lower: string;
-  lemma: string;
-  pos: PartOfSpeech;
-  start: number;
-  end: number;
-  stop: boolean;
+  index: number; text: string; lower: string; lemma: string; pos: PartOfSpeech; start: number; end: number; stop: boolean;
   /** The tokens a joined word was written with ("end", "to", "end" of "end-to-end"). */
   parts?: Word[];
   /** The lowercase word before this one in its sentence. */
@@ -25,9 +18,7 @@ export interface Word {
 
 /** A clause: a main statement, or a subordinate one introduced by `subordinator`. */
 export interface Clause {
-  words: Word[];
-  start: number;
-  end: number;
+  words: Word[]; start: number; end: number;
   /** Lowercase word that introduces a subordinate clause ("because", "once", "until"); null for a main clause. */
   subordinator: string | null;
   /** Which sentence of the text it belongs to (0, 1, ...). */
@@ -62,9 +53,7 @@ function nlp(): Nlp {
 }
 
 /** Notes the lexeme id of a token just read (see WORDS_PER_PIPELINE). */
-const noteId = (id: number) => {
-  if (id > highestId) highestId = id;
-};
+const noteId = (id: number) => (highestId = Math.max(highestId, id));
 
 /** Pipelines built so far in this process, and the words the current one has learned (for tests and diagnostics). */
 export function languagePipelineStats(): { built: number; learnedWords: number } {
@@ -126,27 +115,23 @@ export function readText(text: string): TextReading {
     const start = found >= 0 ? found : cursor;
     const end = start + raw.length;
     cursor = end;
-    const lemma = String(lemmas[i]).toLowerCase();
-    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
+    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma: String(lemmas[i]).toLowerCase(), pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
-  const tokenWords = [...words];
   const sentences: [number, number][] = [];
-  doc.sentences().each((sentence: ItemSentence) => {
-    sentences.push(asSpan(sentence.out(its('span'))));
-  });
+  doc.sentences().each((sentence: ItemSentence) => void sentences.push(asSpan(sentence.out(its('span')))));
   for (const [first, last] of sentences) {
-    fixSentenceStart(tokenWords[first]!);
-    fixPluralVerbs(tokenWords.slice(first, last + 1));
+    // The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ..."): it is read as in lower case.
+    const opening = lowerReading(words[first]!.lower);
+    retag(words[first]!, opening.pos, opening.lemma);
+    fixPluralVerbs(words.slice(first, last + 1));
   }
-  const merged = mergeIdentifiers(tokenWords, text);
+  const merged = mergeIdentifiers(words, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
   });
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
-  const starts = sentences
-    .map(([first]) => tokenWords[first]!.start)
-    .filter((start) => !merged.some((w) => w.start < start && w.end > start));
+  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start));
   const groups = new Map<number, Word[]>();
   let current = 0;
   for (const w of merged) {
@@ -160,12 +145,6 @@ export function readText(text: string): TextReading {
   for (const list of groups.values()) splitClauses(list, clauses, sentence++);
   clauses.sort((a, b) => a.start - b.start);
   return { text, words: merged, clauses };
-}
-
-/** The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ..."): it is read as in lower case. */
-function fixSentenceStart(w: Word): void {
-  const lower = lowerReading(w.lower);
-  retag(w, lower.pos, lower.lemma);
 }
 
 /** Reads a word as another part of speech, with this lemma. */
@@ -284,10 +263,8 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       interrupted = null;
       continue;
     }
-    // A colon between two statements ("never had a Braintree integration: refunds go out as bank transfers"),
-    // not between a name and its value ("TTL: 15 min").
-    // A verb in a remark in parentheses ("replicas: 4 → 6 (also set as ...)"), or in a subordinate clause ("timeout:
-    // 180s, since jobs can take 2 min"), makes no statement of what follows the colon.
+    // A colon between two statements ("no Braintree integration: refunds go out as bank transfers"), not between a name and
+    // its value ("TTL: 15 min"); a verb in parentheses or in a subordinate clause after it makes no statement.
     const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
@@ -295,14 +272,10 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       if (colonJoin) subordinator = ':';
       continue;
     }
-    const opensSubordinate =
-      current.length > 0 &&
-      (SUBORDINATORS.has(w.lower) && (w.pos === 'SCONJ' || w.pos === 'ADP' || w.pos === 'ADV' || w.pos === 'PRON' || w.pos === 'DET') &&
-        !(w.lower === 'as' && w.pos !== 'SCONJ') &&
-        // "after 3 failures": a preposition phrase, not a clause.
-        !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ')) &&
-        !(w.lower === 'when' && current.length < 2) &&
-        !(w.lower === 'where' && previous?.pos !== 'PUNCT'));
+    const opensSubordinate = current.length > 0 && SUBORDINATORS.has(w.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON', 'DET'].includes(w.pos) && !(w.lower === 'as' && w.pos !== 'SCONJ') &&
+      // "after 3 failures": a preposition phrase, not a clause.
+      !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && ['NUM', 'DET', 'NOUN', 'PROPN', 'ADJ'].includes(next.pos)) &&
+      !(w.lower === 'when' && current.length < 2) && !(w.lower === 'where' && previous?.pos !== 'PUNCT');
     // ", reflecting ...", ", tracked with ...": a participle after a comma adds a side remark.
     const participleAfterComma = previous?.text === ',' && w.pos === 'VERB' && /(?:ing|ed)$/.test(w.lower) && current.length > 3;
     const joinedStatement =
