@@ -9,33 +9,22 @@ import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
-  fact: DetectorFact;
-  view: FactView;
-  at: number;
+  fact: DetectorFact; view: FactView; at: number;
   /** Within the fact, which claim it is. */
   index: number;
   /** Its anchors that are neither generic words nor words of its measure (and those in the singular), the words of its components, and the dated period it is said of (see periodOf). */
-  specificAnchors: readonly string[];
-  anchorForms: ReadonlySet<string>;
-  parts: ReadonlySet<string>;
-  period: string | undefined;
+  specificAnchors: readonly string[]; anchorForms: ReadonlySet<string>; parts: ReadonlySet<string>; period: string | undefined;
 }
 
 export interface Statement extends StatementEntity { fact: DetectorFact }
 
 /** A fact as detection reads it, once per fact object. */
 export interface FactView {
-  claims: Claim[];
-  statements: Statement[];
-  deletion: string[] | null;
-  dependencies: { target: string[]; ends: boolean }[];
-  mentions: ReadonlySet<string>;
+  claims: Claim[]; statements: Statement[]; deletion: string[] | null; dependencies: { target: string[]; ends: boolean }[]; mentions: ReadonlySet<string>;
   /** The words of its scope ("payments/webhooks" → payments, payment, webhooks, webhook), and its segments. */
-  scopeWords: ReadonlySet<string>;
-  scopeSegments: readonly string[];
+  scopeWords: ReadonlySet<string>; scopeSegments: readonly string[];
   /** What it says changed (clauses announcing a change or a correction), and what ended or left. */
-  changed: ReadonlySet<string>;
-  ended: ReadonlySet<string>;
+  changed: ReadonlySet<string>; ended: ReadonlySet<string>;
   /** Named things it says are gone. */
   gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition. */
@@ -45,8 +34,7 @@ export interface FactView {
   /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
   mentioned: Map<string, boolean>;
   /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
-  technologyKinds: ReadonlySet<string>;
-  kindsNamed: ReadonlySet<string>;
+  technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
 }
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
@@ -135,9 +123,7 @@ export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   const mine = viewOf(newer);
   const theirs = viewOf(older);
   const claimed = new Set(theirs.claims.filter((c) => c.values.length > 0).map((c) => c.clause));
-  for (const c of theirs.claims) {
-    if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
-  }
+  for (const c of theirs.claims) if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
   for (const st of theirs.statements) {
     if (claimed.has(st.clause) || st.object.length === 0) continue;
     if (![...st.subject, ...st.object].filter(specific).every((x) => mentions(mine, x))) return false;
@@ -151,14 +137,8 @@ export const sameEnvironment = (a: string, b: string) => a === b || a.startsWith
 const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnvironment(a.env, b.env);
 
 /** Do the two claims' qualifiers meet: the same environment, statistic and bound, or none on one side (a p99 and a p50 do not)? */
-function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
-  if (!envsMeet(a, b)) return false;
-  if (a.per && b.per && a.per !== b.per) return false;
-  const stat = (c: ClaimEntity) => c.stat ?? 'p50';
-  if (stat(a) !== stat(b)) return false;
-  if (a.extreme && b.extreme && a.extreme !== b.extreme) return false;
-  return !(a.bound && b.bound && a.bound !== b.bound);
-}
+const qualifiersMeet = (a: ClaimEntity, b: ClaimEntity) => envsMeet(a, b) && (!a.per || !b.per || a.per === b.per) && (a.stat ?? 'p50') === (b.stat ?? 'p50') &&
+  (!a.extreme || !b.extreme || a.extreme === b.extreme) && (!a.bound || !b.bound || a.bound === b.bound);
 
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {
@@ -170,8 +150,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
-  const va = a.view;
-  const vb = b.view;
+  const [va, vb] = [a.view, b.view];
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
@@ -186,8 +165,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
-  const anchorsA = a.specificAnchors;
-  const anchorsB = b.specificAnchors;
+  const [anchorsA, anchorsB] = [a.specificAnchors, b.specificAnchors];
   const shared = anchorsA.filter((x) => b.anchorForms.has(x) || anchorsB.includes(singular(x)));
   // What one names that the other fact never mentions, nor its scope.
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
@@ -210,10 +188,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
-  const bareView = bare.view;
-  const inScope = (x: string) => bareView.scopeWords.has(x) || bareView.scopeWords.has(singular(x));
+  const inScope = (x: string) => bare.view.scopeWords.has(x) || bare.view.scopeWords.has(singular(x));
   const things = [...named.specificAnchors, ...named.components];
-  return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
+  return things.some(inScope) && things.every((x) => inScope(x) || mentions(bare.view, x));
 }
 
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
@@ -236,8 +213,7 @@ function meets(view: FactView, word: string, own: FactView): boolean {
 export function relatedThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || !qualifiersMeet(a, b)) return false;
   if (a.kind === 'version' && a.of !== b.of) return false;
-  const va = a.view;
-  const vb = b.view;
+  const [va, vb] = [a.view, b.view];
   // Components must meet, and each naming a thing the other never mentions is two things: a TTL of `cache.hot` is not
   // one of `cache.cold` because both name `ttl_seconds`.
   const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
