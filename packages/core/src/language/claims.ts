@@ -855,9 +855,7 @@ export function readFactText(content: string): FactEntity[] {
       const next = ws[i + 1];
       if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
     });
-    view.clause.words.forEach((w, i) => {
-      if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
-    });
+    for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
@@ -940,14 +938,10 @@ export function readFactText(content: string): FactEntity[] {
 
     // A clause that reports in the past tense, not as a change, what happened on a date ("v2.3 (shipped 2026-01-12) had 12 open
     // bugs") states what held then, not now.
-    const event =
-      incidents.has(view.clause.sentence) ||
-      labelOf(view)?.dated === true ||
-      // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
-      (labelOf(view)?.past === true && view.cue === null) ||
+    // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
+    const event = incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
-      (view.cue === null &&
-      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
+      (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
     // One claim per thing measured: values listed together ("A and B") are one claim's values.
     const claims = new Map<string, ClaimEntity>();
@@ -993,8 +987,7 @@ export function readFactText(content: string): FactEntity[] {
     const deletes = deletionOf([view]);
     if (deletes) entities.push(deletes);
     else {
-      const aside = mates
-        .filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
+      const aside = mates.filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
         .flatMap((r) => [...r.anchors.values(), ...r.named]);
       // What "it" or "they" stands for: the subject of the fact's statement before, else a thing its first clause opens with.
       const before = entities.findLast((e): e is StatementEntity => e.type === 'statement')?.subject ?? [];
@@ -1011,9 +1004,8 @@ export function readFactText(content: string): FactEntity[] {
   const changed = [...new Set(entities.flatMap((e) =>
     e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : []))].sort();
   // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
-  const ended = said((v) =>
-    v.clause.words.some((w, i, words) => (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))),
-  );
+  const ended = said((v) => v.clause.words.some((w, i, words) =>
+    (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))));
   // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
@@ -1025,9 +1017,8 @@ export function readFactText(content: string): FactEntity[] {
     const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
     const goneAt = new Set(goneMatches.map((m) => m.at));
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
-    const retiredAt = words.findIndex(
-      (w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
-    );
+    const retiredAt = words.findIndex((w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) ||
+      (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))));
     // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
     const preposition = words.findIndex((w) => w.pos === 'ADP');
     if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
@@ -1045,11 +1036,9 @@ export function readFactText(content: string): FactEntity[] {
       const i = words.indexOf(r.view.tokens[m.index]!.word);
       return !handover(m) && (m.length > 1 || changeDone(words, i) || words[i]!.lower === 'left' || away(i));
     });
-    if (departure) {
-      const at = r.view.tokens[departure.index]!.word.start;
-      // A person by name or handle ("@ravi left").
-      for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
-    }
+    // A person by name or handle ("@ravi left").
+    const at = departure ? r.view.tokens[departure.index]!.word.start : -1;
+    for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
   }
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
@@ -1101,8 +1090,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   while (auxAt >= 0 && (words[auxAt]!.pos === 'ADV' || words[auxAt]!.pos === 'PART' || NEGATIONS.has(words[auxAt]!.lower))) auxAt--;
   const objectWords = verbAt >= 0 ? words.slice(verbAt + 1).filter((w) => !values.some((v) => v.kind !== 'technology' && familyOf(v.kind) !== 'person' && w.start < v.end && w.end > v.start)) : [];
   const passive = verb !== undefined && words[auxAt]?.lemma === 'be' && /(?:ed|en)$/.test(verb.lower) && !objectWords.some((w) => NOUNISH.has(w.pos));
-  let subjectEnd = verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential;
-  if (subjectEnd < 0) subjectEnd = 0;
+  let subjectEnd = Math.max(0, verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential);
   // What the statement is about: the phrase after a negation ("no X", "without X"), the object after the verb, or a passive's subject.
   let targetWords: Word[];
   if (!positive && noAt >= 0 && (verbAt < 0 || noAt > verbAt || existential >= 0)) targetWords = phraseAt(noAt + 1);
@@ -1171,10 +1159,8 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     const deadline = (from: number) => values.some((v) => ['duration', 'time', 'weekday', 'date'].includes(v.kind) && v.start >= from && v.start - from <= 2);
     const byDeadline = (at >= 0 && ['until', 'till'].includes(words[at]!.lower) && deadline(words[at]!.end)) || (sub !== null && ['until', 'till'].includes(sub) && deadline(view.clause.start));
     if (!byDeadline && ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0)) {
-      const target = words
-        .slice(at >= 0 ? at + 1 : 0)
-        // What it waits for, not the word for its end ("until the freeze ends": the freeze).
-        .map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
+      // What it waits for, not the word for its end ("until the freeze ends": the freeze).
+      const target = words.slice(at >= 0 ? at + 1 : 0).map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
         .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }
