@@ -33,10 +33,8 @@ export class PhraseTable<T> {
     const w = list[i];
     if (!w) return undefined;
     for (const key of new Set([w.lower, w.lemma])) {
-      for (const entry of this.byFirst.get(key) ?? []) {
-        if (entry.parts.every((p, k) => list[i + k] !== undefined && (list[i + k]!.lower === p || list[i + k]!.lemma === p))) {
-          return { value: entry.value, length: entry.parts.length };
-        }
+      for (const { parts, value } of this.byFirst.get(key) ?? []) {
+        if (parts.every((p, k) => list[i + k] !== undefined && (list[i + k]!.lower === p || list[i + k]!.lemma === p))) return { value, length: parts.length };
       }
     }
     return undefined;
