@@ -674,8 +674,8 @@ describe('alignment', () => {
   });
 
   it('reads a setting one scope holds once as one, whatever else one fact names', () => {
-    expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db')).toBe(true);
-    expect(same('Switched the default isolation level to SERIALIZABLE', 'App DB connections use REPEATABLE READ isolation', 'infra/db', 'reports/db')).toBe(false);
+    expect(same('The default isolation level was moved to SERIALIZABLE', 'Our DB sessions run at REPEATABLE READ isolation', 'infra/db')).toBe(true);
+    expect(same('The default isolation level was moved to SERIALIZABLE', 'Our DB sessions run at REPEATABLE READ isolation', 'infra/db', 'reports/db')).toBe(false);
   });
 
   it('reads a component written as words and joined as one ("search indexer" / search-indexer)', () => {

@@ -1,58 +1,40 @@
 /**
- * When two facts' claims are about one thing, and when they disagree. Precision first: two claims
- * are about one thing only when they measure the same thing in the same kind of value, under
- * qualifiers that meet, and share an anchor beyond a common word (a named component, a setting,
- * a named subject), with nothing named on both sides that the other never mentions.
+ * When two facts' claims are about one thing, and when they disagree. Precision first: the same measure and kind of
+ * value, qualifiers that meet, an anchor shared beyond a common word, and nothing named on both sides the other never mentions.
  */
-import type { DetectorFact } from '@engram/db';
+import type { DetectorFact, FactEntity } from '@engram/db';
 import { familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
-  fact: DetectorFact;
-  view: FactView;
-  at: number;
+  fact: DetectorFact; view: FactView; at: number;
   /** Within the fact, which claim it is. */
   index: number;
   /** Its anchors that are neither generic words nor words of its measure (and those in the singular), the words of its components, and the dated period it is said of (see periodOf). */
-  specificAnchors: readonly string[];
-  anchorForms: ReadonlySet<string>;
-  parts: ReadonlySet<string>;
-  period: string | undefined;
+  specificAnchors: readonly string[]; anchorForms: ReadonlySet<string>; parts: ReadonlySet<string>; period: string | undefined;
 }
 
-export interface Statement extends StatementEntity {
-  fact: DetectorFact;
-}
+export interface Statement extends StatementEntity { fact: DetectorFact }
 
 /** A fact as detection reads it, once per fact object. */
 export interface FactView {
-  claims: Claim[];
-  statements: Statement[];
-  deletion: string[] | null;
-  dependencies: { target: string[]; ends: boolean }[];
-  mentions: ReadonlySet<string>;
+  claims: Claim[]; statements: Statement[]; deletion: string[] | null; dependencies: { target: string[]; ends: boolean }[]; mentions: ReadonlySet<string>;
   /** The words of its scope ("payments/webhooks" → payments, payment, webhooks, webhook), and its segments. */
-  scopeWords: ReadonlySet<string>;
-  scopeSegments: readonly string[];
+  scopeWords: ReadonlySet<string>; scopeSegments: readonly string[];
   /** What it says changed (clauses announcing a change or a correction), and what ended or left. */
-  changed: ReadonlySet<string>;
-  ended: ReadonlySet<string>;
+  changed: ReadonlySet<string>; ended: ReadonlySet<string>;
   /** Named things it says are gone. */
   gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition. */
   hedged: boolean;
   /** A main clause announces a change or a correction ("X is now Y"). */
   announces: boolean;
-  /** The joined names of the config files it names ("rust-toolchain" of rust-toolchain.toml). */
-  configNames: ReadonlySet<string>;
   /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
   mentioned: Map<string, boolean>;
   /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
-  technologyKinds: ReadonlySet<string>;
-  kindsNamed: ReadonlySet<string>;
+  technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
 }
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
@@ -65,47 +47,25 @@ const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|i
 export function viewOf(fact: DetectorFact): FactView {
   let view = views.get(fact);
   if (view) return view;
-  const entities = fact.entities;
   const claimEntities: ClaimEntity[] = [];
   const statements: Statement[] = [];
   let deletion: string[] | null = null;
   const dependencies: FactView['dependencies'] = [];
-  let mentions: string[] = [];
-  let changed: string[] = [];
-  let ended: string[] = [];
-  let gone: string[] = [];
-  let hedged = false;
-  let announces = false;
-  for (const e of entities) {
+  let said: Extract<FactEntity, { type: 'mentions' }> | undefined;
+  for (const e of fact.entities) {
     if (e.type === 'claim') claimEntities.push(e);
     else if (e.type === 'statement') statements.push({ ...e, fact });
     else if (e.type === 'deletion') deletion = e.target;
     else if (e.type === 'dependency') dependencies.push({ target: e.target, ends: e.ends === true });
-    else if (e.type === 'mentions') {
-      mentions = e.value;
-      changed = e.changed ?? [];
-      ended = e.ended ?? [];
-      gone = e.gone ?? [];
-      hedged = e.hedged === true;
-      announces = e.announces === true;
-    }
+    else if (e.type === 'mentions') said = e;
   }
+  const mentions = said?.value ?? [];
   const scopeWords = new Set(fact.scope.toLowerCase().split(/[/_.-]+/).flatMap((w) => [w, singular(w)]));
   const claims: Claim[] = [];
   view = {
-    claims,
-    statements,
-    deletion,
-    dependencies,
+    claims, statements, deletion, dependencies, scopeWords, scopeSegments: fact.scope.toLowerCase().split('/'),
     mentions: new Set([...mentions, ...mentions.map(singular)]),
-    scopeWords,
-    scopeSegments: fact.scope.toLowerCase().split('/'),
-    changed: new Set(changed),
-    ended: new Set(ended),
-    gone,
-    hedged,
-    announces,
-    configNames: new Set(mentions.flatMap((m) => CONFIG_FILE.exec(m)?.[1] ?? [])),
+    changed: new Set(said?.changed), ended: new Set(said?.ended), gone: said?.gone ?? [], hedged: said?.hedged === true, announces: said?.announces === true,
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
@@ -138,7 +98,6 @@ function mentionsOnce(view: FactView, concept: string): boolean {
   if (coordinate) return mentions(view, coordinate[1]!);
   const file = CONFIG_FILE.exec(concept);
   if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
-  if (view.configNames.has(concept)) return true;
   // A directory is mentioned by the component it holds ("libs/quote-sdk" by "quote-sdk"), when that name is a joined one.
   const folder = /^[\w.@-]+(?:\/[\w.@-]+)*\/([a-z][\w]*[-_][\w-]*)\/?$/.exec(concept)?.[1];
   if (folder && mentions(view, folder)) return true;
@@ -157,19 +116,14 @@ const specific = (a: string) => !GENERIC.has(a);
 const COMPONENT_PUNCT = /[-_.:/]/;
 
 /**
- * Does `newer` speak to everything `older` states? Each of the older fact's claims is about a
- * thing the newer one states too (or names all its values), and each of its other statements is
- * named by the newer one. Only then can the newer fact retire the older whole: a fact holding
- * several claims is never retired because one of them changed.
+ * Does `newer` speak to everything `older` states (each claim's thing, or all its values; each other statement)? Only
+ * then can it retire the older whole: a fact holding several claims is never retired because one of them changed.
  */
 export function covers(newer: DetectorFact, older: DetectorFact): boolean {
   const mine = viewOf(newer);
   const theirs = viewOf(older);
   const claimed = new Set(theirs.claims.filter((c) => c.values.length > 0).map((c) => c.clause));
-  for (const c of theirs.claims) {
-    if (c.mode || c.values.length === 0) continue;
-    if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
-  }
+  for (const c of theirs.claims) if (!mine.claims.some((d) => sameThing(c, d)) && !c.values.every((v) => mentions(mine, v))) return false;
   for (const st of theirs.statements) {
     if (claimed.has(st.clause) || st.object.length === 0) continue;
     if (![...st.subject, ...st.object].filter(specific).every((x) => mentions(mine, x))) return false;
@@ -182,24 +136,12 @@ export const sameEnvironment = (a: string, b: string) => a === b || a.startsWith
 /** One environment, or none on one side. */
 const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnvironment(a.env, b.env);
 
-/**
- * Do the two claims' qualifiers meet? The same environment, statistic and bound, or none on one
- * side (a statement without an environment is about every environment); a typical figure and an
- * unqualified one meet, a p99 and a p50 do not.
- */
-function qualifiersMeet(a: ClaimEntity, b: ClaimEntity): boolean {
-  if (!envsMeet(a, b)) return false;
-  if (a.per && b.per && a.per !== b.per) return false;
-  if (a.toward && b.toward && a.toward !== b.toward) return false;
-  const stat = (c: ClaimEntity) => c.stat ?? 'p50';
-  if (stat(a) !== stat(b)) return false;
-  if (a.extreme && b.extreme && a.extreme !== b.extreme) return false;
-  return !(a.bound && b.bound && a.bound !== b.bound);
-}
+/** Do the two claims' qualifiers meet: the same environment, statistic and bound, or none on one side (a p99 and a p50 do not)? */
+const qualifiersMeet = (a: ClaimEntity, b: ClaimEntity) => envsMeet(a, b) && (!a.per || !b.per || a.per === b.per) && (a.stat ?? 'p50') === (b.stat ?? 'p50') &&
+  (!a.extreme || !b.extreme || a.extreme === b.extreme) && (!a.bound || !b.bound || a.bound === b.bound);
 
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {
-  if (c.kind === 'date') return undefined;
   return view.claims.find((d) => d.clause === c.clause && d.kind === 'date' && !d.mode && d.anchors.some((x) => TIME_NOUNS.has(x)))?.values[0];
 }
 
@@ -210,8 +152,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
-  const va = a.view;
-  const vb = b.view;
+  const [va, vb] = [a.view, b.view];
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
@@ -231,8 +172,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
-  const anchorsA = a.specificAnchors;
-  const anchorsB = b.specificAnchors;
+  const [anchorsA, anchorsB] = [a.specificAnchors, b.specificAnchors];
   const shared = anchorsA.filter((x) => b.anchorForms.has(x) || anchorsB.includes(singular(x)));
   // What one names that the other fact never mentions, nor its scope.
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
@@ -241,10 +181,6 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB) && !short(x, a, b));
   const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA) && !short(x, b, a));
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
-  // Each names a thing of its own the other never mentions: two things. And when one names a thing the
-  // other fact never mentions, nor its scope (a metrics port against the port, a read replica against
-  // the database), that thing is what it is about: two things too.
-  if (ownA.length > 0 && ownB.length > 0) return false;
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
   // Not a setting of a kind one scope holds once ("isolation level" in infra/db): what else one names does not make two.
@@ -261,19 +197,15 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
-  const bareView = bare.view;
-  const inScope = (x: string) => bareView.scopeWords.has(x) || bareView.scopeWords.has(singular(x));
+  const inScope = (x: string) => bare.view.scopeWords.has(x) || bare.view.scopeWords.has(singular(x));
   const things = [...named.specificAnchors, ...named.components];
-  return things.some(inScope) && things.every((x) => inScope(x) || mentions(bareView, x));
+  return things.some(inScope) && things.every((x) => inScope(x) || mentions(bare.view, x));
 }
 
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
-/**
- * Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and the word for its kind
- * ("the orders DB" against "orders MySQL")?
- */
+/** Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and its kind ("orders DB" / "orders MySQL")? */
 function meets(view: FactView, word: string, own: FactView): boolean {
   if (mentions(view, word)) return true;
   const kind = TECHNOLOGY_KIND_OF_WORD.get(word);
@@ -284,16 +216,13 @@ function meets(view: FactView, word: string, own: FactView): boolean {
 }
 
 /**
- * Are two claims plausibly about one thing, when one of them names the other's value as the one
- * it replaces ("raised DB_POOL_MAX from 20 to 40" against "orders-api DB pool size: 20")? The old
- * value named is itself the link, so what they name need only overlap: the same kind of value,
- * measures that do not differ, a component or an anchor in common (or one's scope naming the other's).
+ * Are two claims plausibly about one thing when one names the other's value as the one it replaces ("raised X from 20
+ * to 40")? That old value is the link, so what they name need only overlap (a component, an anchor or a scope).
  */
 export function relatedThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || (a.measure && b.measure && a.measure !== b.measure) || !qualifiersMeet(a, b)) return false;
   if (a.kind === 'version' && a.of !== b.of) return false;
-  const va = a.view;
-  const vb = b.view;
+  const [va, vb] = [a.view, b.view];
   // Components must meet, and each naming a thing the other never mentions is two things: a TTL of `cache.hot` is not
   // one of `cache.cold` because both name `ttl_seconds`.
   const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
@@ -352,11 +281,9 @@ export function sameValue(kind: string, x: string, y: string): boolean {
       };
       const [lx, hx] = range(x);
       const [ly, hy] = range(y);
-      if ([lx, hx, ly, hy].some((n) => Number.isNaN(n))) return false;
       if (x.split(' ')[1] !== y.split(' ')[1]) return false; // money in two currencies
       // Equal, or one inside the other's range ("2-5 s" and "3 s").
       if ((lx! >= ly! && hx! <= hy!) || (ly! >= lx! && hy! <= hx!)) return true;
-      if (lx !== hx || ly !== hy) return false;
       // A figure converted between units ("2,000/min" is 33.333… per second) is the same however it was converted,
       // and the same as itself rounded ("~33 req/s").
       if (Math.abs(lx! - ly!) <= 1e-6 * Math.max(Math.abs(lx!), Math.abs(ly!))) return true;
@@ -370,9 +297,8 @@ export function sameValue(kind: string, x: string, y: string): boolean {
 const overlap = (kind: string, xs: readonly string[], ys: readonly string[]) => xs.some((x) => ys.some((y) => sameValue(kind, x, y)));
 
 /**
- * Do two claims about one thing disagree? Each states values and none of one's is the other's; a
- * bound and a value inside it agree ("at least 2 replicas" and "3 replicas"). A plan, a condition
- * or a denial states no current value, so it disagrees with nothing.
+ * Do two claims about one thing disagree: no value in common, and no bound holding the other ("at least 2" / "3")?
+ * A plan, a condition or a denial states no current value, so it disagrees with nothing.
  */
 export function disagree(a: ClaimEntity, b: ClaimEntity): boolean {
   if (a.mode || b.mode || a.negated || b.negated || a.additive || b.additive || a.values.length === 0 || b.values.length === 0) return false;
@@ -397,11 +323,8 @@ export const namesReplaced = (older: ClaimEntity, newer: ClaimEntity) => overlap
 const conceptsOf = (s: StatementEntity) => new Set([...s.subject, ...s.object]);
 
 /**
- * Does the denial `n` deny what `p` asserts? A negation denies only the statement it negates: all
- * of what it governs is asserted ("no cross-tenant queries" needs both words; a kind of technology
- * is asserted by a product of that kind: "we don't use an ORM" against "uses Prisma"), by the same
- * act (a verb's class; "there is no X" denies any act on X), of a subject the assertion's fact
- * names too (a team-wide "we" meets any).
+ * Does the denial `n` deny what `p` asserts: all it governs asserted (a kind by a product of it: "no ORM" / "uses
+ * Prisma"), by the same act ("there is no X" denies any), of a subject `p`'s fact names too ("we" meets any)?
  */
 export function denies(n: Statement, p: Statement): boolean {
   if (n.positive || !p.positive) return false;

@@ -1,53 +1,23 @@
 /**
  * What a fact says, read once at commit and stored with it (its `entities`):
- *
- * - **claims**: each value the fact states (see values.ts, plus counts, bare numbers, booleans,
- *   versions, technologies and people read with the tagger), with what it measures (a timeout, a
- *   retention, an owner: the nearest measure word of its clause, data/measures.json), what it is
- *   about (its anchors: the clause's named components and content words), its qualifiers
- *   (environment, statistic, bound) and the values the fact names as replaced by an explicit
- *   construction ("from 3 to 5", "replaced X with Y", "Y instead of X", "now Y (was X)");
- * - the **mode** of each clause: stated, planned or in progress, or conditional; and its **cue**:
- *   a change or a correction announced without naming the old value;
- * - **statements** (a clause's subject, act and object, asserted or denied), **deletion requests**
- *   ("drop the note about the old VPN") and **dependencies** ("until the freeze ends", "because it
- *   signs with Ana's key").
- *
+ * - **claims**: each value it states, with what it measures (the nearest measure word of its clause), what it is about
+ *   (its anchors: named components and content words), its qualifiers (environment, statistic, bound) and the values
+ *   it names as replaced ("from 3 to 5", "replaced X with Y", "now Y (was X)");
+ * - each clause's **mode** (stated, planned, conditional) and **cue** (a change or a correction announced);
+ * - **statements** (subject, act, object; asserted or denied), **deletion requests** and **dependencies**.
  * Rules here are about the shape of English and of software facts, never about a story.
  */
 import type { FactEntity } from '@engram/db';
 import humanNames from 'human-names';
 import {
-  BOUNDS,
-  EXTREMES,
-  CHANGE,
-  CHANGE_VERB_LIST,
-  COMPONENT_ROLES,
-  ENVIRONMENT_NEEDS_PREPOSITION,
-  TIME_NOUNS,
-  WEEKDAYS,
-  MONTHS,
-  ENVIRONMENTS,
-  FIRST_PERSON,
-  FUNCTION_WORDS,
-  GENERIC,
-  STORED_DATA,
-  MEASURE_WORDS,
-  NEGATIONS,
-  STATISTICS,
-  TEAM_HEADS,
-  RESPONSE_VERBS,
-  RISE_VERBS,
-  TECHNOLOGIES,
-  VERB_CLASSES,
-  withJoinedForms,
-  type Matchable,
+  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, TIME_NOUNS, WEEKDAYS, MONTHS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
+  GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
+  withJoinedForms, type Matchable,
 } from './lexicon.ts';
-import { isEnglishWord, porterStemOf, readText, type Clause, type Word } from './reader.ts';
-import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value, type ValueKind } from './values.ts';
+import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
+import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
-import { unitOf } from './lexicon.ts';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
 export const EXTRACTOR_VERSION = 18;
@@ -56,9 +26,7 @@ export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
 
 /** One word of a clause as the claim reader sees it: identifiers split into their parts. */
-interface Token extends Matchable {
-  word: Word;
-}
+interface Token extends Matchable { word: Word }
 
 const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
@@ -68,13 +36,8 @@ const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
 
-const lower = (s: string) => s.toLowerCase();
 const splitIdentifier = (text: string) =>
-  text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[_.\s/:@`-]+/)
-    .map(lower)
-    .filter((p) => p.length >= 2 && !/^\d+$/.test(p));
+  text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[_.\s/:@`-]+/).map((p) => p.toLowerCase()).filter((p) => p.length >= 2 && !/^\d+$/.test(p));
 
 /** A setting's key: an identifier one of whose words says what it measures ("DB_POOL_MAX", "statement_timeout", "maxReplicas"). */
 function isSetting(w: Word): boolean {
@@ -89,30 +52,17 @@ function isSetting(w: Word): boolean {
 function isComponent(w: Word): boolean {
   // Not an abbreviation written with dots ("i.e.", "e.g.", "a.k.a."), nor a command-line flag ("-Xms2g", "--max-old-space-size").
   if (isSetting(w) || /^[.~]/.test(w.text) || /^`?--?[a-z]/i.test(w.text) || /^(?:[a-z]\.){2,3}$/i.test(w.text) || regionalEnv(w.text)) return false;
-  if (/^`.+`$/.test(w.text)) return true;
   // Joined by the reader, or written as one token ("pg-ml-02", "sso.events.v1").
   const parts = (w.parts?.map((p) => p.lower) ?? w.lower.split(/[-_.:/]+/)).filter(Boolean);
   if (parts.length < 2 || /^\d/.test(w.text) || /^https?:/.test(w.text)) return false;
   // Joined words are a name ("os-growth", "ledger-worker") unless they are an English compound ("on-call", "read-only", "rate-limit").
   if (/^[a-z]+(?:-[a-z]+)+$/i.test(w.text)) {
     const last = parts.at(-1)!;
-    const compound =
-      parts.some((p) => FUNCTION_WORDS.has(p)) ||
-      MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
-      COMPOUND_ENDINGS.has(last) ||
-      COMPOUND_PREFIXES.has(parts[0]!) ||
-      /(?:ed|ing)$/.test(last) ||
-      isEnglishWord(w.lower);
-    // Opening its sentence before the verb, it is the sentence's subject: a name ("os-messaging runs ...").
-    const subject = /^[a-z-]+$/.test(w.text) && (w.previous === undefined || w.previous === '.') && (w.nextPos === 'VERB' || w.nextPos === 'AUX');
-    if (compound && !(subject && !parts.some((p) => FUNCTION_WORDS.has(p)) && !isEnglishWord(w.lower))) return false;
-    // Two English words ("dead-letter", "pool-exhaustion") are a compound unless they end in a role ("ledger-worker"),
-    // start with a product ("mongo-billing"), or name a thing of the trade (a name before "CronJob", "cluster").
-    return true;
+    return !(parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
+      COMPOUND_ENDINGS.has(last) || COMPOUND_PREFIXES.has(parts[0]!) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower));
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
-  if (parts.some((p) => FUNCTION_WORDS.has(p))) return false;
   return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
 }
 
@@ -127,21 +77,13 @@ function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (MONTH_WORDS.has(w.lower) && ['until', 'till', 'in', 'by', 'since', 'from', 'before', 'after', 'through', 'early', 'late', 'mid', 'end'].includes(w.previous ?? '')) return false;
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
-  if (/[a-z][A-Z]/.test(w.text)) return true;
-  // "Max request size", "Will the job ...": a first name that is an English word opening a sentence is that word.
-  if (FIRST_NAMES.has(w.text) && !(sentenceStart && (BOUNDS.has(w) || EXTREMES.has(w) || isEnglishWord(w.lower)))) return true;
   const english = isEnglishWord(w.lower.normalize('NFD').replace(/\p{M}/gu, ''));
   return !english || (!sentenceStart && w.pos === 'PROPN' && !/^[A-Z]+$/.test(w.text));
 }
 
 /** Where a clause sits in its fact, with its tokens and what the clause says about change. */
 interface ClauseView {
-  clause: Clause;
-  index: number;
-  tokens: Token[];
-  mode: 'plan' | 'if' | null;
-  cue: 'change' | 'correction' | null;
-  negated: boolean;
+  clause: Clause; index: number; tokens: Token[]; mode: 'plan' | 'if' | null; cue: 'change' | 'correction' | null; negated: boolean;
 }
 
 /** Tokens of a clause: each word, and each part of a joined identifier ("statement_timeout" → statement, timeout). */
@@ -159,17 +101,13 @@ function tokensOf(clause: Clause): Token[] {
 const namesEnvironment = (lower: string, previous: string | undefined) =>
   !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
-/** A word of a change verb's family ("migrate", "migration", "migrating"), by its stem. */
-const changeVerbStems = new Set(CHANGE_VERB_LIST.filter((v) => !v.includes(' ')).map(porterStemOf));
-const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || changeVerbStems.has(w.stem);
+/** A change verb ("migrate", "moved"). */
+const isChangeWord = (w: Word) => CHANGE.verbs.has(w);
 
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
 
-/**
- * Is the verb at `i` in a relative clause saying what a thing did ("a bump that changed default timeouts", "the deploy
- * which moved ..."), with no target? Such a clause reports no change; with a target it does ("the PR that moved the queue to SQS").
- */
+/** Is the verb at `i` in a relative clause saying what a thing did, with no target ("a bump that changed timeouts")? It reports no change. */
 function describes(words: readonly Word[], i: number): boolean {
   if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
@@ -193,8 +131,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const past = w.lower !== w.lemma && /(?:ed|en|t)$/.test(w.lower);
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
-  // A target makes a change of a verb written as done ("moved to", "is switched to"), or reported by its writer at
-  // the head of a clause ("Cut the TTL to 60s", "we cut it to 60s"); not of what a thing does ("rewrite rules from a replica").
+  // A target makes a change of a verb written as done ("is switched to"), or reported at the head of a clause ("Cut the TTL to 60s").
   return (past && (!state || target)) || (target && reported);
 }
 
@@ -210,10 +147,6 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
     if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
-    // "started the migration", "began moving": a change begun, not done.
-    if (['start', 'begin', 'kick'].includes(w.lemma) && words.slice(i + 1, i + 4).some((x) => isChangeWord(x))) plan = true;
-    // "being migrated".
-    if (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!)) plan = true;
   });
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
   // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
@@ -221,9 +154,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // "Update:" announces a change; "position updates", "status update" name a kind of message.
   const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
-  const assigned = words.some(
-    (w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) && words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='),
-  );
+  const assigned = words.some((w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) &&
+    words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='));
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
   const described = new Set(words.filter((_, i) => describes(words, i)));
@@ -233,9 +165,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     turned || assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed with the role, never with user keys"): that denies
   // only what follows it (see negatedAt).
-  const negationAt = words.findIndex(
-    (w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) && !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')),
-  );
+  const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
+    !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
@@ -246,10 +177,7 @@ const INSTRUMENTS = new Set(['with', 'via', 'using', 'through']);
 /** Words opening a condition: what the clause says holds when the condition is met. */
 const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
 
-/**
- * Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s",
- * "no longer uses X", "S3, not local disk"), not what came before it.
- */
+/** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */
 function negatedAt(view: ClauseView, v: Value): boolean {
   const words = view.clause.words;
   // In a condition the negation says when the rule fires ("if nobody has acknowledged it within 10 minutes"): it denies nothing.
@@ -259,9 +187,8 @@ function negatedAt(view: ClauseView, v: Value): boolean {
 }
 
 /**
- * Sentences that hold only under a condition that has not happened: a condition about a change or
- * a plan ("if the rota changes, alerts go to ...", "should we move to X, ..."). A condition on an
- * event is a standing rule ("if the build fails, #ci gets a message", "page if p99 exceeds 1 s").
+ * Sentences that hold only under a condition about a change or a plan ("if the rota changes, ...", "should we move to X,
+ * ..."). A condition on an event is a standing rule ("if the build fails, #ci gets a message").
  */
 function conditionalSentencesOf(clauses: readonly Clause[]): Set<number> {
   const out = new Set<number>();
@@ -280,8 +207,7 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
   clauses.forEach((c, i) => {
     const opens = i === 0 || clauses[i - 1]!.sentence !== c.sentence;
     if (opens && has(CHANGE.plan, c.words) && !c.words.some((w) => w.pos === 'VERB')) out.add(c.sentence);
-    // A heading of a word or two before a colon ("Planned:", "Proposed change:", "WIP:") that names a plan or work under way.
-    if (!opens) return;
+    // A heading of a word or two before a colon ("Planned:", "WIP:") that names a plan or work under way.
     const colon = c.words.findIndex((w) => w.text === ':');
     const heading = colon > 0 && colon <= 2 ? c.words.slice(0, colon) : c.words.length <= 2 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
     if (heading.some((w) => w.lemma === 'plan' || w.lemma === 'propose' || CHANGE.plan.has(w) || CHANGE.progress.has(w))) out.add(c.sentence);
@@ -296,7 +222,6 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
 function anchorOf(w: Word, statement = false): string | null {
   // Not the letters of a status class ("5xx" reads as 5 and "xx").
   if (!CONTENT.has(w.pos) || /^\d/.test(w.text) || w.text.length < 2 || /^x+$/i.test(w.text)) return null;
-  if (isComponent(w)) return w.lower.replace(/`/g, '');
   const lemma = w.lemma.toLowerCase();
   if (GENERIC.has(lemma) || GENERIC.has(w.lower) || NEGATIONS.has(w.lower)) return null;
   // A bound qualifies a value; in a statement ("there is no memory cap") it is part of the thing.
@@ -304,8 +229,7 @@ function anchorOf(w: Word, statement = false): string | null {
   // An environment qualifies a value; in a statement ("there is no staging environment") it is the thing.
   if (!statement && ENVIRONMENTS.has(w) && namesEnvironment(w.lower, w.previous)) return null;
   if (CHANGE.markers.has(w) || CHANGE.plan.has(w) || CHANGE.old.has(w)) return null;
-  // "last week", "this sprint", "next quarter": when, not what.
-  // "€14 an hour": per what, not what.
+  // "last week", "next quarter": when, not what; "€14 an hour": per what, not what.
   if (['last', 'next', 'this', 'past', 'previous'].includes(w.lower) || (TIME_NOUNS.has(lemma) && ['last', 'next', 'this', 'past', 'every', 'each', 'per'].includes(w.previous ?? ''))) return null;
   if (['a', 'an', 'per', 'each'].includes(w.previous ?? '') && (TIME_NOUNS.has(lemma) || unitOf(lemma)?.family === 'duration')) return null;
   // "in the Q3 migration", "H2": a quarter or a half of the year is when.
@@ -317,9 +241,7 @@ function anchorOf(w: Word, statement = false): string | null {
 function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...shaped, ...out].some((v) => start < v.end && end > v.start);
-  const add = (v: Value) => {
-    if (free(v.start, v.end)) out.push(v);
-  };
+  const add = (v: Value) => free(v.start, v.end) && out.push(v);
   for (const clause of clauses) {
     const words = clause.words;
     for (let i = 0; i < words.length; i++) {
@@ -387,10 +309,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
-        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
-        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '='))) continue;
-        // "3–12 replicas": a range of what follows.
-        // ("from 18 to 20" is a change, not a range.)
+        // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
         // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
@@ -407,13 +326,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         while (k > 0 && words[k]!.pos === 'ADV') k--;
         const linking = words[k];
         const before = linking?.lower ?? '';
-        const setting =
-          linking !== undefined &&
-          (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
-            (linking.parts !== undefined && !isComponent(linking)) ||
-            isSetting(linking) ||
-            MEASURE_WORDS.has(linking) ||
-            (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
+        const setting = linking !== undefined && (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
+          (linking.parts !== undefined && !isComponent(linking)) || isSetting(linking) || MEASURE_WORDS.has(linking) || (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
         if (setting) add({ kind: 'number', value: String(value), number: value, text: w.text, start: w.start, end: w.end });
         continue;
       }
@@ -436,38 +350,28 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         continue;
       }
     }
-    // Names: runs of name words; before a team word ("the Tern squad") they name a team. An English
-    // word opening a sentence ("Max upload size", "Will the ...") is a name only before another name.
+    // Names: runs of name words; before a team word ("the Tern squad") they name a team.
     for (let i = 0; i < words.length; i++) {
-      // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team",
-      // "our platform squad"); not an adjective ("the whole team"), nor before "group" or "pod" ("the node group").
+      // An acronym or a plain noun between a determiner and a word for a team names that team ("the SRE team"; not "the whole team").
       const w = words[i]!;
-      if (
-        (words[i - 1]?.pos === 'DET' || ['our', 'their', 'your'].includes(words[i - 1]?.lower ?? '')) &&
-        ['team', 'squad', 'guild', 'tribe'].includes(words[i + 1]?.lemma ?? '') &&
-        (/^[A-Z]{2,5}$/.test(w.text) || (w.pos === 'NOUN' && /^[a-z]{3,}$/.test(w.text) && !w.stop && !GENERIC.has(w.lower))) &&
-        free(w.start, w.end)
-      ) {
+      if ((words[i - 1]?.pos === 'DET' || ['our', 'their', 'your'].includes(words[i - 1]?.lower ?? '')) && ['team', 'squad', 'guild', 'tribe'].includes(words[i + 1]?.lemma ?? '') &&
+        (/^[A-Z]{2,5}$/.test(w.text) || (w.pos === 'NOUN' && /^[a-z]{3,}$/.test(w.text) && !w.stop && !GENERIC.has(w.lower))) && free(w.start, w.end)) {
         add({ kind: 'team', value: w.lower, text: text.slice(w.start, words[i + 1]!.end), start: w.start, end: words[i + 1]!.end });
         i++;
         continue;
       }
       const opening = i === 0 && clause.subordinator === null;
-      // A capitalised word before a name is the name's first word ("Support Tools owns it").
-      // Not a verb opening the sentence ("Replaced Fivetran with ...", "Raised Android SDK ...").
+      // A capitalised word before a name is the name's first word ("Support Tools"), unless a verb opens the sentence ("Replaced X").
       const lead = /^\p{Lu}\p{Ll}+$/u.test(words[i]!.text) && !words[i]!.stop && words[i]!.pos !== 'DET' && !(opening && (words[i]!.pos === 'VERB' || isChangeWord(words[i]!)));
       const starts = isNameWord(words[i]!, opening) || (lead && words[i + 1] !== undefined && isNameWord(words[i + 1]!, false));
       if (!starts || !free(words[i]!.start, words[i]!.end)) continue;
-      if (opening && isEnglishWord(words[i]!.lower) && !(words[i + 1] && isNameWord(words[i + 1]!, false))) continue;
       let end = i;
       while (end + 1 < words.length && /^\p{Lu}/u.test(words[end + 1]!.text) && words[end + 1]!.pos === 'PROPN' && !isComponent(words[end + 1]!)) end++;
       const run = words.slice(i, end + 1);
       const head = words[end + 1];
       const team = head !== undefined && TEAM_HEADS.has(head.lemma);
-      const following = words[end + 1];
-      // A name before a common noun names that noun's kind ("the Stripe integration"), before a channel its
-      // platform ("Slack #ops"): an anchor, not a value.
-      if (!team && following && ((following.pos === 'NOUN' && !TEAM_HEADS.has(following.lemma)) || /^[#@]/.test(following.text))) {
+      // A name before a common noun ("the Stripe integration") or a channel ("Slack #ops") is an anchor, not a value.
+      if (!team && head && ((head.pos === 'NOUN' && !TEAM_HEADS.has(head.lemma)) || /^[#@]/.test(head.text))) {
         i = end;
         continue;
       }
@@ -501,25 +405,15 @@ const HOLDERS = new Set(['person', 'team', 'name', 'channel', 'email', 'path', '
 /** Kinds of value that name one thing: what a clause is about when they are not its value. */
 const IDENTITY_KINDS = new Set(['technology', 'person', 'team', 'name', 'path', 'url', 'channel']);
 
-/**
- * Does the role or place word at `at` apply to the value: near it (within three words), and not
- * through a preposition of place or topic ("On Discovery, PRs get a review" names no reviewer).
- */
+/** Does the role or place word at `at` apply to the value: near it, and not through a preposition of place or topic ("On X, ...")? */
 function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boolean {
-  if (at < 0) return true;
   const i = tokenAt(view.tokens, v.start);
   const before = view.tokens[i - 1]?.lower ?? '';
   // A setting's key assigned it ("VITE_API_BASE=https://...", "OWNER = @ana") holds it, whatever word is near.
   const key = view.tokens[i - 2]?.word;
   if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
-  if (measure === 'destination') {
-    // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
-    if (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind))) return false;
-    if (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3) return true;
-  }
-  // Not through a preposition of place or topic, unless it ends the place phrase itself ("reachable at", "lives in").
-  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before) && !(measure === 'location' && i - at === 2)) return false;
+  if (measure === 'destination' && (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3)) return true;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
@@ -531,28 +425,19 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
     if (passive ? i < at : i > at) return false;
   }
   // "On-call for the week: Ola Berg": a label's role is held by what follows its colon.
-  const labelled = before === ':' && at < i;
-  return Math.abs(i - at) <= 3 || copula || labelled;
+  return Math.abs(i - at) <= 3 || copula || (before === ':' && at < i);
 }
 
 /** The same family of value: plain numbers and counts compare; a person and a team can hold one role. */
 export const familyOf = (kind: string) => (kind === 'number' ? 'count' : kind === 'name' ? 'team' : kind);
 
 /** Index of the token a character offset falls in (or the nearest before it): a word's first token. */
-const tokenAt = (tokens: readonly Token[], offset: number) => {
-  let found = 0;
-  tokens.forEach((t, i) => {
-    if (t.word.start <= offset && t.word !== tokens[found]!.word) found = i;
-  });
-  return found;
-};
+const tokenAt = (tokens: readonly Token[], offset: number) => tokens.reduce((found, t, i) => (t.word.start <= offset && t.word !== tokens[found]!.word ? i : found), 0);
 
 /**
- * What a value measures: the measure word of its clause nearest to it that takes its kind of
- * value (a count's own noun counts: "3 replicas"). A limit word names the measure only as a noun
- * ("the rate limit is 2k/min"); as a verb it bounds the value ("capped at 512 MiB"). A technology
- * measures its own kind (Redis: the cache); a rate counted per someone with no word for it is a
- * limit ("500 req/min per API key"). Names measure only what a role word says.
+ * What a value measures: the nearest measure word of its clause taking its kind of value (a count's own noun counts: "3
+ * replicas"); a limit word only when nothing more specific does; a technology measures its own kind; a rate counted per
+ * someone with no word for it is a limit ("500 req/min per API key").
  */
 function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: string | undefined): { name: string; at: number } {
   if (v.measure) return { name: v.measure, at: -1 };
@@ -570,10 +455,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
-    // Whom a bare figure is counted for is not what it measures ("raised the pool from 16 to 24 per node" is no count of
-    // nodes); a count of a noun per something may be that something's size ("500 rows per page").
+    // Whom a bare figure is counted for is not what it measures ("16 to 24 per node"); a count of a noun may be ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
-    if (measure.name === 'limit' && found.length === 1 && view.tokens[found.index]!.word.pos !== 'NOUN' && v.kind !== 'rate') continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
     const word = view.tokens[found.index]!;
     if (v.kind === 'number' && measure.kinds.has('count') && found.length === 1 && word.lower === word.lemma && found.index < at && view.tokens[at - 1]?.lower === 'at') continue;
@@ -589,9 +472,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
   // what traffic holds ("62% of traffic is polls", "429s fell to 0.2% of traffic").
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
-  if (best) return best;
-  if (v.kind === 'rate' && per) return { name: 'limit', at: -1 };
-  return { name: '', at: -1 };
+  return best ?? { name: v.kind === 'rate' && per ? 'limit' : '', at: -1 };
 }
 
 /** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
@@ -658,13 +539,8 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     }
     return best;
   };
-  const plainEnv = nearest(ENVIRONMENTS, (i) => {
-    const t = view.tokens[i]!;
-    if ((t.word.parts && isComponent(t.word)) || regionalEnv(t.word.text)) return false;
-    return namesEnvironment(t.lower, view.tokens[i - 1]?.lower);
-  });
-  // "3 workers in prod-ap and 5 in prod-us": the environment and region after the value and before the next one,
-  // else the nearest before it.
+  const plainEnv = nearest(ENVIRONMENTS, (i) => namesEnvironment(view.tokens[i]!.lower, view.tokens[i - 1]?.lower));
+  // "3 workers in prod-ap and 5 in prod-us": the region after the value and before the next one, else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
   const regional = regions.find((r) => r.start >= v.end && r.start < nextValue && r.after) ?? regions.findLast((r) => r.start < v.start) ?? regions[0];
@@ -673,20 +549,17 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const env =
     (regional && (!plainEnv || regional.env!.startsWith(`${plainEnv.value}-`) || apart(regional.start) <= apart(plainEnv.start)) ? regional.env : plainEnv?.value) ??
     view.tokens.map((t) => envInName(t.word.text)).find((e) => e !== undefined);
-  // A statistic qualifies a value its clause does not part from it by a comma or colon ("p99 is 200 ms", not "..., burst 100").
-  // A label's colon does not part them ("p95 last week: 240 ms").
+  // A statistic qualifies a value no comma or colon parts from it ("p99 is 200 ms", not "..., burst 100"; a label's colon does not).
   const parted = (i: number, marks: readonly string[]) => view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => marks.includes(t.lower));
   const stat = nearest(STATISTICS, (i) => !parted(i, i < at ? [',', ';'] : [',', ':', ';']))?.value;
-  // A bound is next to its value ("at most 5", "up to 8 times", "5 or more"), or names the setting ("maxReplicas 9").
-  // "went up to $59", "raised it up to 8": where a change went, not a bound.
+  // A bound is next to its value ("at most 5", "5 or more"); "went up to $59" is where a change went, not a bound.
   const moved = (i: number) => {
     const before = view.tokens[i - 1]?.word;
     return before !== undefined && (RISE_VERBS.has(before.lemma) || isChangeWord(before));
   };
   const bound = nearest(BOUNDS, (i) => Math.abs(i - at) <= 3 && !moved(i))?.value;
-  // Which end a setting is ("max connections is 200", "search HPA maxReplicas set to 9").
-  // Or it opens the subject the value is said of ("the largest upload a user can send is 10 MB").
-  // Words apart, not tokens: backticks and the pieces of a joined name ("`maxPods` in prod-ap to 12") are not words.
+  // Which end a setting is ("max connections is 200"), or the subject's ("the largest upload a user can send is 10 MB"),
+  // counted in words apart, not tokens (backticks and the pieces of a joined name are not words).
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
   // Past a comma, an extreme word is another value's ("6 workers, queue max 40"); who holds a role has none ("handed over to").
   const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
@@ -720,10 +593,7 @@ function envInName(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * A version named as a release, not as the one in use: the subject of what the release holds ("2.8.3 fixes a
- * leak", "7.0.0 also drops X"), where something shipped ("landed in billing v1.9.2"), or called a release.
- */
+/** A version named as a release, not the one in use: what the release holds ("2.8.3 fixes a leak"), where something shipped. */
 function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   if (v.kind !== 'version') return false;
   if (/\b(?:ship(?:s|ped)?|released|land(?:s|ed)?|fixed|added|introduced|available|removed)\s+(?:in|since)\s+(?:`?[\w.@/-]+`?\s+)?`?v?$/i.test(text.slice(Math.max(0, v.start - 48), v.start))) return true;
@@ -747,9 +617,8 @@ const AGGREGATE = new Set(['global', 'total', 'combined', 'overall', 'aggregate'
 const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
 
 /**
- * The tokens a value's claim is about: for a value in the predicate, the clause before it and the
- * phrase right after it (its counted noun, and one "of/for/on/in/at/to" phrase); for a value that
- * is the subject ("Priya owns the search indexer"), what the clause says of it.
+ * The tokens a value's claim is about: in the predicate, the clause before it and the phrase right after it (its noun,
+ * one "of/for/..." phrase); as the subject ("Priya owns the search indexer"), what the clause says of it.
  */
 function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): number[] {
   const tokens = view.tokens;
@@ -757,8 +626,7 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
   const last = tokens.findLastIndex((t) => t.word.end <= v.end);
   const start = first < 0 ? tokens.length : first;
   const end = last < start ? start : last;
-  // In a list ("svc: minReplicas 3, memory limit 1Gi"), the items before this one are theirs: only the list's head
-  // (before a colon) and this item's own words say what the value is of.
+  // In a list ("svc: minReplicas 3, memory limit 1Gi"), only the list's head and this item's own words say what the value is of.
   const inOther = (i: number) => values.some((x) => x !== v && tokens[i] !== undefined && tokens[i].word.start >= x.start && tokens[i].word.end <= x.end);
   // A list has no verb before the item; prose ("... on August 15, within a $2,500 budget") does.
   const prose = tokens.slice(0, start).some((t) => t.word.pos === 'VERB' || t.word.pos === 'AUX');
@@ -780,10 +648,8 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
 }
 
 /**
- * Values the text names as replaced, by an explicit construction between two values of one
- * family: "from X to Y", "X → Y", "replaced X with Y", "Y replaced X", "X was replaced by Y",
- * "Y instead of X", "Y rather than X", "dropped X in favour of Y", "Y (was X)", "moved off X onto
- * Y", "Y took over from X". Each replaced value maps to the value that replaces it.
+ * Values named as replaced by an explicit construction between two values of one family ("from X to Y", "X → Y",
+ * "replaced X with Y", "Y instead of X", "Y (was X)", ...): each maps to the value that replaces it.
  */
 function replacedValues(text: string, values: readonly Value[]): Map<Value, Value> {
   const replaced = new Map<Value, Value>();
@@ -796,7 +662,6 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
       const between = text.slice(a.end, b.start).replace(/`/g, '');
-      if (between.length > 60) continue;
       if (
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
         /^\s*(?:→|->|=>)\s*$/.test(between) ||
@@ -819,10 +684,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   return replaced;
 }
 
-/**
- * A product no list knows, named in an explicit replacement with one it does ("swapped esbuild for
- * rspack", "Buildkite → Harness", "Bazel instead of Gradle"): a product of the same kind.
- */
+/** A product no list knows, in an explicit replacement with one it does ("swapped esbuild for rspack"): one of the same kind. */
 function replacingProducts(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
@@ -830,8 +692,6 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     // A setting's key ("CACHE_BACKEND") is not a product.
     if (!name || isEnglishWord(name.toLowerCase()) || name.includes('_')) return;
     const named = values.find((v) => start < v.end && start + name.length > v.start);
-    // A capitalised name read as a person's or a team's is the product here.
-    if (named?.kind === 'name' && named.start === start) Object.assign(named, { kind: 'technology', value: name.toLowerCase(), of: t.of });
     if (named) return;
     out.push({ kind: 'technology', value: name.toLowerCase(), of: t.of, text: name, start, end: start + name.length });
   };
@@ -845,17 +705,11 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     if (next && (/(?:→|->|=>)/.test(next[0]) || from || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es))\s+(?:the\s+)?$/i.test(before))) {
       take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
     }
-    const prior = new RegExp(NAME + String.raw`\s+(?:instead\s+of|rather\s+than|in\s+place\s+of|\(was)\s+(?:the\s+)?$`).exec(before);
-    if (prior) take(t, prior[1], t.start - before.length + prior.index + (prior[0].startsWith('\x60') ? 1 : 0));
   }
   return out;
 }
 
-/**
- * A bare number that a construction pairs with a value ("from 10 to 20 connections", "45 s (was
- * 30)", "up from 12"), or that continues a list ("5432 in prod and 5433 in staging"): a value of
- * the same kind and unit.
- */
+/** A bare number a construction pairs with a value ("from 10 to 20 connections", "45 s (was 30)", "5432 and 5433"): of its kind and unit. */
 function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
@@ -881,19 +735,13 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
       const found = like(v, was, v.end + was.index, 1);
       if (found) out.push(found);
     }
-    const list = /^(\s*(?:in|on|for)\s+\w+)?\s*(?:,|and|or|\/)\s*(\d+(?:\.\d+)?)(?![\w.%:])/i.exec(after);
-    if (list && (v.kind === 'port' || v.kind === 'number')) {
-      const found = like(v, list, v.end + list.index, 2);
-      if (found) out.push(found);
-    }
   }
   return out;
 }
 
 /**
- * Values the clause says are gone, with nothing named in their place: the object of a removal
- * done ("dropped Sentry", "removed the #deploys channel"), what "no longer" applies to, and a
- * value followed by a word of retirement ("#deploys got archived", "security@ was retired").
+ * Values the clause says are gone, with nothing in their place: the object of a removal done ("dropped Sentry"), what "no
+ * longer" applies to, and a value followed by a word of retirement ("#deploys got archived").
  */
 function goneValues(view: ClauseView, values: readonly Value[], text: string): Set<Value> {
   const out = new Set<Value>();
@@ -918,8 +766,7 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
-  // A sentence opening as a write-up ("Postmortem (api, 40 min): a deploy that moved ...", "Changelog v2.1: bumped ...")
-  // tells its story: what changed in it is history, and its figures held then.
+  // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
   const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
@@ -970,8 +817,7 @@ export function readFactText(content: string): FactEntity[] {
   const dates = values.filter((v) => v.kind === 'date');
   const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
   const day = (v: Value) => days.has(v);
-  // A label qualifies what follows it in its sentence: an environment ("Workers in staging: queue A has 4, queue B 2"),
-  // or a date ("Release train of 2026-03-09: captain Ola"), which makes the rest a record of that time.
+  // A label qualifies what follows it in its sentence: an environment ("In staging: ..."), or a date, making it a record of then.
   const labels = new Map<number, { env?: string; dated: boolean; past: boolean; start: number }>();
   views.forEach((view, i) => {
     // Past a remark in parentheses that is part of the label ("INC-12 (Sev3, 2026-10-21): ...").
@@ -984,36 +830,25 @@ export function readFactText(content: string): FactEntity[] {
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
     if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
   });
-  const labelOf = (view: ClauseView) => {
-    const label = labels.get(view.clause.sentence);
-    return label && view.clause.start >= label.start ? label : undefined;
-  };
-  // "In staging the worker has no autoscaler; it keeps 2 pods": a clause naming no environment holds in the one an earlier
-  // clause of its sentence names.
-  const sentenceEnv = (view: ClauseView) =>
-    views
-      .filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
-      .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : [])))
-      .at(-1);
+  const labelOf = (view: ClauseView) => [labels.get(view.clause.sentence)].find((label) => label && view.clause.start >= label.start);
+  // A clause naming no environment holds in the one an earlier clause of its sentence names ("In staging ...; it keeps 2 pods").
+  const sentenceEnv = (view: ClauseView) => views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')
+    .flatMap((o) => o.clause.words.flatMap((w) => regionalEnv(w.text) ?? (namesEnvironment(w.lower, w.previous) ? (ENVIRONMENTS.at([w], 0)?.value ?? []) : []))).at(-1);
   // First, each clause on its own: its values with what they measure, its named things and its anchors.
   const read = views.map((view) => {
     // Not the values of a side remark in parentheses inside it: those are the remark's.
     const asides = views.filter((o) => o !== view && o.clause.subordinator === '(' && o.clause.start > view.clause.start && o.clause.end <= view.clause.end);
     const clauseValues = values.filter((v) => v.start >= view.clause.start && v.end <= view.clause.end + 1 && !asides.some((o) => v.start >= o.clause.start && v.end <= o.clause.end + 1));
     // "HPA (staging): min 1": an environment named alone in parentheses qualifies the clause around it.
-    const asideEnv = asides
-      .map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text)))
-      .filter((words) => words.length > 0 && words.length <= 2)
-      .map((words) => ENVIRONMENTS.all(words)[0]?.value)
-      .find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
+    const asideEnv = asides.map((o) => o.clause.words.filter((w) => /\p{L}/u.test(w.text))).filter((words) => words.length > 0 && words.length <= 2)
+      .map((words) => ENVIRONMENTS.all(words)[0]?.value).find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
       if (replaced.has(v)) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
-      // "p99 140 ms over the last 7 days": the window a figure was measured over, not a figure of the thing.
-      // Also "Webhooks, last 30 days: ..."; not a figure kept ("keeps the last 7 days of logs").
+      // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
       const window = text.slice(Math.max(0, v.start - 30), v.start);
       if (v.kind === 'duration' && /\b(?:last|past|previous|trailing)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+the\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) continue;
       const found = qualifiersOf(v, view, clauseValues);
@@ -1024,44 +859,38 @@ export function readFactText(content: string): FactEntity[] {
       const before = view.tokens.slice(0, tokenAt(view.tokens, v.start)).findLast((t) => t.lower !== '`');
       const at = before?.lower === 'at' && NOUNISH.has(view.tokens[view.tokens.indexOf(before) - 1]?.word.pos ?? '') ? view.tokens.indexOf(before) - 1 : -1;
       const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=' || before?.lower === ':' || at >= 0) ? { name: 'location', at: at >= 0 ? at : view.tokens.indexOf(before!) } : read;
-      // A person, a team, a channel, an address or a path is a value only as what a role or a place word says; otherwise it is what the clause is about.
-      // One named in an explicit replacement ("@ana → @bo", "from Dana to Lee") holds whatever the other held.
+      // A person, a team, a channel, an address or a path is a value only as what a role or a place word says, or when named in an
+      // explicit replacement ("@ana → @bo"); otherwise it is what the clause is about.
       const replacing = [...replaced.values()].includes(v);
       if (HOLDERS.has(v.kind) && !gone.has(v) && !replacing && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
-      // A count no measure word names measures what it counts ("40 end-to-end tests").
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
       // So does an instrument's preposition ("signs tokens with RS256", where a tagger may read "signs" as a noun).
       const instrument = INSTRUMENTS.has(before?.lower ?? '');
       if (v.kind === 'technology' && !instrument && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
       const limit = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
-      // A figure compared in a condition ("pages when p95 > 2s", "if error rate exceeds 5%") is where an alert fires, not the figure.
-      // So is how long it must hold there ("... > 2s for 10 minutes").
+      // A figure compared in a condition ("pages when p95 > 2s", and "... for 10 minutes") is where an alert fires, not the figure.
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
       const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
       const name = compared ? 'threshold' : limit;
+      // A count no measure word names measures what it counts ("40 end-to-end tests").
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
     }
     const valued = drafts.map((d) => d.v);
     const identities = clauseValues.filter((v) => !replaced.has(v) && IDENTITY_KINDS.has(v.kind));
-    // Named things: components, and names that are not what the clause states ("the Courier apps", "Discovery is led by ...").
-    // A participle phrase after the clause's values and a comma (", keyed by order_id", ", managed by infra-bot") adds a detail,
-    // not the thing; so does a comparison (", the same line api-gw runs", ", like billing-api").
+    // Named things: components, and names that are not what the clause states ("the Courier apps"). A participle phrase after
+    // its values and a comma (", keyed by order_id") adds a detail, not the thing; so does a comparison (", like billing-api").
     const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
     const participle = (w: Word, next: Word | undefined) => w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(next?.lower ?? '');
     const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
     const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1)))?.start ?? Infinity;
-    const named = new Set(
-      view.clause.words
-        .filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) && !(/[_.]/.test(w.text) && measureOnlyKey(w.lower)))
-        .map((w) => w.lower.replace(/`/g, '')),
-    );
+    const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
+      !(/[_.]/.test(w.text) && measureOnlyKey(w.lower))).map((w) => w.lower.replace(/`/g, '')));
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
     for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
-    // A setting's key names one setting ("CREDIT_NOTE_API_TIMEOUT"): two keys are two things. Not a key that is only a
-    // measure and its unit ("retention.ms", "ttl_seconds"): that names what is measured, of whatever the clause is about.
+    // A setting's key names one setting: two keys are two things. Not a key that is only a measure and its unit ("ttl_seconds").
     const keys = new Set<string>();
     for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text) && !measureOnlyKey(w.lower)) keys.add(w.lower);
     for (const k of keys) named.add(k);
@@ -1072,14 +901,11 @@ export function readFactText(content: string): FactEntity[] {
       const next = ws[i + 1];
       if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
     });
-    view.clause.words.forEach((w, i) => {
-      if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
-    });
+    for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
-    // Words that qualify a value rather than name what it is about: bounds and extremes, and whom it is
-    // counted for ("per API key", "per tenant": its `per`).
+    // Words that qualify a value rather than name what it is about: bounds and extremes, and whom it is counted for ("per tenant").
     const qualifying = new Set([...BOUNDS.all(view.tokens), ...EXTREMES.all(view.tokens)].flatMap((m) => Array.from({ length: m.length }, (_, k) => m.index + k)));
     view.tokens.forEach((t, i) => {
       if (!countedFor(view.tokens, i)) return;
@@ -1113,31 +939,22 @@ export function readFactText(content: string): FactEntity[] {
   });
 
   for (const [index, { view, clauseValues, drafts, named, anchors, own, roles }] of read.entries()) {
-    // A clause that names no component is about what its sentence named ("X is owned by Billing; Leila is the
-    // contact", "ask Vinh before touching X"), or else the sentence before ("X failed. The postmortem is in Y").
     const mates = read.filter((r, i) => i !== index && r.view.clause.sentence === view.clause.sentence);
-    // Borrowed from the sentence's other clauses, else the sentences before: a clause that names no component is
-    // about the sentence's ("X is owned by Billing; Leila is the primary contact", "X runs 3 replicas (HPA, target
-    // CPU 70%)"), and one that names nothing about its names ("the Courier apps ship ...; the branch is cut on Tuesday").
-    // A side remark in parentheses lends nothing to the clause around it.
+    // A clause that names no component is about its sentence's other clauses' ("X is owned by Billing; Leila is the contact"),
+    // else the sentences before; one that names nothing, about their names. A remark in parentheses lends nothing.
     const inParens = view.clause.subordinator === '(';
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
     // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
-    const lenders = mates.filter(
-      (r) =>
-        r.view.clause.subordinator !== '(' &&
-        (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
-        !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)),
-    );
+    const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
+      !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)));
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
     const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
     const measured = new Set(drafts.flatMap((d) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])]));
     // Names nothing of its own but what it measures ("Leila is the primary contact", "CPU request 100m", "p99 is about 60ms").
     const bare = own.every((a) => measured.has(a) || GENERIC.has(a));
     const earlier = read.slice(0, index).reverse().find((r) => r.view.clause.subordinator !== '(' && joined(r.named).length > 0);
-    // A setting's key names its own setting: it is lent only to a clause measuring what its words say ("POOL_SIZE=20; raised to
-    // 30 last week"), not to one measuring something else ("secret in `HOOK_SECRET`, retried 3 times").
+    // A setting's key is lent only to a clause measuring what its words say ("POOL_SIZE=20; raised to 30"), not something else.
     const lendable = (r: (typeof read)[number], c: string) => !r.keys.has(c) || splitIdentifier(c).some((p) => measured.has(p) || drafts.some((d) => d.measure === p));
     const fromSentence = lenders.flatMap((r) => joined(r.named).filter((c) => lendable(r, c)));
     // After a label ("X: ...") or as a second predicate ("X does A and keeps B"), the clause shares the subject before it.
@@ -1150,18 +967,13 @@ export function readFactText(content: string): FactEntity[] {
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
     const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named).filter((c) => lendable(r, c))) : [];
     const components = [...new Set([...named, ...borrowed, ...main])].sort();
-    // Between two components, the one after "to" or "calling" is the one called ("timeout from A to B").
-    const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
-    // A clause that names nothing else ("(cron 30 2 * * *)", "and 5433 in staging") is about what its sentence names.
-    // Not from a subordinate clause after it ("reads the topic, which has 4 shards, so adding workers is moot"); a relative
-    // clause with a component it borrowed is about that component, not what else its sentence names.
+    // A clause that names nothing else ("and 5433 in staging") is about what its sentence names, not a subordinate clause after
+    // it; a relative clause with a component it borrowed is about that component.
     const relative = ['which', 'who', 'whose'].includes(view.clause.subordinator ?? '') && components.length > 0;
     // Nor from a side remark after it (", checked in the gateway config"): where it was seen is not what it is about.
     const after = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && (subordinate(r) || r.view.clause.subordinator === ',ing');
     const inherited = own.length === 0 && named.length === 0 && !relative ? [...new Set(lenders.filter((r) => !after(r)).flatMap((r) => r.own))] : [];
     for (const a of [...anchors.values(), ...roles]) mentions.add(a);
-    // A key naming only what is measured is no component, but the fact still names it.
-    for (const w of view.clause.words) if (/[_.]/.test(w.text) && measureOnlyKey(w.lower)) mentions.add(w.lower.replace(/`/g, ''));
     for (const c of components) {
       mentions.add(c);
       // A setting's key is read by its words ("pool_size" is named by "default_pool_size").
@@ -1170,17 +982,12 @@ export function readFactText(content: string): FactEntity[] {
     // And what a count counts ("480p poster frames", "3 replicas"): the fact names those things.
     for (const v of clauseValues) for (const m of [v.value, ...(v.kind === 'count' && v.of && /^[a-z][a-z-]{2,}$/.test(v.of) ? [v.of] : [])]) mentions.add(m);
 
-    // A clause that reports what happened on a date (in it, or in a remark inside it), in the past tense and not as
-    // a change ("the canary served 5% of traffic on March 3", "v2.3 (shipped 2026-01-12) had 12 open bugs"), states
-    // what held then, not now.
-    const event =
-      incidents.has(view.clause.sentence) ||
-      labelOf(view)?.dated === true ||
-      // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
-      (labelOf(view)?.past === true && view.cue === null) ||
+    // A clause that reports in the past tense, not as a change, what happened on a date ("v2.3 (shipped 2026-01-12) had 12 open
+    // bugs") states what held then, not now.
+    // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
+    const event = incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
-      (view.cue === null &&
-      values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
+      (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
     // One claim per thing measured: values listed together ("A and B") are one claim's values.
     const claims = new Map<string, ClaimEntity>();
@@ -1205,23 +1012,11 @@ export function readFactText(content: string): FactEntity[] {
       if (!claim) {
         const foreignKeys = new Set([...othersKeys(v, view, clauseValues)].map((k) => k.lower));
         claim = {
-          type: 'claim',
-          kind: v.kind,
-          measure,
-          anchors: claimAnchors,
-          ...(qualities.length ? { qualities } : {}),
-          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)),
-          values: [],
-          display: [],
-          ...quals,
-          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}),
-          ...(toward ? { toward } : {}),
-          ...(of ? { of } : {}),
-          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}),
-          ...(view.cue ? { cue: view.cue } : {}),
-          ...(negatedAt(view, v) ? { negated: true } : {}),
-          ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
-          clause: view.index,
+          type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
+          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
+          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(of ? { of } : {}),
+          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
+          ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
         };
         claims.set(key, claim);
       }
@@ -1238,8 +1033,7 @@ export function readFactText(content: string): FactEntity[] {
     const deletes = deletionOf([view]);
     if (deletes) entities.push(deletes);
     else {
-      const aside = mates
-        .filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
+      const aside = mates.filter((r) => r.view.clause.subordinator === '(' && !r.view.negated && r.view.clause.start > view.clause.start && r.view.clause.end < view.clause.end)
         .flatMap((r) => [...r.anchors.values(), ...r.named]);
       // What "it" or "they" stands for: the subject of the fact's statement before, else a thing its first clause opens with.
       const before = entities.findLast((e): e is StatementEntity => e.type === 'statement')?.subject ?? [];
@@ -1253,45 +1047,34 @@ export function readFactText(content: string): FactEntity[] {
   // What the fact says changed or ended, clause by clause (main clauses, not plans): a dependency on it goes stale.
   const said = (keep: (v: ClauseView) => boolean) => [...new Set(read.filter((r) => keep(r.view) && !r.view.mode && (r.view.clause.subordinator === null || r.view.clause.subordinator === 'and' || r.view.clause.subordinator === ':')).flatMap((r) => [...r.anchors.values(), ...r.named, ...r.clauseValues.map((v) => v.value)]))].sort();
   // What changed is what a changed claim or statement is about, not every word of its clause.
-  const changed = [
-    ...new Set(
-      entities.flatMap((e) =>
-        e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : [],
-      ),
-    ),
-  ].sort();
+  const changed = [...new Set(entities.flatMap((e) =>
+    e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : []))].sort();
   // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
-  const ended = said((v) =>
-    v.clause.words.some((w, i, words) => (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))),
-  );
-  // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned", "#ops-old
-  // got archived"), the object of a removal done ("dropped left-pad and leftpad-types from package.json").
+  const ended = said((v) => v.clause.words.some((w, i, words) =>
+    (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))));
+  // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
     if (r.view.mode || r.view.negated) continue;
     const words = r.view.clause.words;
     const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
     const names = (from: number, to: number) => words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, ''));
-    // "is archived" is a state; "are dropped" a habit ("duplicates are dropped"), "were dropped" an act done.
-    // Written as a headline, nothing but the names comes first ("`billing-v1` repo archived", "`db-old` shut down").
+    // "is archived" is a state, "are dropped" a habit, "were dropped" an act done; so is a headline ("`db-old` shut down").
     const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
     const goneAt = new Set(goneMatches.map((m) => m.at));
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
-    const retiredAt = words.findIndex(
-      (w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) || (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))),
-    );
+    const retiredAt = words.findIndex((w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) ||
+      (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))));
     // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
     const preposition = words.findIndex((w) => w.pos === 'ADP');
     if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
-    // A headline that opens with the act, written done ("Archived `#ops-old` and two dead channels", "Shut down `ci-mac-02`"):
-    // the names it goes on to give, up to the first preposition or pause. A bare verb ("Archive the old logs") is an instruction.
+    // A headline opening with the act done ("Shut down `ci-mac-02`"): the names it gives, up to a preposition or pause.
     const opening = goneMatches.find((m) => m.at === 0 && (m.length > 1 || words[0]!.lower !== words[0]!.lemma));
     if (opening) {
       const end = words.findIndex((w, i) => i >= opening.length && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
       for (const n of names(opening.length, end < 0 ? words.length : end)) gone.add(n);
     }
-    // "Ana left", "Dmitri's last day was Friday": a person named before a departure done is gone (not one who handed a
-    // role over: that person is still here).
+    // "Ana left": a person named before a departure done is gone (not one who handed a role over).
     const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
     // Away for a while counts too ("is on parental leave until March").
     const away = (i: number) => words[i]!.lower === 'leave' && (words[i - 1]?.lower === 'on' || words[i - 2]?.lower === 'on');
@@ -1299,44 +1082,24 @@ export function readFactText(content: string): FactEntity[] {
       const i = words.indexOf(r.view.tokens[m.index]!.word);
       return !handover(m) && (m.length > 1 || changeDone(words, i) || words[i]!.lower === 'left' || away(i));
     });
-    if (departure) {
-      const at = r.view.tokens[departure.index]!.word.start;
-      // A person by name or handle ("@ravi left").
-      for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
-    }
-    const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && i === 0);
-    if (removalAt === 0) {
-      const end = words.findIndex((w, i) => i > 0 && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
-      for (const n of names(1, end < 0 ? words.length : end)) gone.add(n);
-    }
-  }
-  // A config file names what it configures ("alertmanager.yml": alertmanager).
-  for (const m of [...mentions]) {
-    const base = /^(?:.*\/)?([a-z][\w-]*)\.(?:ya?ml|json|toml|ini|conf|cfg|env)$/.exec(m)?.[1];
-    if (base) mentions.add(base);
+    // A person by name or handle ("@ravi left").
+    const at = departure ? r.view.tokens[departure.index]!.word.start : -1;
+    for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
   }
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
   const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
   entities.push({
-    type: 'mentions',
-    value: [...mentions].sort(),
-    ...(changed.length ? { changed } : {}),
-    ...(ended.length ? { ended } : {}),
-    ...(gone.size ? { gone: [...gone].sort() } : {}),
-    ...(hedged ? { hedged: true as const } : {}),
-    ...(announces ? { announces: true as const } : {}),
+    type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}),
+    ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}), ...(announces ? { announces: true as const } : {}),
   });
   return entities;
 }
 
 /**
- * A clause as a statement: who or what (its subject), the act (its verb's class: "rely on" is
- * "use"), what it is done to (its object), whether it asserts or denies that ("no longer", "dropped
- * X", "removed X" deny from now on, with a change cue), and its target: the noun phrase the act is
- * about, or for a denial the very phrase the negation governs ("no cross-tenant queries": both
- * words; "we don't use an ORM": orm; "TOTP isn't enforced": totp). A negation denies only that.
- * Plans and conditions state nothing.
+ * A clause as a statement: its subject, act (its verb's class: "rely on" is "use"), object, whether it asserts or denies
+ * ("no longer", "dropped X" deny, with a change cue), and its target: the phrase the act is about, or that the negation
+ * governs ("no cross-tenant queries": both words). Plans and conditions state nothing.
  */
 function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = [], referent: readonly string[] = []): StatementEntity | null {
   if (view.mode || (view.clause.subordinator !== null && view.clause.subordinator !== 'and' && view.clause.subordinator !== ':')) return null;
@@ -1373,10 +1136,8 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   while (auxAt >= 0 && (words[auxAt]!.pos === 'ADV' || words[auxAt]!.pos === 'PART' || NEGATIONS.has(words[auxAt]!.lower))) auxAt--;
   const objectWords = verbAt >= 0 ? words.slice(verbAt + 1).filter((w) => !values.some((v) => v.kind !== 'technology' && familyOf(v.kind) !== 'person' && w.start < v.end && w.end > v.start)) : [];
   const passive = verb !== undefined && words[auxAt]?.lemma === 'be' && /(?:ed|en)$/.test(verb.lower) && !objectWords.some((w) => NOUNISH.has(w.pos));
-  let subjectEnd = verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential;
-  if (subjectEnd < 0) subjectEnd = 0;
-  // What the statement is about: the phrase after a negation ("no X", "without X", "there are no X"), the
-  // object phrase after the verb, or a passive's subject.
+  let subjectEnd = Math.max(0, verbAt >= 0 ? (passive ? auxAt : verbAt) : noAt >= 0 ? noAt : existential);
+  // What the statement is about: the phrase after a negation ("no X", "without X"), the object after the verb, or a passive's subject.
   let targetWords: Word[];
   if (!positive && noAt >= 0 && (verbAt < 0 || noAt > verbAt || existential >= 0)) targetWords = phraseAt(noAt + 1);
   else if (passive) {
@@ -1389,8 +1150,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
   }
   const subjectWords = words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there'));
-  // "It isn't exposed publicly", "No autoscaler", "There is no memory cap" after a clause about a thing: said of that
-  // thing, not of everything.
+  // "It isn't exposed publicly", "No autoscaler" after a clause about a thing: said of that thing, not of everything.
   const pronoun = subjectWords.every((w) => THIRD_PERSON.has(w.lower) || (!CONTENT.has(w.pos) && !FIRST_PERSON.has(w.lower)));
   const subject = pronoun && referent.length > 0 ? [...referent] : concepts(subjectWords);
   const target = concepts(targetWords).filter((c) => !GENERIC.has(c));
@@ -1401,32 +1161,16 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
   if (target.length === 0) return null;
   // The products it is done with ("applied with Flyway", "shipped via Argo CD", "built using Bazel").
-  const uses = positive
-    ? words.flatMap((w, i) =>
-        INSTRUMENTS.has(w.lower)
-          ? values.filter((v) => (v.kind === 'technology' || v.kind === 'name') && v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos)))
-          : [],
-      )
-    : [];
+  const uses = words.flatMap((w, i) => !INSTRUMENTS.has(w.lower) ? [] : values.filter((v) => (v.kind === 'technology' || v.kind === 'name') &&
+    v.start >= w.end && v.end <= view.clause.end + 1 && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ'].includes(x.pos))));
   const verbClass = existential >= 0 || verbAt < 0 ? 'exist' : (VERB_CLASSES.at(words, verbAt)?.value ?? verb!.lemma);
   return {
-    type: 'statement',
-    positive,
-    verb: verbClass,
-    subject,
-    object,
-    target,
-    ...(where.length ? { where } : {}),
-    ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}),
-    ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}),
-    clause: view.index,
+    type: 'statement', positive, verb: verbClass, subject, object, target, ...(where.length ? { where } : {}),
+    ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}), ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}), clause: view.index,
   };
 }
 
-/**
- * A request to forget facts: an imperative of forgetting ("forget", "drop", "disregard", "ignore")
- * about a note or a thing, or a note said to be done with ("the note about X can go").
- */
+/** A request to forget facts: an imperative of forgetting ("forget", "drop") about a note or a thing, or a note done with ("... can go"). */
 function deletionOf(views: readonly ClauseView[]): FactEntity | null {
   for (const view of views) {
     const words = view.clause.words;
@@ -1461,10 +1205,8 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     const deadline = (from: number) => values.some((v) => ['duration', 'time', 'weekday', 'date'].includes(v.kind) && v.start >= from && v.start - from <= 2);
     const byDeadline = (at >= 0 && ['until', 'till'].includes(words[at]!.lower) && deadline(words[at]!.end)) || (sub !== null && ['until', 'till'].includes(sub) && deadline(view.clause.start));
     if (!byDeadline && ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0)) {
-      const target = words
-        .slice(at >= 0 ? at + 1 : 0)
-        // What it waits for, not the word for its end ("until the freeze ends": the freeze).
-        .map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
+      // What it waits for, not the word for its end ("until the freeze ends": the freeze).
+      const target = words.slice(at >= 0 ? at + 1 : 0).map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
         .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }
@@ -1477,5 +1219,3 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
   }
   return out;
 }
-
-export type { ValueKind };

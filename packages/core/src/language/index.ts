@@ -1,13 +1,7 @@
 /**
- * The language module: what a fact says, and when two facts are about one thing. Two entry
- * points, used by commit (facts/) and by detection alike:
- *
- * - `readFact(content)` reads a fact once, at commit, into the entities stored with it;
- * - the alignment (`viewOf`, `sameThing`, `disagree`, `namesReplaced`, `denies`) compares what
- *   two stored facts say, with no text read again.
- *
- * `matchKeysOf` and `probeKeysOf` are how detection finds the facts a new one can meet: the keys a
- * fact is stored under, and the keys it looks others up by.
+ * The language module: what a fact says, and when two facts are about one thing. `readFact` reads a fact once, at
+ * commit, into the entities stored with it; the alignment (`viewOf`, `sameThing`, `disagree`, ...) compares what two
+ * stored facts say. `matchKeysOf` and `probeKeysOf`: the keys a fact is stored under, and those it looks others up by.
  */
 import type { FactEntity } from '@engram/db';
 import { familyOf, readFactText } from './claims.ts';
@@ -19,10 +13,7 @@ export { EXTRACTOR_VERSION, familyOf, type ClaimEntity, type StatementEntity } f
 export { languageModelLoaded, languagePipelineStats, readText, type Clause, type TextReading, type Word } from './reader.ts';
 export { normalizeText } from './values.ts';
 
-/**
- * Reads a fact's text into what is stored with it (see claims.ts). A text the reader cannot read
- * is stored with nothing read (it is still found by queries): a reading never costs a commit.
- */
+/** Reads a fact's text into what is stored with it (see claims.ts); a text it cannot read is stored with nothing read. */
 export function readFact(content: string): FactEntity[] {
   try {
     return readFactText(content);
@@ -31,10 +22,7 @@ export function readFact(content: string): FactEntity[] {
   }
 }
 
-/**
- * Reads one fact now, so the first commit after a start does not wait for the language model to
- * load (240-280 ms on a slow core). The server calls it once it listens.
- */
+/** Reads one fact now, so the first commit after a start does not wait for the model to load (240-280 ms). */
 export function warmFactReading(): void {
   readFact('The cache TTL is 30 seconds since the 2.1 release, down from 60.');
 }

@@ -11,10 +11,7 @@ import units from './data/units.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
 
 /** What a phrase is matched against: a word's lower-case form and its lemma. */
-export interface Matchable {
-  lower: string;
-  lemma: string;
-}
+export interface Matchable { lower: string; lemma: string }
 
 /** Phrases indexed by their first word, so a lookup at a position tries only phrases that can start there. */
 export class PhraseTable<T> {
@@ -36,10 +33,8 @@ export class PhraseTable<T> {
     const w = list[i];
     if (!w) return undefined;
     for (const key of new Set([w.lower, w.lemma])) {
-      for (const entry of this.byFirst.get(key) ?? []) {
-        if (entry.parts.every((p, k) => list[i + k] !== undefined && (list[i + k]!.lower === p || list[i + k]!.lemma === p))) {
-          return { value: entry.value, length: entry.parts.length };
-        }
+      for (const { parts, value } of this.byFirst.get(key) ?? []) {
+        if (parts.every((p, k) => list[i + k] !== undefined && (list[i + k]!.lower === p || list[i + k]!.lemma === p))) return { value, length: parts.length };
       }
     }
     return undefined;
@@ -66,34 +61,16 @@ export class PhraseTable<T> {
 
 const table = (list: readonly string[]) => new PhraseTable(list.map((p) => [p, true] as [string, true]));
 
-/** Change verbs as listed (their families are found by stem where the reader is loaded). */
-export const CHANGE_VERB_LIST: readonly string[] = change.change_verbs;
-
 /** Change language, defined once (data/change.json). */
 export const CHANGE = {
-  verbs: table(change.change_verbs),
-  assignment: table(change.assignment_verbs),
-  markers: table(change.change_markers),
-  previous: table(change.previous_markers),
-  plan: table(change.plan_markers),
-  progress: table(change.progress_markers),
-  conditional: table(change.conditional_markers),
-  correction: table(change.correction_markers),
-  removal: table(change.removal_verbs),
-  gone: table(change.gone_words),
-  completion: table(change.completion_words),
-  departure: table(change.departure_words),
-  deletion: table(change.deletion_verbs),
-  memoryNouns: table(change.memory_nouns),
-  old: table(change.old_words),
-  release: table(change.release_verbs),
+  verbs: table(change.change_verbs), assignment: table(change.assignment_verbs), markers: table(change.change_markers), previous: table(change.previous_markers),
+  plan: table(change.plan_markers), progress: table(change.progress_markers), conditional: table(change.conditional_markers), correction: table(change.correction_markers),
+  removal: table(change.removal_verbs), gone: table(change.gone_words), completion: table(change.completion_words), departure: table(change.departure_words),
+  deletion: table(change.deletion_verbs), memoryNouns: table(change.memory_nouns), old: table(change.old_words), release: table(change.release_verbs),
 };
 
 /** A measure: what a value is of ("timeout", "retention"), and the kinds of value it takes. */
-export interface Measure {
-  name: string;
-  kinds: ReadonlySet<string>;
-}
+export interface Measure { name: string; kinds: ReadonlySet<string> }
 /** Function words, and prefixes written with a hyphen ("multi-window", "non-blocking", "cross-region"). */
 export const FUNCTION_WORDS = new Set<string>(words.function_words);
 /** A measure's words, and each phrase of content words also as written joined ("ratelimit", "poolsize") in keys and terse notes. */
@@ -101,18 +78,13 @@ export const withJoinedForms = (phrases: readonly string[]): string[] => [
   ...phrases,
   ...phrases.filter((w) => w.includes(' ') && !w.split(' ').some((p) => FUNCTION_WORDS.has(p))).map((w) => w.replace(/ /g, '')),
 ];
-const MEASURE_LIST: Measure[] = Object.entries(measures.measures).map(([name, m]) => ({ name, kinds: new Set(m.kinds) }));
+const byPhrase = new Map<string, Measure[]>();
+for (const [name, m] of Object.entries(measures.measures)) {
+  const measure: Measure = { name, kinds: new Set(m.kinds) };
+  for (const w of new Set(withJoinedForms(m.words))) byPhrase.set(w, [...(byPhrase.get(w) ?? []), measure]);
+}
 /** Measure words and phrases → the measures they name (a word may name one measure per kind of value). */
-export const MEASURE_WORDS = new PhraseTable<Measure[]>(
-  (() => {
-    const byPhrase = new Map<string, Measure[]>();
-    for (const [name, m] of Object.entries(measures.measures)) {
-      const measure = MEASURE_LIST.find((x) => x.name === name)!;
-      for (const w of withJoinedForms(m.words)) if (!byPhrase.get(w)?.includes(measure)) byPhrase.set(w, [...(byPhrase.get(w) ?? []), measure]);
-    }
-    return byPhrase;
-  })(),
-);
+export const MEASURE_WORDS = new PhraseTable<Measure[]>(byPhrase);
 
 /** Technology names (one or more words) → canonical name and kind ("redis" → redis, cache). */
 export const TECHNOLOGIES = new PhraseTable<{ name: string; kind: string }>(
@@ -157,11 +129,7 @@ export const RISE_VERBS = new Set(words.rise_verbs);
 /** Verb lemmas and phrases → their class ("rely on" and "use" are one act). */
 export const VERB_CLASSES = invert(words.verb_classes);
 
-export interface Unit {
-  family: 'duration' | 'size' | 'rate' | 'percentage';
-  canonical: string;
-  factor: number;
-}
+export interface Unit { family: 'duration' | 'size' | 'rate' | 'percentage'; canonical: string; factor: number }
 const UNIT_TABLE = new Map<string, Unit>();
 for (const [family, list] of Object.entries(units).filter(([k]) => k !== 'about')) {
   for (const [canonical, def] of Object.entries(list as Record<string, { factor: number; spellings: string[] }>)) {

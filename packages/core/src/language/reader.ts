@@ -1,77 +1,42 @@
 /**
- * Reading a fact's text with a maintained NLP library (wink-nlp and its English model): words with
- * lemma, part of speech and negation scope, entity types (dates, money, durations, emails, URLs),
- * and the text cut into clauses, each marked main or subordinate ("once the index landed",
- * "because we use Redis"). The claim extractor builds on this instead of matching sentence shapes.
- *
- * Chosen over compromise on this project's facts: wink reads a fact in about 0.08 ms (compromise
- * 1.4 ms) with usable tags and lemmas, and runs synchronously with no model download.
+ * Reading a fact's text with wink-nlp and its English model: words with lemma and part of speech, and the text cut
+ * into clauses, each main or subordinate ("because we use Redis"). Chosen over compromise: about 0.08 ms a fact
+ * (compromise 1.4 ms) with usable tags and lemmas, synchronous, no model download.
  */
-import winkNLP, { type ItemEntity, type ItemSentence, type PartOfSpeech } from 'wink-nlp';
+import winkNLP, { type ItemSentence, type PartOfSpeech } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
-import porterStem from 'wink-porter2-stemmer';
 import { SUBORDINATORS } from './lexicon.ts';
 
 /** One word of a text. Offsets are into the text that was read. */
 export interface Word {
-  index: number;
-  text: string;
-  lower: string;
-  lemma: string;
-  /** Porter stem ("coordination" and "coordinate" share "coordin"). */
-  stem: string;
-  pos: PartOfSpeech;
-  start: number;
-  end: number;
-  /** The entity the word belongs to, if any (DATE, MONEY, DURATION, EMAIL, URL, HASHTAG, ...). */
-  entity?: string;
-  stop: boolean;
+  index: number; text: string; lower: string; lemma: string; pos: PartOfSpeech; start: number; end: number; stop: boolean;
   /** The tokens a joined word was written with ("end", "to", "end" of "end-to-end"). */
   parts?: Word[];
-  /** The lowercase word before this one in its sentence, and the word after it. */
+  /** The lowercase word before this one in its sentence. */
   previous?: string;
-  next?: string;
-  nextPos?: PartOfSpeech;
 }
 
 /** A clause: a main statement, or a subordinate one introduced by `subordinator`. */
 export interface Clause {
-  words: Word[];
-  start: number;
-  end: number;
+  words: Word[]; start: number; end: number;
   /** Lowercase word that introduces a subordinate clause ("because", "once", "until"); null for a main clause. */
   subordinator: string | null;
   /** Which sentence of the text it belongs to (0, 1, ...). */
   sentence: number;
 }
 
-export interface EntitySpan {
-  type: string;
-  value: string;
-  start: number;
-  end: number;
-  words: Word[];
-}
-
-export interface TextReading {
-  text: string;
-  words: Word[];
-  clauses: Clause[];
-  entities: EntitySpan[];
-}
+export interface TextReading { text: string; words: Word[]; clauses: Clause[] }
 
 type Nlp = ReturnType<typeof winkNLP>;
 let instance: Nlp | undefined;
-/** The highest lexeme id wink has handed out since the pipeline was built (ids are given in order). */
+/** The highest lexeme id wink has handed out since the pipeline was built (ids are given in order), and the model's own. */
 let highestId = 0;
+let intrinsicSize = 0;
 let pipelinesBuilt = 0;
 
 /**
- * wink keeps every unknown word it meets in a lexicon that only grows (about 140 bytes each); a
- * server reading facts for months would grow without bound. The pipeline is rebuilt once it has
- * learned this many words (about 14 MB), and the rebuild is one synchronous piece of 60-200 ms,
- * which every request then waits for. So it counts the words learned (the ids handed out beyond
- * the model's own), not the tokens read: a fact in known words brings the next rebuild no closer
+ * wink keeps every unknown word it meets (about 140 bytes each), so the pipeline is rebuilt once it has learned this
+ * many (about 14 MB; a synchronous 60-200 ms). It counts words learned (ids beyond the model's), not tokens read
  * (docs/performance/2026-12-02-constants.md).
  */
 const WORDS_PER_PIPELINE = 100_000;
@@ -88,68 +53,46 @@ function nlp(): Nlp {
 }
 
 /** Notes the lexeme id of a token just read (see WORDS_PER_PIPELINE). */
-const noteId = (id: number) => {
-  if (id > highestId) highestId = id;
-};
+const noteId = (id: number) => (highestId = Math.max(highestId, id));
 
 /** Pipelines built so far in this process, and the words the current one has learned (for tests and diagnostics). */
 export function languagePipelineStats(): { built: number; learnedWords: number } {
   return { built: pipelinesBuilt, learnedWords: Math.max(0, highestId - intrinsicSize) };
 }
 
-/** One of wink's `its` property readers, by name (they are plain functions that read a token's property). */
+/** One of wink's `its` property readers, by name. */
 const propertyOf = (pipeline: Nlp, name: string) => (pipeline.its as unknown as Record<string, unknown>)[name] as never;
 
 /** A span as wink reports it: the first and last token index. */
 const asSpan = (value: unknown): [number, number] => value as [number, number];
 
-/** The Porter2 stem of a lowercase word. */
-export const porterStemOf = (word: string) => (/^[a-z]+$/.test(word) ? porterStem(word) : word);
-
-/** Stems of words already seen (a workspace's vocabulary is small beside its facts). */
-const stems = new Map<string, string>();
-function stemOf(lemma: string): string {
-  let found = stems.get(lemma);
-  if (found === undefined) {
-    if (stems.size > 50_000) stems.clear();
-    found = porterStemOf(lemma);
-    stems.set(lemma, found);
-  }
-  return found;
+/** A function of a word with its answers remembered (a workspace's vocabulary is small beside its facts), `limit` at most. */
+function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
+  const known = new Map<string, T>();
+  return (word) => {
+    let found = known.get(word);
+    if (found === undefined) {
+      found = f(word);
+      if (known.size > limit) known.clear();
+      known.set(word, found);
+    }
+    return found;
+  };
 }
 
 /** Is the lowercase word in the model's English lexicon (rather than a name or a made-up product)? */
-/**
- * Where the model's suffix stripping misses: "flushes" → "flushe" (strip the "es" when that is a
- * word it knows) and "routed", "caching" → "rout", "cach" (the verb with its "e" back, when that is one).
- */
-function lemmaOf(lower: string, lemma: string): string {
-  if (/(?:sh|ch|x|ss)e$/.test(lemma) && lower === `${lemma}s` && !isEnglishWord(lemma)) return isEnglishWord(lemma.slice(0, -1)) ? lemma.slice(0, -1) : lemma;
-  if ((lower === `${lemma}ed` || lower === `${lemma}ing`) && /[^aeiouwy]$/.test(lemma) && !lemma.endsWith('ng') && isEnglishWord(`${lemma}e`)) return `${lemma}e`;
-  return lemma;
-}
-
-export function isEnglishWord(lower: string): boolean {
-  const known = englishCache.get(lower);
-  if (known !== undefined) return known;
+export const isEnglishWord = remembered(50_000, (lower) => {
   const pipeline = nlp();
   const ids = pipeline.readDoc(lower).tokens().out(propertyOf(pipeline, 'uniqueId')) as unknown as number[];
   for (const id of ids) noteId(Number(id));
   // One word the model knows ("returns-api" reads as three tokens: not a word of the lexicon).
-  const english = ids.length === 1 && Number(ids[0]) < intrinsicSize;
-  if (englishCache.size > 50_000) englishCache.clear();
-  englishCache.set(lower, english);
-  return english;
-}
-/** Answers already looked up: the same capitalised words recur in a workspace's facts. */
-const englishCache = new Map<string, boolean>();
-let intrinsicSize = 0;
+  return ids.length === 1 && Number(ids[0]) < intrinsicSize;
+});
 
 /** Whether this process has loaded the language model (for tests and diagnostics). */
 export function languageModelLoaded(): boolean {
   return instance !== undefined;
 }
-
 
 /**
  * Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic.
@@ -172,52 +115,23 @@ export function readText(text: string): TextReading {
     const start = found >= 0 ? found : cursor;
     const end = start + raw.length;
     cursor = end;
-    const lemma = lemmaOf(raw.toLowerCase(), String(lemmas[i]).toLowerCase());
-    words.push({
-      index: i,
-      text: raw,
-      lower: raw.toLowerCase(),
-      lemma,
-      // The stem of the lemma, so a verb and its noun meet ("coordinated" / "coordination").
-      stem: stemOf(lemma),
-      pos: tags[i]!,
-      start,
-      end,
-      stop: Boolean(stops[i]),
-    });
-  });
-  const entities: EntitySpan[] = [];
-  const tokenWords = [...words];
-  doc.entities().each((entity: ItemEntity) => {
-    const detail = entity.out(its('detail')) as { value: string; type: string };
-    const [first, last] = asSpan(entity.out(its('span')));
-    const span = tokenWords.slice(first, last + 1);
-    if (span.length === 0) return;
-    for (const w of span) w.entity = detail.type;
-    entities.push({ type: detail.type, value: detail.value, start: span[0]!.start, end: span.at(-1)!.end, words: span });
+    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma: String(lemmas[i]).toLowerCase(), pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const sentences: [number, number][] = [];
-  doc.sentences().each((sentence: ItemSentence) => {
-    sentences.push(asSpan(sentence.out(its('span'))));
-  });
+  doc.sentences().each((sentence: ItemSentence) => void sentences.push(asSpan(sentence.out(its('span')))));
   for (const [first, last] of sentences) {
-    fixSentenceStart(tokenWords[first]);
-    fixPluralVerbs(tokenWords.slice(first, last + 1));
+    // The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ..."): it is read as in lower case.
+    const opening = lowerReading(words[first]!.lower);
+    retag(words[first]!, opening.pos, opening.lemma);
+    fixPluralVerbs(words.slice(first, last + 1));
   }
-  const merged = mergeIdentifiers(tokenWords, text);
+  const merged = mergeIdentifiers(words, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
-    if (i + 1 < merged.length) {
-      w.next = merged[i + 1]!.lower;
-      w.nextPos = merged[i + 1]!.pos;
-    }
   });
-  for (const e of entities) e.words = merged.filter((w) => w.start < e.end && w.end > e.start);
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
-  const starts = sentences
-    .map(([first]) => tokenWords[first]!.start)
-    .filter((start) => !merged.some((w) => w.start < start && w.end > start));
+  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start));
   const groups = new Map<number, Word[]>();
   let current = 0;
   for (const w of merged) {
@@ -230,35 +144,18 @@ export function readText(text: string): TextReading {
   let sentence = 0;
   for (const list of groups.values()) splitClauses(list, clauses, sentence++);
   clauses.sort((a, b) => a.start - b.start);
-  return { text, words: merged, clauses, entities };
+  return { text, words: merged, clauses };
 }
 
-/**
- * The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ...",
- * "Application logs ..."); an English word there is read as the tagger reads it in lower case.
- */
-function fixSentenceStart(w: Word | undefined): void {
-  if (!w || w.pos !== 'PROPN' || !/^[A-Z][a-z]+$/.test(w.text)) return;
-  const lower = lowerReading(w.lower);
-  if (!isEnglishWord(w.lower) && (lower.pos === 'PROPN' || lower.pos === 'NOUN' || lower.pos === 'X')) return;
-  w.pos = lower.pos;
-  w.lemma = lower.lemma;
-  w.stem = stemOf(lower.lemma);
-}
+/** Reads a word as another part of speech, with this lemma. */
+const retag = (w: Word, pos: PartOfSpeech, lemma: string) => Object.assign(w, { pos, lemma });
 
-/** How the tagger reads a lower-case word alone (cached: sentences open with the same few words). */
-const lowerReadings = new Map<string, { pos: PartOfSpeech; lemma: string }>();
-function lowerReading(word: string): { pos: PartOfSpeech; lemma: string } {
-  let found = lowerReadings.get(word);
-  if (!found) {
-    const pipeline = nlp();
-    const tokens = pipeline.readDoc(word).tokens();
-    found = { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
-    if (lowerReadings.size > 10_000) lowerReadings.clear();
-    lowerReadings.set(word, found);
-  }
-  return found;
-}
+/** How the tagger reads a lower-case word alone (remembered: sentences open with the same few words). */
+const lowerReading = remembered(10_000, (word): { pos: PartOfSpeech; lemma: string } => {
+  const pipeline = nlp();
+  const tokens = pipeline.readDoc(word).tokens();
+  return { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
+});
 
 /**
  * The tagger confuses a plural noun with a verb in the third person ("keep application *logs* in
@@ -277,19 +174,10 @@ function fixPluralVerbs(sentence: Word[]): void {
       // "App logs in Loki are kept ...": a later verb makes the first one a plural noun.
       const laterVerb = sentence.slice(i + 1).some((x) => x.pos === 'AUX' || x.pos === 'VERB');
       if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
-        w.pos = 'NOUN';
-        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
-        w.stem = porterStemOf(w.lemma);
+        retag(w, 'NOUN', w.lower.slice(0, -1));
       } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
-        w.pos = 'VERB';
-        w.lemma = lemmaOf(w.lower, w.lower.slice(0, -1));
-        w.stem = porterStemOf(w.lemma);
+        retag(w, 'VERB', w.lower.slice(0, -1));
       }
-    } else if (w.pos === 'NOUN' && !verbSeen && afterNoun && previous.pos !== 'ADJ' && /(?:s|people|men|women)$/.test(previous.lower) && next?.pos === 'DET') {
-      // "Four people share the rotation": after a plural subject, a noun before a determiner is its verb.
-      w.pos = 'VERB';
-      w.lemma = w.lower;
-      w.stem = porterStemOf(w.lemma);
     }
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
     // noun, with a verb still to come, modifies that noun.
@@ -302,14 +190,10 @@ function fixPluralVerbs(sentence: Word[]): void {
       const end = sentence.findIndex((x, k) => k > 0 && ['—', ';', ':', '.'].includes(x.text));
       const statement = sentence.slice(1, end < 0 ? undefined : end);
       const target = statement.findIndex((x) => x.lower === 'to' || x.lower === 'from');
-      const opens = next.pos === 'DET' || ((next.pos === 'NOUN' || next.pos === 'PROPN') && next.entity === undefined);
+      const opens = next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN';
       // Before a noun ("Upgrade path to v3 is documented"), only when the statement has no verb at all.
       const verbless = statement.slice(0, next.pos === 'DET' ? target : undefined).every((x) => x.pos !== 'VERB' && x.pos !== 'AUX');
-      if (opens && target > 0 && verbless) {
-        w.pos = 'VERB';
-        w.lemma = w.lower;
-        w.stem = porterStemOf(w.lemma);
-      }
+      if (opens && target > 0 && verbless) retag(w, 'VERB', w.lower);
     }
     if (w.pos === 'VERB' || w.pos === 'AUX') verbSeen = true;
   }
@@ -341,20 +225,9 @@ function mergeIdentifiers(tokens: Word[], text: string): Word[] {
     const run = tokens.slice(i, j + 1);
     const raw = text.slice(run[0]!.start, run.at(-1)!.end);
     const identifier = /[_.:/]/.test(raw.replace(/^#/, ''));
-    const last = run.filter((t) => !CONNECTORS.test(t.text)).at(-1) ?? run.at(-1)!;
-    out.push({
-      index: out.length,
-      text: raw,
-      lower: raw.toLowerCase(),
-      lemma: raw.toLowerCase(),
-      stem: raw.toLowerCase(),
-      pos: identifier ? 'PROPN' : last.pos,
-      start: run[0]!.start,
-      end: run.at(-1)!.end,
-      ...(run[0]!.entity ? { entity: run[0]!.entity } : {}),
-      stop: false,
-      parts: run.filter((t) => !CONNECTORS.test(t.text)),
-    });
+    const [lower, parts] = [raw.toLowerCase(), run.filter((t) => !CONNECTORS.test(t.text))];
+    const pos = identifier ? 'PROPN' : (parts.at(-1) ?? run.at(-1)!).pos;
+    out.push({ index: out.length, text: raw, lower, lemma: lower, pos, start: run[0]!.start, end: run.at(-1)!.end, stop: false, parts });
     i = j;
   }
   return out;
@@ -392,14 +265,8 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       interrupted = null;
       continue;
     }
-    if (interrupted !== null) {
-      current.push(w);
-      continue;
-    }
-    // A colon between two statements ("never had a Braintree integration: refunds go out as bank transfers"),
-    // not between a name and its value ("TTL: 15 min").
-    // A verb in a remark in parentheses ("replicas: 4 → 6 (also set as ...)"), or in a subordinate clause ("timeout:
-    // 180s, since jobs can take 2 min"), makes no statement of what follows the colon.
+    // A colon between two statements ("no Braintree integration: refunds go out as bank transfers"), not between a name and
+    // its value ("TTL: 15 min"); a verb in parentheses or in a subordinate clause after it makes no statement.
     const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
@@ -407,25 +274,10 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       if (colonJoin) subordinator = ':';
       continue;
     }
-    const opensSubordinate =
-      current.length > 0 &&
-      (SUBORDINATORS.has(w.lower) && (w.pos === 'SCONJ' || w.pos === 'ADP' || w.pos === 'ADV' || w.pos === 'PRON' || w.pos === 'DET') &&
-        !(w.lower === 'as' && w.pos !== 'SCONJ') &&
-        // "as of", "as well", "so far", "after 3 failures": a preposition phrase, not a clause.
-        !(w.lower === 'as' && next && ['of', 'well', 'a', 'an', 'the', 'part', 'long', 'much', 'many'].includes(next.lower)) &&
-        !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && (next.pos === 'NUM' || next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'ADJ' || next.entity !== undefined)) &&
-        // "so that ...", "so the peak doesn't wait ...": a purpose with its own subject; "so far", "so every key" are not.
-        // After a comma, a consequence with its own verb: ", so don't ...".
-        !(
-          w.lower === 'so' &&
-          next?.lower !== 'that' &&
-          !(next && (next.pos === 'DET' || next.pos === 'PRON') && next.lower !== 'every' && next.lower !== 'all') &&
-          !(previous?.text === ',' && next && (next.pos === 'AUX' || next.pos === 'VERB' || next.pos === 'PART'))
-        ) &&
-        // "retries once with backoff": "once" as a count, not a conjunction.
-        !(w.lower === 'once' && !(next && (next.pos === 'DET' || next.pos === 'NOUN' || next.pos === 'PROPN' || next.pos === 'PRON'))) &&
-        !(w.lower === 'when' && current.length < 2) &&
-        !(w.lower === 'where' && previous?.pos !== 'PUNCT'));
+    const opensSubordinate = current.length > 0 && SUBORDINATORS.has(w.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON', 'DET'].includes(w.pos) && !(w.lower === 'as' && w.pos !== 'SCONJ') &&
+      // "after 3 failures": a preposition phrase, not a clause.
+      !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && ['NUM', 'DET', 'NOUN', 'PROPN', 'ADJ'].includes(next.pos)) &&
+      !(w.lower === 'when' && current.length < 2) && !(w.lower === 'where' && previous?.pos !== 'PUNCT');
     // ", reflecting ...", ", tracked with ...": a participle after a comma adds a side remark.
     const participleAfterComma = previous?.text === ',' && w.pos === 'VERB' && /(?:ing|ed)$/.test(w.lower) && current.length > 3;
     const joinedStatement =
@@ -442,7 +294,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     const ownSubject = (() => {
       if (w.lower !== 'and' || secondPredicate || !current.some((x) => x.pos === 'AUX' || x.pos === 'VERB')) return false;
       const verb = sentence.slice(i + 1, i + 5).findIndex((x) => x.pos === 'AUX' || x.pos === 'VERB');
-      return verb > 0 && sentence.slice(i + 1, i + 1 + verb).every((x) => ['NOUN', 'PROPN', 'DET', 'NUM', 'ADJ', 'X', 'SYM'].includes(x.pos) || x.entity !== undefined) && !/ing$/.test(sentence[i + 1 + verb]!.lower);
+      return verb > 0 && sentence.slice(i + 1, i + 1 + verb).every((x) => ['NOUN', 'PROPN', 'DET', 'NUM', 'ADJ', 'X', 'SYM'].includes(x.pos)) && !/ing$/.test(sentence[i + 1 + verb]!.lower);
     })();
     if (ownSubject) {
       flush();
@@ -472,11 +324,6 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       continue;
     }
     current.push(w);
-  }
-  if (interrupted !== null) {
-    // An unclosed parenthesis: the remark, then the clause it interrupted.
-    flush();
-    ({ words: current, subordinator } = interrupted);
   }
   flush();
 }

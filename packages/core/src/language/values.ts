@@ -1,9 +1,6 @@
 /**
- * Values typed by their shape, before any word around them is read: numbers with units,
- * durations and frequencies, times of day and their ranges, weekdays, dates, cron schedules,
- * versions (image tags and toolchain keys included), ports, paths, URLs, emails, regions, money,
- * channels and handles. A value's canonical form is what two facts compare: "1 h" and "3600 s"
- * are one value, "09:00 UTC" and "9am UTC" too.
+ * Values typed by their shape, before any word around them is read (numbers with units, times, dates, versions, ports,
+ * paths, URLs, money, channels, ...). Two facts compare canonical forms: "1 h" and "3600 s" are one value.
  */
 import { FREQUENCIES, MONTHS, NUMBER_WORDS, TECHNOLOGIES, unitOf, UNIT_SPELLINGS, WEEKDAYS } from './lexicon.ts';
 
@@ -37,9 +34,8 @@ const round = (n: number) => Math.round(n * 1e9) / 1e9;
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
- * The ways people write numbers, rewritten into digits the shapes read: "1,000" → "1000", "2k" →
- * "2000", "300 (seconds)" → "300 seconds", "half an hour" → "30 minutes", "after an hour" → "after 1 hour", "three replicas" →
- * "3 replicas". Everything downstream reads this text, so offsets agree.
+ * The ways people write numbers, rewritten into digits the shapes read ("1,000", "2k", "half an hour", "three replicas").
+ * Everything downstream reads this text, so offsets agree.
  */
 export function normalizeText(content: string): string {
   const numberWord = new RegExp(String.raw`\b(${Object.keys(NUMBER_WORDS).filter((w) => !/\s|once|twice|thrice/.test(w)).join('|')})\b(?=\s+(?:[a-z-]+\s+)?[a-z]+)`, 'gi');
@@ -65,11 +61,10 @@ const DAY = WEEKDAYS.map((d) => `${d.slice(0, 3)}(?:${d.slice(3)}s?)?`).join('|'
 /** A clock time as HH:MM (24 h) from CLOCK's groups at `g` (6 groups). */
 function clockOf(m: RegExpExecArray, g: number): string | null {
   if (m[g + 5]) return m[g + 5]!.toLowerCase() === 'noon' ? '12:00' : '00:00';
-  const pm = (m[g + 2] ?? m[g + 4])?.toLowerCase() === 'p';
-  const am = (m[g + 2] ?? m[g + 4])?.toLowerCase() === 'a';
+  const half = (m[g + 2] ?? m[g + 4])?.toLowerCase();
   let hour = Number(m[g] ?? m[g + 3]);
-  if (pm && hour < 12) hour += 12;
-  if (am && hour === 12) hour = 0;
+  if (half === 'p' && hour < 12) hour += 12;
+  if (half === 'a' && hour === 12) hour = 0;
   return `${pad(hour)}:${m[g + 1] ?? '00'}`;
 }
 
@@ -148,8 +143,6 @@ const SHAPES: Shape[] = [
     pattern: new RegExp(String.raw`\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
-      // Abbreviations that are words too ("sat", "wed") count only written as names.
-      if (m[1]!.length <= 3 && !/^[A-Z]/.test(m[1]!)) return null;
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
     },
   },
@@ -175,14 +168,11 @@ const SHAPES: Shape[] = [
     read: (m) => {
       const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
       const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
-      // A name with a digit in it ("s3", "ec2") is a name, not a version of another.
-      if (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' })) return null;
       if (!known && (!m[3]!.includes('.') || name.length < 3)) return null;
       return { kind: 'version', value: m[3]!, of: known?.name ?? name };
     },
   },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
-  { pattern: /\bversion\s+v?(\d+(?:\.\d+){0,3})\b/gi, group: 1, read: (m) => ({ kind: 'version', value: m[1]! }) },
   { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
