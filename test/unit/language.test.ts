@@ -668,6 +668,21 @@ describe('alignment', () => {
     expect(claim('Ownership of ledger-api moved from Anika to Tomasz Wierzbicki', 'person')).toMatchObject({ values: ['tomasz wierzbicki'], previous: ['anika'] });
   });
 
+  it('keeps the precision and safety rules no dev set exercises: a change begun, a year, a place preposition, things of their own, a far replacement', () => {
+    // A change begun or under way is a plan, not a change done.
+    expect(claim('We started the migration of the search cluster to OpenSearch', 'technology').mode).toBe('plan');
+    expect(claim('The queue is being migrated to SQS', 'technology').mode).toBe('plan');
+    // A year is no figure.
+    expect(claimsIn('The billing export was written in 2023 by the data team').some((c) => c.values.includes('2023'))).toBe(false);
+    // A person after a preposition of place or topic holds no role.
+    expect(claimsIn('On Discovery, every PR gets a review from the owner').some((c) => c.kind === 'person' || c.kind === 'name')).toBe(false);
+    // Each naming a thing of its own the other never mentions: two things.
+    expect(same('The invoice queue retries 5 times', 'The refund webhook retries 3 times')).toBe(false);
+    // "from X ... to Y" far apart is no replacement.
+    const far = claimsIn('Moved from 5 workers, after a long week of tuning the autoscaler and the queue consumers together, to 9 replicas').filter((c) => c.previous?.length);
+    expect(far).toEqual([]);
+  });
+
   it('meets a component by its last word beside a component both name', () => {
     expect(same("billing-api's upstream timeout to ledger-writer is 2500ms", 'billing-api waits 10 seconds on the writer call before giving up')).toBe(true);
     expect(same("billing-api's upstream timeout to ledger-writer is 2500ms", 'refund-api waits 10 seconds on the writer call before giving up')).toBe(false);

@@ -185,6 +185,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
   // Not a setting of a kind one scope holds once ("isolation level" in infra/db): what else one names does not make two.
   const oneSetting = a.kind === 'technology' && a.fact.scope === b.fact.scope && a.components.length + b.components.length === 0 && sharedWords >= 1;
+  // Each names a thing of its own the other never mentions: two things.
+  if (ownA.length > 0 && ownB.length > 0) return false;
   if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2 && !oneSetting) return false;
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;

@@ -18,6 +18,8 @@ import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
 import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
+import changeData from './data/change.json' with { type: 'json' };
+import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
 export const EXTRACTOR_VERSION = 18;
@@ -102,7 +104,18 @@ const namesEnvironment = (lower: string, previous: string | undefined) =>
   !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
 /** A change verb ("migrate", "moved"). */
-const isChangeWord = (w: Word) => CHANGE.verbs.has(w);
+/** A word of a change verb's family ("migrate", "migration", "migrating"), by its Porter stem: "started the migration" is a change begun. */
+const CHANGE_STEMS = new Set(changeData.change_verbs.filter((v) => !v.includes(' ')).map((v) => porterStem(v)));
+const changeFamily = new Map<string, boolean>();
+const isChangeWord = (w: Word) => {
+  if (CHANGE.verbs.has(w)) return true;
+  let known = changeFamily.get(w.lower);
+  if (known === undefined) {
+    if (changeFamily.size > 20_000) changeFamily.clear();
+    changeFamily.set(w.lower, (known = /^[a-z]+$/.test(w.lower) && CHANGE_STEMS.has(porterStem(w.lower))));
+  }
+  return known;
+};
 
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
@@ -147,6 +160,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
     if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
+    // "started the migration", "began moving", "being migrated": a change begun, not done.
+    if ((['start', 'begin', 'kick'].includes(w.lemma) && words.slice(i + 1, i + 4).some(isChangeWord)) || (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!))) plan = true;
   });
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
   // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
@@ -309,6 +324,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
+        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
+        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '='))) continue;
         // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
@@ -413,7 +430,11 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const key = view.tokens[i - 2]?.word;
   if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
+  // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
+  if (measure === 'destination' && (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind)))) return false;
   if (measure === 'destination' && (['to', 'into'].includes(before) || view.tokens[i - 2]?.lower === 'to' || i - at <= 3)) return true;
+  // Not through a preposition of place or topic, unless it ends the place phrase itself ("reachable at", "lives in").
+  if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before) && !(measure === 'location' && i - at === 2)) return false;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
@@ -662,6 +683,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
       const between = text.slice(a.end, b.start).replace(/`/g, '');
+      if (between.length > 60) continue;
       if (
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
         /^\s*(?:→|->|=>)\s*$/.test(between) ||
