@@ -44,7 +44,7 @@ const WORDS_PER_PIPELINE = 100_000;
 /** The NLP pipeline, loaded on first use (about 90 ms, once per process). */
 function nlp(): Nlp {
   if (!instance || highestId - intrinsicSize >= WORDS_PER_PIPELINE) {
-    instance = winkNLP(model, ['sbd', 'pos', 'ner']);
+    instance = winkNLP(model, ['sbd', 'pos']);
     intrinsicSize = Number(instance.readDoc('qzxvjkwpq').tokens().out(propertyOf(instance, 'uniqueId'))[0]);
     highestId = intrinsicSize;
     pipelinesBuilt++;
