@@ -678,6 +678,10 @@ describe('alignment', () => {
     expect(claimsIn('On Discovery, every PR gets a review from the owner').some((c) => c.kind === 'person' || c.kind === 'name')).toBe(false);
     // Each naming a thing of its own the other never mentions: two things.
     expect(same('The invoice queue retries 5 times', 'The refund webhook retries 3 times')).toBe(false);
+    // A call's direction: the timeout from A to B is not B's to A. A joined name opening its sentence before the verb is a component.
+    expect(same('Client timeout from quote-api to tax-service is 500 ms', 'tax-service gives up on calls to quote-api after 5000 ms', 'quotes', 'tax')).toBe(false);
+    const [older, newer] = [claimsOf('os-ledger runs OpenSearch 2.11 with 9 data nodes', 'search', 10), claimsOf('os-quotes is OpenSearch 2.13', 'search')].map((cs) => cs.find((c) => c.kind === 'version')!);
+    expect(sameThing(older!, newer!)).toBe(false);
     // "from X ... to Y" far apart is no replacement.
     const far = claimsIn('Moved from 5 workers, after a long week of tuning the autoscaler and the queue consumers together, to 9 replicas').filter((c) => c.previous?.length);
     expect(far).toEqual([]);

@@ -60,8 +60,11 @@ function isComponent(w: Word): boolean {
   // Joined words are a name ("os-growth", "ledger-worker") unless they are an English compound ("on-call", "read-only", "rate-limit").
   if (/^[a-z]+(?:-[a-z]+)+$/i.test(w.text)) {
     const last = parts.at(-1)!;
-    return !(parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
-      COMPOUND_ENDINGS.has(last) || COMPOUND_PREFIXES.has(parts[0]!) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower));
+    const compound = parts.some((p) => FUNCTION_WORDS.has(p)) || MEASURE_WORDS.at(parts.map((p) => ({ lower: p, lemma: p })), 0)?.length === parts.length ||
+      COMPOUND_ENDINGS.has(last) || COMPOUND_PREFIXES.has(parts[0]!) || /(?:ed|ing)$/.test(last) || isEnglishWord(w.lower);
+    // Opening its sentence before the verb, it is the sentence's subject: a name ("os-messaging runs ...").
+    const subject = /^[a-z-]+$/.test(w.text) && (w.previous === undefined || w.previous === '.') && (w.nextPos === 'VERB' || w.nextPos === 'AUX');
+    return !compound || (subject && !parts.some((p) => FUNCTION_WORDS.has(p)) && !isEnglishWord(w.lower));
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
@@ -989,6 +992,8 @@ export function readFactText(content: string): FactEntity[] {
     // A subordinate clause ("X pages when lag on T passes N") is also about its main clause's components.
     const main = view.clause.subordinator !== null && view.clause.subordinator !== '(' && !continues ? lenders.filter((r) => r.view.clause.subordinator === null).flatMap((r) => joined(r.named).filter((c) => lendable(r, c))) : [];
     const components = [...new Set([...named, ...borrowed, ...main])].sort();
+    // Between two components, the one after "to" or "calling" is the one called ("timeout from A to B" is not B's to A).
+    const toward = components.length === 2 ? view.clause.words.find((w, i) => components.includes(w.lower) && /^(?:to|calling|into)$/.test(view.clause.words[i - 1]?.lower ?? ''))?.lower : undefined;
     // A clause that names nothing else ("and 5433 in staging") is about what its sentence names, not a subordinate clause after
     // it; a relative clause with a component it borrowed is about that component.
     const relative = ['which', 'who', 'whose'].includes(view.clause.subordinator ?? '') && components.length > 0;
@@ -1036,7 +1041,7 @@ export function readFactText(content: string): FactEntity[] {
         claim = {
           type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
           components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
-          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(of ? { of } : {}),
+          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}),
           ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
         };

@@ -12,8 +12,9 @@ export interface Word {
   index: number; text: string; lower: string; lemma: string; pos: PartOfSpeech; start: number; end: number; stop: boolean;
   /** The tokens a joined word was written with ("end", "to", "end" of "end-to-end"). */
   parts?: Word[];
-  /** The lowercase word before this one in its sentence. */
+  /** The lowercase word before this one in its sentence, and the part of speech of the word after it. */
   previous?: string;
+  nextPos?: PartOfSpeech;
 }
 
 /** A clause: a main statement, or a subordinate one introduced by `subordinator`. */
@@ -128,6 +129,7 @@ export function readText(text: string): TextReading {
   const merged = mergeIdentifiers(words, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
+    if (i + 1 < merged.length) w.nextPos = merged[i + 1]!.pos;
   });
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
