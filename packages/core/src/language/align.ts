@@ -142,6 +142,8 @@ const qualifiersMeet = (a: ClaimEntity, b: ClaimEntity) => envsMeet(a, b) && (!a
 
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {
+  // A date is the period's own value, not said of one ("the sprint is due April 1" against "due April 5").
+  if (c.kind === 'date') return undefined;
   return view.claims.find((d) => d.clause === c.clause && d.kind === 'date' && !d.mode && d.anchors.some((x) => TIME_NOUNS.has(x)))?.values[0];
 }
 
