@@ -211,8 +211,9 @@ const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in
  * one already raised is skipped; a probable update only for another probable update, a stale
- * question (or a gone thing's probable update) for a fact an open stale question already asks about, and a question of which of two
- * values holds for a fact an open probable update already doubts. A set that shares two or more
+ * question (or a gone thing's probable update) for a fact an open stale question already asks
+ * about, and a question of which of two values holds for a fact an open probable update already
+ * doubts. A set that shares two or more
  * facts with an open conflict (other than a probable update) is the same confusion grown: its new
  * facts join that conflict (question and explanation updated) instead of opening another.
  * Otherwise a new conflict is inserted. Returns the ids of new conflicts; the agents of their

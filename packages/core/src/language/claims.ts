@@ -500,7 +500,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
 }
 
 /** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
-const ROLLOUT_ACTS = new Set(['canary', 'rollout', 'roll', 'weight', 'send', 'route', 'serve', 'shift', 'split', 'receive', 'get', 'ramp', 'flag', 'enable', 'expose', 'release']);
+const ROLLOUT_ACTS = new Set<string>(words.rollout_acts);
 
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
 function measureAndUnit(key: string): boolean {
