@@ -652,9 +652,9 @@ describe('changes announced, asked about every fact stating the old value', () =
   });
 
   it('asks about the fact of its scope stating the replaced value when the change names nothing but its measure', () => {
-    const expiry = fact('Presigned URLs from files-gw expire after 10 minutes', { scope: 'storage/signing', hoursAgo: 900 });
-    const other = fact('files-gw keeps access logs for 30 days', { scope: 'storage/signing', hoursAgo: 800 });
-    const changed = fact('Changed PUT expiry from 10 min to 45 min (`LINK_TTL=2700`)', { scope: 'storage/signing', hoursAgo: 10 });
+    const expiry = fact('Temporary download URLs from files-gw expire after 10 minutes', { scope: 'storage/edge', hoursAgo: 900 });
+    const other = fact('files-gw keeps access logs for 30 days', { scope: 'storage/edge', hoursAgo: 800 });
+    const changed = fact('Changed GET expiry from 10 min to 45 min (`DL_TTL=2700`)', { scope: 'storage/edge', hoursAgo: 10 });
     expect(asked(analyzeAll([expiry, other, changed]))).toEqual([[expiry.id, changed.id]]);
   });
 

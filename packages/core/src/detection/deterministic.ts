@@ -156,7 +156,7 @@ export function indexSlots(facts: readonly DetectorFact[]): SlotIndex {
 export function candidatesOf(trigger: Claim, index: SlotIndex, loose = false): Set<Claim> {
   const out = new Set<Claim>();
   // An explicit replacement's other side must share a word with it, not only a scope; unless it names nothing but
-  // its scope ("changed the expiry from 15 to 60 min"): then the scope is what it is about.
+  // its scope ("raised the TTL from 5 to 10 min"): then the scope is what it is about.
   const keys = loose && !isBare(trigger) ? lookupKeys(trigger).filter((k) => k !== scopeKey(trigger)) : lookupKeys(trigger);
   if (loose) {
     const family = familyOf(trigger.kind);

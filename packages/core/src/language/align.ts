@@ -158,7 +158,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
-  // Beside a component both name, one is met by its last word ("asset-api's timeout to transcode-scheduler" / "asset-api ... the scheduler").
+  // Beside a component both name, one is met by its last word ("billing-api's timeout to ledger-writer" / "billing-api ... the writer").
   const short = (c: string, x: Claim, other: Claim) => {
     const last = /^[a-z]+-([a-z]{4,})$/.exec(c)?.[1];
     return last !== undefined && !GENERIC.has(last) && other.view.mentions.has(last) && x.components.some((o) => o !== c && other.components.includes(o));
@@ -185,7 +185,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
-  // Not a setting of a kind one scope holds once ("isolation level" in infra/db): what else one names does not make two.
+  // Not a setting of a kind one scope holds once (a database scope's default transaction level): what else one names does not make two.
   const oneSetting = a.kind === 'technology' && a.fact.scope === b.fact.scope && a.components.length + b.components.length === 0 && sharedWords >= 1;
   // Each names a thing of its own the other never mentions: two things.
   if (ownA.length > 0 && ownB.length > 0) return false;
@@ -258,7 +258,7 @@ export function sameValue(kind: string, x: string, y: string): boolean {
   switch (familyOf(kind)) {
     case 'team':
     case 'person': {
-      // "Priya" and "Priya Raman" are one person; so are "Priya R." and "Priya Raman".
+      // "Dana" and "Dana Ortiz" are one person; so are "Dana O." and "Dana Ortiz".
       const [short, long] = x.length <= y.length ? [x, y] : [y, x];
       const [s, l] = [short.split(' '), long.split(' ')];
       const initialled = s.length === l.length && s.every((w, i) => w === l[i] || (/^\p{L}\.$/u.test(w) && l[i]!.startsWith(w[0]!)));

@@ -34,7 +34,7 @@ const NOUNISH = new Set(['NOUN', 'PROPN', 'X']);
 const CONTENT = new Set(['NOUN', 'PROPN', 'X', 'ADJ']);
 /** Last words of English compounds written with hyphens ("read-only", "real-time", "third-party"). */
 const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
-/** First parts of English compounds that are no word alone ("mid-upload", "non-blocking", "re-run"). */
+/** First parts of English compounds that are no word alone ("mid-transfer", "non-blocking", "re-run"). */
 const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
 
@@ -78,7 +78,7 @@ function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (!/^\p{Lu}[\p{L}0-9.+-]*$/u.test(w.text) || w.text.length < 2 || ENVIRONMENTS.has(w) || STATISTICS.has(w) || isSetting(w)) return false;
   // "Migrated the signing to ...": a verb opening a sentence is no name.
   if (sentenceStart && w.pos === 'VERB' && /ed$/.test(w.lower)) return false;
-  // A month after a word of time ("until Jan", "by April") is that month, whoever else bears its name.
+  // A month after a word of time ("until March", "by April") is that month, whoever else bears its name.
   if (MONTH_WORDS.has(w.lower) && ['until', 'till', 'in', 'by', 'since', 'from', 'before', 'after', 'through', 'early', 'late', 'mid', 'end'].includes(w.previous ?? '')) return false;
   // An acronym (HPA, CPU, DLQ) is a common noun of the trade, not a name.
   if (/^[A-Z0-9]+s?$/.test(w.text) && w.text.length <= 5) return false;
@@ -181,7 +181,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
   const change =
     turned || assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
-  // Not a contrast after a comma ("we use pnpm, not npm", "signed with the role, never with user keys"): that denies
+  // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
@@ -292,7 +292,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           continue;
         }
       }
-      // "Redis-backed", "HS256-signed", "Kafka-based": the technology a thing is built on, joined to the word for how.
+      // "Redis-backed", "RS512-signed", "Kafka-based": the technology a thing is built on, joined to the word for how.
       const built = /^([a-z][\w.]*)-(?:based|backed|signed|powered|driven|hosted|managed|encrypted)$/i.exec(w.text);
       const base = built ? TECHNOLOGIES.at([{ lower: built[1]!.toLowerCase(), lemma: built[1]!.toLowerCase() }], 0) : undefined;
       if (built && base && free(w.start, w.end)) {
@@ -353,7 +353,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       }
       // Booleans: "is enabled", "=false", "turned off", "versioning on".
       const state = /^(?:enabled|disabled|on|off|true|false|active|inactive)$/.exec(w.lower)?.[0];
-      // A second state coordinated with a first ("on in staging and off in prod") is linked as the first was.
+      // A second state coordinated with a first ("off in dev and on in prod") is linked as the first was.
       const sentenceStart = clauses.find((c) => c.sentence === clause.sentence)!.start;
       const coordinated = (i === 0 ? ['and', 'but'].includes(clause.subordinator ?? '') : ['and', 'but'].includes(words[i - 1]!.lower)) && out.some((v) => v.kind === 'boolean' && v.start >= sentenceStart);
       if (state && (i > 0 || coordinated)) {
@@ -399,7 +399,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       const last = team ? head : run.at(-1)!;
       const value = run.map((x) => x.lower).join(' ');
       // A first name the lists know, or two or three names none of which is an English word ("Karthik Rao"): a person.
-      // So is a name and an initial ("Priya N.").
+      // So is a name and an initial ("Dana O.").
       const person =
         FIRST_NAMES.has(first.text) ||
         (run.length >= 2 && run.length <= 3 && run.every((x) => /^\p{Lu}\p{Ll}+$/u.test(x.text) && !isEnglishWord(x.lower))) ||
@@ -429,7 +429,7 @@ const IDENTITY_KINDS = new Set(['technology', 'person', 'team', 'name', 'path', 
 function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boolean {
   const i = tokenAt(view.tokens, v.start);
   const before = view.tokens[i - 1]?.lower ?? '';
-  // A setting's key assigned it ("VITE_API_BASE=https://...", "OWNER = @ana") holds it, whatever word is near.
+  // A setting's key assigned it ("ADMIN_API_URL=https://...", "OWNER = @ana") holds it, whatever word is near.
   const key = view.tokens[i - 2]?.word;
   if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
@@ -442,7 +442,7 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
   const role = view.tokens[at]!.word;
-  // "The on-call lead (was) handed over to Ola Berg": a role passed on is held by whom it went to.
+  // "Billing ownership (was) handed over to Ola Berg": a role passed on is held by whom it went to.
   if (before === 'to' && at < i && ROLE_MEASURES.has(measure) && view.tokens.slice(at + 1, i).some((t) => isChangeWord(t.word))) return true;
   if (role.pos === 'VERB' && ROLE_MEASURES.has(measure) && !copula && before !== ':') {
     const passive = view.tokens[at - 1]?.word.lemma === 'be' || ['by', 'to'].includes(view.tokens[at + 1]?.lower ?? '');
@@ -472,7 +472,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // What a count counts, when that is a measure ("2 CPUs", "3 replicas").
   const counted = v.of ? MEASURE_WORDS.at([{ lower: v.of, lemma: v.of }], 0)?.value.find(takes) : undefined;
   if (counted) return { name: counted.name, at: -1 };
-  // A count of things no measure names ("20 concurrent solves") measures those things, not a measure word near it.
+  // A count of things no measure names ("12 concurrent renders") measures those things, not a measure word near it.
   if (v.kind === 'count' && v.of && !ANY_MEASURE_WORD.has(v.of)) return { name: v.of, at: -1 };
   const inValue = (t: Token) => values.some((x) => t.word.start >= x.start && t.word.end <= x.end);
   let best: { name: string; distance: number; at: number } | undefined;
@@ -494,7 +494,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // What expires is kept that long when it is stored data ("backups expire after 35 days"), not a token or a session.
   if (best?.name === 'timeout' && view.tokens[best.at]!.lemma === 'expire' && view.tokens.some((t) => STORED_DATA.has(t.lemma))) return { name: 'retention', at: best.at };
   // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
-  // what traffic holds ("62% of traffic is polls", "429s fell to 0.2% of traffic").
+  // what traffic holds ("40% of requests are searches", "errors fell to 1% of traffic").
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
   return best ?? { name: v.kind === 'rate' && per ? 'limit' : '', at: -1 };
 }
@@ -680,7 +680,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   for (let i = 0; i < values.length; i++) {
     for (let j = i + 1; j < values.length; j++) {
       const [a, b] = [values[i]!, values[j]!];
-      // A name no list knows may be a person's: replaced by one ("from Priya to Tomasz Wierzbicki"), it is.
+      // A name no list knows may be a person's: replaced by one ("from Dana to Lee Park"), it is.
       const kin = familyOf(a.kind) === familyOf(b.kind) || [a.kind, b.kind].sort().join() === 'name,person';
       if (!kin || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
@@ -880,7 +880,7 @@ export function readFactText(content: string): FactEntity[] {
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const read = measureOf(v, view, clauseValues, quals.per);
       // "The ledger DB is `db-7.int.example.org`": an address a copula gives its subject is where that subject lives; so is
-      // one a thing is called at ("calls the backend at https://...").
+      // one a thing is called at ("reaches the ledger at https://...").
       const before = view.tokens.slice(0, tokenAt(view.tokens, v.start)).findLast((t) => t.lower !== '`');
       const at = before?.lower === 'at' && NOUNISH.has(view.tokens[view.tokens.indexOf(before) - 1]?.word.pos ?? '') ? view.tokens.indexOf(before) - 1 : -1;
       const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=' || before?.lower === ':' || at >= 0) ? { name: 'location', at: at >= 0 ? at : view.tokens.indexOf(before!) } : read;
@@ -889,7 +889,7 @@ export function readFactText(content: string): FactEntity[] {
       const replacing = [...replaced.values()].includes(v);
       if (HOLDERS.has(v.kind) && !gone.has(v) && !replacing && (measure.name === '' || !holdsRole(v, view, measure.at, measure.name))) continue;
       // A technology is a claim when the clause says something of it (a verb, or its kind named); "(Redis, redis-01)" only names it.
-      // So does an instrument's preposition ("signs tokens with RS256", where a tagger may read "signs" as a noun).
+      // So does an instrument's preposition ("X signs webhooks with ES384", where a tagger may read "signs" as a noun).
       const instrument = INSTRUMENTS.has(before?.lower ?? '');
       if (v.kind === 'technology' && !instrument && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").

@@ -184,7 +184,7 @@ function fixPluralVerbs(sentence: Word[]): void {
     // "Build notifications post to #builds": a verb's base form opening the sentence before a
     // noun, with a verb still to come, modifies that noun.
     if (i === 0 && w.pos === 'VERB' && w.lower === w.lemma && next?.pos === 'NOUN' && sentence.slice(i + 2).some((x) => x.pos === 'VERB' || x.pos === 'AUX')) w.pos = 'NOUN';
-    // "the ingest pipeline", "a build queue": a verb's base form between a determiner and a noun modifies the noun.
+    // "the export pipeline", "a build queue": a verb's base form between a determiner and a noun modifies the noun.
     if (w.pos === 'VERB' && w.lower === w.lemma && previous?.pos === 'DET' && next?.pos === 'NOUN') w.pos = 'NOUN';
     // "Bump the pool to 8", "Cut the cache TTL to 60s": an imperative opening a statement with no verb of its own
     // before a target reads as a verb (the tagger takes it for a noun or an adjective).

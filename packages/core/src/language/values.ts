@@ -256,7 +256,7 @@ const SHAPES: Shape[] = [
       return { kind: unit.family, value: high === undefined ? String(low) : `${low}-${high}`, number: low, ...(high === undefined ? {} : { high }) };
     },
   },
-  // A size tier after the word for its size: "warehouse is size SMALL", "resized to X-Large".
+  // A size tier after the word for its size: "cluster is size LARGE", "resized to X-Small".
   {
     pattern: /\b(?:size[ds]?|resized\s+to|scaled\s+(?:up\s+|down\s+)?to)\s+((?:x-?)*small|medium|(?:\d?x-?)*large)\b/gi,
     group: 1,
