@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { analysisSteps, analyzeStatements, indexingSteps, withAnnouncedUpdates } from '@engram/core';
+import { analysisSteps, analyzeStatements, indexingSteps, mergeOutcomes, withAnnouncedUpdates } from '@engram/core';
 import { detectorFact } from '../support/detector-facts.ts';
 import { formatKindTable, formatProblems, loadStories, scoreStory, summarize, type Story, type StoryObservation, type StoryFact, type StoryOutcome } from './stories.ts';
 
@@ -46,13 +46,7 @@ function observe(story: Story, filler: readonly StoryFact[]): StoryObservation {
     const triggerIds = new Set(facts.slice(at, at + STEP).filter((f) => f.valid_until === null).map((f) => f.id));
     if (triggerIds.size === 0) continue;
     const slots = finish(analysisSteps(facts, triggerIds, finish(indexingSteps(facts))));
-    const statements = analyzeStatements(facts, triggerIds);
-    const bySlots = new Set(slots.retirements.map((r) => r.factId));
-    const outcome = withAnnouncedUpdates(
-      { retirements: [...slots.retirements, ...statements.retirements.filter((r) => !bySlots.has(r.factId))], conflicts: [...slots.conflicts, ...statements.conflicts] },
-      facts,
-      triggerIds,
-    );
+    const outcome = withAnnouncedUpdates(mergeOutcomes(slots, analyzeStatements(facts, triggerIds)), facts, triggerIds);
     for (const r of outcome.retirements) {
       const fact = byId.get(r.factId)!;
       if (fact.valid_until !== null) continue;

@@ -246,7 +246,7 @@ function settlementRecord(r: RetirementRecord, byId: ReadonlyMap<string, Detecto
  * naming a fact that the *other* tier retired in the same step is not raised (a reversal names
  * the earlier fact its own tier settled, on purpose).
  */
-function mergeOutcomes(
+export function mergeOutcomes(
   slots: { retirements: RetirementRecord[]; conflicts: ConflictRecord[] },
   statements: { retirements: RetirementRecord[]; conflicts: ConflictRecord[] },
 ): { retirements: RetirementRecord[]; conflicts: ConflictRecord[] } {

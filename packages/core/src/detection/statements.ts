@@ -101,14 +101,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
         const newerStatement = newer === trigger ? mine : theirs;
         const stating = mine.positive ? trigger : fact;
         if (newerStatement.cue) {
-          conflicts.push({
-            kind: 'probable_update',
-            detectedBy: 'tier0_entity',
-            severity: 'medium',
-            factIds: [older.id, newer.id],
-            question: `${PROBABLE_UPDATE_PREFIX}is it still so that ${sentence(older.content)}, now that ${sentence(newer.content)}?`,
-            explanation: `A later fact (${day(newer)}) says it changed: "${clip(newer.content)}". The earlier fact (${day(older)}) stays current until someone says whether it still holds.`,
-          });
+          conflicts.push(probableUpdateRecord(older, newer, 'tier0_entity', `A later fact (${day(newer)}) says it changed: "${clip(newer.content)}". The earlier fact (${day(older)})`));
           continue;
         }
         conflicts.push({
@@ -166,18 +159,21 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     for (const user of users) {
       doubtful.add(user.id);
       const used = gone.filter((g) => uses(user, g));
-      conflicts.push({
-        kind: 'probable_update',
-        detectedBy: 'narrative_rules',
-        severity: 'medium',
-        factIds: [user.id, change.id],
-        question: `${PROBABLE_UPDATE_PREFIX}is it still so that ${sentence(user.content)}, now that ${sentence(change.content)}?`,
-        explanation: `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It stays current until someone says whether it still holds.`,
-      });
+      conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
     }
   }
   return { retirements, conflicts };
 }
+
+/** The question whether an earlier fact still holds now that a later one says something changed; `why` opens the explanation. */
+const probableUpdateRecord = (older: DetectorFact, newer: DetectorFact, detectedBy: ConflictRecord['detectedBy'], why: string): ConflictRecord => ({
+  kind: 'probable_update',
+  detectedBy,
+  severity: 'medium',
+  factIds: [older.id, newer.id],
+  question: `${PROBABLE_UPDATE_PREFIX}is it still so that ${sentence(older.content)}, now that ${sentence(newer.content)}?`,
+  explanation: `${why} stays current until someone says whether it still holds.`,
+});
 
 /** The question whether an earlier fact still holds after a later one changed or ended what it uses. */
 const staleRecord = (earlier: DetectorFact, later: DetectorFact, explanation: string): ConflictRecord => ({
