@@ -26,6 +26,8 @@ const files = positionals.length > 0 ? positionals : fs.readdirSync(DATA).filter
 
 /** Triggers analysed together, as a detection run's step analyses them (TRIGGERS_ANALYSED_TOGETHER). */
 const STEP = 8;
+/** The kinds insertConflicts treats as value questions. */
+const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
 
 const finish = <T>(steps: Generator<void, T>): T => {
   for (;;) {
@@ -42,6 +44,8 @@ function observe(story: Story, filler: readonly StoryFact[]): StoryObservation {
   const keys = (ids: readonly string[]) => [...new Set(ids.map((id) => keyOf.get(id)!))].sort();
   const conflicts: StoryObservation['conflicts'] = [];
   const raised = new Set<string>();
+  // The earlier fact of each open probable update: insertConflicts asks no value question of a fact one already doubts.
+  const doubted = new Set<string>();
   for (let at = 0; at < facts.length; at += STEP) {
     const triggerIds = new Set(facts.slice(at, at + STEP).filter((f) => f.valid_until === null).map((f) => f.id));
     if (triggerIds.size === 0) continue;
@@ -56,7 +60,10 @@ function observe(story: Story, filler: readonly StoryFact[]): StoryObservation {
     for (const c of outcome.conflicts) {
       const signature = `${c.kind} ${keys(c.factIds).join(',')}`;
       if (raised.has(signature)) continue;
+      const ids = [...new Set(c.factIds)];
+      if (VALUE_QUESTIONS.has(c.kind) && ids.length === 2 && !c.settledBy && ids.some((id) => doubted.has(id))) continue;
       raised.add(signature);
+      if (c.kind === 'probable_update' && !c.settledBy) doubted.add(ids.sort((a, b) => +byId.get(a)!.committed_at - +byId.get(b)!.committed_at)[0]!);
       conflicts.push({ keys: keys(c.factIds), kind: c.kind, question: c.question, status: 'open', settled: false });
     }
   }

@@ -205,6 +205,13 @@ describe('claims', () => {
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw anonymous limit 5 rps per IP')).toBe(false);
   });
 
+  it('reads how often a thing runs as a quality of what it takes: the hourly run is not the nightly one', () => {
+    const during = (text: string) => claimsOf(text).find((c) => c.kind === 'duration' && c.measure === 'duration')!;
+    expect(during('Hourly sync jobs take about 2 minutes').qualities).toContain('hourly');
+    expect(sameThing(during('The nightly reindex finishes in ~40 minutes'), during('Hourly reindex runs take ~3 minutes'))).toBe(false);
+    expect(sameThing(during('The nightly reindex finishes in ~40 minutes'), during('The reindex now takes ~25 minutes'))).toBe(true);
+  });
+
   it('reads configuration keys by their words, and tells a minimum, a maximum and a request apart', () => {
     expect(claim('intake queue: VisibilityTimeout=90s', 'duration')).toMatchObject({ measure: 'timeout', values: ['90'] });
     expect(claim('Helm sets DB_POOL_SIZE=35 for the intake deployment')).toMatchObject({ measure: 'pool', values: ['35'] });

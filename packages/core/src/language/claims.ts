@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 18;
+export const EXTRACTOR_VERSION = 19;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1028,7 +1028,9 @@ export function readFactText(content: string): FactEntity[] {
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
       const claimAnchors = [...new Set([...kept.filter(([i]) => !adjective(i)).map(([, a]) => a), ...inherited])].sort();
-      const qualities = [...new Set(kept.filter(([i]) => adjective(i)).map(([, a]) => a))].sort();
+      // So does a frequency in the clause ("hourly runs take 3 minutes"): what runs hourly is not what runs daily.
+      const frequencies = clauseValues.filter((x) => x !== v && x.measure === 'interval' && /^[a-z]+ly$/i.test(x.text)).map((x) => x.text.toLowerCase());
+      const qualities = [...new Set([...kept.filter(([i]) => adjective(i)).map(([, a]) => a), ...frequencies])].sort();
       // A noun right before a measure noun narrows it ("session timeout", "connect timeout"); a component's name there is what is measured.
       const single = measureAt > 0 && view.tokens[measureAt]!.word.pos === 'NOUN' && MEASURE_WORDS.at(view.tokens, measureAt)?.length === 1;
       const before = single ? anchors.get(measureAt - 1) : undefined;
