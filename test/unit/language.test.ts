@@ -231,6 +231,12 @@ describe('claims', () => {
     expect(claim('Kai weighs 170 pounds')).toMatchObject({ kind: 'count', values: ['170'] });
   });
 
+  it('reads a name between a count and what it counts as narrowing it: HTTP/2 connections are not the DB pool', () => {
+    expect(claim('ledger-api keeps 4 HTTP/2 connections per pod').anchors).toContain('http/2');
+    expect(same('ledger-api `DB_POOL_MAX` is 30 per pod', 'ledger-api keeps 4 HTTP/2 connections per pod')).toBe(false);
+    expect(same('ledger-api keeps 4 HTTP/2 connections per pod', 'ledger-api now keeps 8 HTTP/2 connections per pod')).toBe(true);
+  });
+
   it('reads the environment a value holds in, and bounds apart from values', () => {
     expect(claim('The ranking-api keeps 7 replicas in production', 'count')).toMatchObject({ env: 'prod', values: ['7'] });
     expect(claim('The ranking-api runs 2 replicas in staging', 'count')).toMatchObject({ env: 'staging' });

@@ -836,6 +836,8 @@ export function readFactText(content: string): FactEntity[] {
   const entities: FactEntity[] = [];
   const mentions = new Set<string>();
   const inSpan = (w: Word, list: readonly Value[]) => list.some((v) => w.start < v.end && w.end > v.start);
+  // A name between a count's number and what it counts narrows it ("2 HTTP/2 connections" are not the DB pool's).
+  const narrows = (w: Word | undefined, v: Value) => w !== undefined && v.kind === 'count' && w.start > v.start && w.end < v.end && /[A-Z\d/]/.test(w.text);
 
   // A day something happened on, not either end of a period that holds ("this week (Nov 30 – Dec 6)").
   const RANGE = /^\s*(?:–|—|-|to|until|through)\s*$/;
@@ -952,7 +954,7 @@ export function readFactText(content: string): FactEntity[] {
         if (![...anchors.values()].includes(identity.value)) anchors.set(i, identity.value);
         return;
       }
-      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i)) return;
+      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind) && !narrows(t.word, v))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i)) return;
       const part = (t.word.parts !== undefined && !isComponent(t.word)) || isSetting(t.word);
       // A key's unit ("ms" of retention.ms) says how the figure is written, not what it is about.
       const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 && !unitOf(t.lemma) ? t.lemma : null) : anchorOf(t.word);
@@ -1023,7 +1025,7 @@ export function readFactText(content: string): FactEntity[] {
       const about = new Set(aboutTokens(v, view, clauseValues));
       // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned.
       const holders = ROLE_MEASURES.has(measure) ? new Set(clauseValues.filter((x) => x.kind === 'person' || x.kind === 'team').map((x) => x.value)) : new Set<string>();
-      const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
+      const keep = (i: number, a: string) => (about.has(i) || i < 0 || narrows(view.tokens[i]?.word, v)) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
