@@ -911,6 +911,13 @@ describe('names, tools and figures as software notes write them', () => {
     expect(replicas.extreme).toBeUndefined();
   });
 
+  it('reads a product\'s versions in two scopes as two installs when each fact names a thing of its own', () => {
+    const version = (text: string, scope: string) => claimsOf(text, scope).find((c) => c.kind === 'version')!;
+    const orders = version('Orders RDS instance: Postgres 15.7; `max_connections` is 400 there.', 'infra/aws');
+    expect(sameThing(orders, version('Postgres 16, day two: `pg_trgm` enabled on `ledger-sync`; its slowest query is `slot-overlap`.', 'services/ledger'))).toBe(false);
+    expect(sameThing(orders, version('Postgres 16, day two: `max_connections` is still 400.', 'services/ledger'))).toBe(true);
+  });
+
   it('reads a release line and a release in it as one version ("16" and "16.3")', () => {
     expect(disagree(claim('The ledger DB runs Postgres 16.3', 'version'), claim('Ledger DB on Postgres 16: the overlap query got faster', 'version'))).toBe(false);
     expect(disagree(claim('The ledger DB runs Postgres 16.3', 'version'), claim('The ledger DB runs Postgres 15.7', 'version'))).toBe(true);

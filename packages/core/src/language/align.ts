@@ -172,6 +172,11 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // each names a path of its own ("apps/shop/.nvmrc" and "apps/blog/.nvmrc" pin two apps' versions).
   const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components].some((p) => isPath(p) && !mentions(other, p));
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
+  // In two scopes, a product's version is of two installs when each fact names a thing of its own ("`orders-db`: Postgres
+  // 15" / "Postgres 16 on `ledger-db`").
+  const namedIn = (v: FactView) => [...v.claims.flatMap((c) => c.components), ...v.statements.flatMap((s) => [...s.subject, ...s.object].filter((w) => COMPONENT_PUNCT.test(w)))];
+  const ownThing = (x: Claim, other: FactView) => namedIn(x.view).some((k) => k !== x.of && !mentions(other, k));
+  if (a.kind === 'version' && ownThing(a, vb) && ownThing(b, va)) return false;
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.
   if (a.qualities?.length && b.qualities?.length && !a.qualities.some((q) => b.qualities!.includes(q))) return false;
   const [anchorsA, anchorsB] = [a.specificAnchors, b.specificAnchors];
