@@ -568,6 +568,9 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The admin app reads ADMIN_API_BASE=https://admin-api.example.net', 'url')).toMatchObject({ measure: 'location', components: ['admin_api_base'] });
     // The address a thing is called at is where it lives.
     expect(claim('The mobile client reaches the ledger at `https://ledger.example.net/v3`', 'url')).toMatchObject({ measure: 'location', values: ['https://ledger.example.net/v3'] });
+    // So is the one it moved to; "to" without a change is no place ("sends a digest to ops.example.net" is where it goes).
+    expect(claim('Grafana moved, to grafana.example.net behind SSO', 'url')).toMatchObject({ measure: 'location', values: ['grafana.example.net'] });
+    expect(claim('The job sends a digest to ops.example.net', 'url').measure).not.toBe('location');
     // What an exception names is denied.
     expect(claim('Releases may go out any weekday except Monday', 'weekday')).toMatchObject({ values: ['monday'], negated: true });
     // A technology after an instrument's preposition is stated, whatever the tagger makes of the verb.

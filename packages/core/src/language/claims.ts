@@ -885,7 +885,9 @@ export function readFactText(content: string): FactEntity[] {
       // one a thing is called at ("reaches the ledger at https://...").
       const before = view.tokens.slice(0, tokenAt(view.tokens, v.start)).findLast((t) => t.lower !== '`');
       const at = before?.lower === 'at' && NOUNISH.has(view.tokens[view.tokens.indexOf(before) - 1]?.word.pos ?? '') ? view.tokens.indexOf(before) - 1 : -1;
-      const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=' || before?.lower === ':' || at >= 0) ? { name: 'location', at: at >= 0 ? at : view.tokens.indexOf(before!) } : read;
+      // So is one a thing moved to ("moved to https://...").
+      const movedTo = before?.lower === 'to' && view.cue === 'change';
+      const measure = v.kind === 'url' && read.name === '' && (before?.word.lemma === 'be' || before?.lower === '=' || before?.lower === ':' || at >= 0 || movedTo) ? { name: 'location', at: at >= 0 ? at : view.tokens.indexOf(before!) } : read;
       // A person, a team, a channel, an address or a path is a value only as what a role or a place word says, or when named in an
       // explicit replacement ("@ana → @bo"); otherwise it is what the clause is about.
       const replacing = [...replaced.values()].includes(v);
