@@ -212,6 +212,12 @@ describe('claims', () => {
     expect(sameThing(during('The nightly reindex finishes in ~40 minutes'), during('The reindex now takes ~25 minutes'))).toBe(true);
   });
 
+  it('reads an amount of money no word names as what a thing costs', () => {
+    expect(claim('Pro tier: €20 a month')).toMatchObject({ kind: 'money', measure: 'cost' });
+    expect(same('Pro tier: €20 a month', 'The Pro tier costs €25 a month', 'billing')).toBe(true);
+    expect(claim('The Pro tier has a €500 monthly quota')).toMatchObject({ kind: 'money', measure: 'limit' });
+  });
+
   it('reads configuration keys by their words, and tells a minimum, a maximum and a request apart', () => {
     expect(claim('intake queue: VisibilityTimeout=90s', 'duration')).toMatchObject({ measure: 'timeout', values: ['90'] });
     expect(claim('Helm sets DB_POOL_SIZE=35 for the intake deployment')).toMatchObject({ measure: 'pool', values: ['35'] });

@@ -496,7 +496,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
   // what traffic holds ("40% of requests are searches", "errors fell to 1% of traffic").
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
-  return best ?? { name: v.kind === 'rate' && per ? 'limit' : '', at: -1 };
+  // An amount of money no word names is what something costs ("the Team plan is $49 a seat").
+  return best ?? { name: v.kind === 'rate' && per ? 'limit' : v.kind === 'money' ? 'cost' : '', at: -1 };
 }
 
 /** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
