@@ -588,6 +588,10 @@ describe('explicit replacements and contrasts', () => {
     const handed = claim('Ledger ownership handed over to Dana Ortiz last week', 'person');
     expect(handed).toMatchObject({ values: ['dana ortiz'], measure: 'owner', cue: 'change' });
     expect(handed.extreme).toBeUndefined();
+    // A role after its holder's copula or "as" is held by that subject; taking it over from someone replaces them.
+    expect(claim('Dana Ortiz is our ledger tech lead', 'person')).toMatchObject({ values: ['dana ortiz'], measure: 'owner' });
+    expect(claim('Dana Ortiz took over as ledger tech lead from Priya Raman', 'person')).toMatchObject({ values: ['dana ortiz'], measure: 'owner', previous: ['priya raman'] });
+    expect(claimsIn('Dana Ortiz is on the ledger team, whose lead is out').some((c) => c.values.includes('dana ortiz') && c.measure === 'owner')).toBe(false);
     // A second state coordinated with the first keeps its own environment; "turned X on" is a change.
     const states = claimsIn('Flag `bulk-export` is off in dev and on in prod').filter((c) => c.kind === 'boolean');
     expect(states.map((c) => [c.values[0], c.env])).toEqual([['false', 'dev'], ['true', 'prod']]);

@@ -439,7 +439,12 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   // Not through a preposition of place or topic, unless it ends the place phrase itself ("reachable at", "lives in").
   if (['on', 'in', 'at', 'for', 'about', 'of'].includes(before) && !(measure === 'location' && i - at === 2)) return false;
   // "On-call owner for billing-api is Dana Ortiz": the role names the subject, the copula the holder.
-  const copula = view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && !view.tokens.slice(at + 1, i - 1).some((t) => t.word.pos === 'VERB');
+  // And the other way round: "Dana is our on-call lead".
+  const between = (from: number, to: number) => !view.tokens.slice(from, to).some((t) => t.word.pos === 'VERB' || t.lower === ',');
+  // So is "as" ("Marta took over as release manager"): what its subject serves as.
+  const next = view.tokens.findIndex((t) => t.word.start >= v.end);
+  const copula = (view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && between(at + 1, i - 1)) || (next > 0 && at > next + 1 && at - next <= 5 &&
+    ROLE_MEASURES.has(measure) && view.tokens[at + 1]?.lower !== 'by' && (view.tokens[next]!.word.lemma === 'be' ? between(next + 1, at) : view.tokens.slice(next, at).some((t) => t.lower === 'as')));
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
   const role = view.tokens[at]!.word;
   // "Billing ownership (was) handed over to Ola Berg": a role passed on is held by whom it went to.
@@ -699,7 +704,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       ) {
         replaced.set(a, b);
       } else if (
-        /^\s*(?:\S+\s+){0,2}?(?:replac(?:ed|es)|supersed(?:ed|es)|took\s+over\s+from|takes\s+over\s+from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
+        /^\s*(?:\S+\s+){0,2}?(?:replac(?:ed|es)|supersed(?:ed|es)|(?:took|takes)\s+over\s+(?:as\s+(?:\S+\s+){1,3})?from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
         /^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) ||
         /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*$/i.test(between)
       ) {
