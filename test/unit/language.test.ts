@@ -231,6 +231,14 @@ describe('claims', () => {
     expect(claim('intake pods: cpu request 250m')).toMatchObject({ kind: 'count', measure: 'cpu', values: ['0.25'] });
   });
 
+  it('reads a number after a product as its version unless it counts things: "Postgres 16 upgrade", "Kafka 3 brokers"', () => {
+    expect(claim('The Postgres 16 upgrade finished on staging', 'version')).toMatchObject({ values: ['16'], of: 'postgres' });
+    expect(claimsIn('The Postgres 16 upgrade finished on staging').some((c) => c.kind === 'count')).toBe(false);
+    expect(claim('Kafka 3 brokers in prod', 'count')).toMatchObject({ values: ['3'], measure: 'broker' });
+    // A compound opened by a number word is no component's name.
+    expect(claim('The web app is a React 18 single-page app', 'version').components).toEqual([]);
+  });
+
   it('reads counts of any noun, and not the day of a written date or a weight as one', () => {
     expect(claim('The intake queue retries failed jobs 7 times')).toMatchObject({ kind: 'count', measure: 'retry', values: ['7'] });
     expect(claimsIn('Kai took 40 photos at the June 12 offsite').filter((c) => c.kind === 'count').map((c) => c.values)).toEqual([['40']]);
@@ -261,6 +269,8 @@ describe('claims', () => {
     expect(claim('Workers evaluate ranking rules through the rules-engine sidecar on localhost:7070', 'port').mode).toBeUndefined();
     // Stated values are neither.
     expect(claim('The ranking-api pool has 20 connections').mode).toBeUndefined();
+    // A heading whose head noun is a plan makes its sentence one.
+    expect(claimsIn('Python 3.11 → 3.13 plan: ranking-api first; batch jobs after the freeze').filter((c) => c.kind === 'version').map((c) => c.mode)).toEqual(['plan']);
     expect(claim('We raised the ranking-api pool to 40 connections').mode).toBeUndefined();
     // A date after "starting" is when a change took effect, not work starting.
     expect(claim('The storage budget was increased to $900 starting October 1', 'money')).toMatchObject({ values: ['900 usd'], cue: 'change' });

@@ -232,6 +232,9 @@ function plannedSentencesOf(clauses: readonly Clause[]): Set<number> {
     // A longer heading that opens by saying it is a draft ("Draft Q3 goal: ..."): a proposal, whatever it then says.
     const labelled = (colon > 0 && colon <= 6) || (c.words.length <= 6 && clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':');
     if (c.words[0]?.lower === 'draft' && labelled) out.add(c.sentence);
+    // Or one whose head noun names a plan ("Node 22 upgrade plan: ...").
+    const head = colon > 0 ? c.words.slice(0, colon) : clauses[i + 1]?.sentence === c.sentence && clauses[i + 1]?.subordinator === ':' ? c.words : [];
+    if (opens && head.length <= 6 && head.length > 0 && (head.at(-1)!.lemma === 'plan' || head.at(-1)!.lemma === 'proposal')) out.add(c.sentence);
   });
   return out;
 }
@@ -277,9 +280,10 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         if (!plainWord) {
           // "Node 22", "Postgres 16.2": a version of it.
           const next = words[i + tech.length];
-          // Not "Kafka 3 brokers" (a count), but "Node 20 LTS" (a release).
+          // Not "Kafka 3 brokers" (a count: things counted are plural), but "Node 20 LTS" and "Postgres 16 upgrade".
           const after = words[i + tech.length + 1];
-          if (next && /^v?\d+(?:\.\d+){0,2}$/.test(next.text) && (!NOUNISH.has(after?.pos ?? '') || /^(?:lts|release|runtime)$/i.test(after?.text ?? '')) && free(next.start, next.end)) {
+          const singularNoun = after !== undefined && after.lower === after.lemma && next?.text !== '1';
+          if (next && /^v?\d+(?:\.\d+){0,2}$/.test(next.text) && (!NOUNISH.has(after?.pos ?? '') || singularNoun || /^(?:lts|release|runtime)$/i.test(after?.text ?? '')) && free(next.start, next.end)) {
             add({ kind: 'version', value: next.text.replace(/^v/, ''), of: tech.value.name, text: next.text, start: next.start, end: next.end });
           }
           // "Node from 18 to 20": both versions of it.
