@@ -226,7 +226,12 @@ describe('claims', () => {
     expect(claim('intake HPA maxReplicas is 20')).toMatchObject({ measure: 'replicas', extreme: 'max', values: ['20'] });
     expect(same('intake HPA minReplicas: 2', 'intake HPA maxReplicas is 20')).toBe(false);
     expect(claim('intake container memory limit is 512Mi', 'size')).toMatchObject({ measure: 'memory', extreme: 'max' });
-    expect(claim('intake container memory request is 256Mi', 'size').extreme).toBeUndefined();
+    // A request is the floor a container is guaranteed: not its limit.
+    expect(claim('intake container memory request is 256Mi', 'size').extreme).toBe('min');
+    expect(same('intake container memory request is 256Mi', 'intake container memory limit is 512Mi')).toBe(false);
+    expect(claim('The gateway allows 500 requests per minute').extreme).toBeUndefined();
+    // A key's words count in their base form.
+    expect(claim('Set `INTAKE_MAX_ATTEMPTS=6`')).toMatchObject({ measure: 'retry', values: ['6'] });
     // "250m" of CPU is a quarter of a core, not 250 minutes.
     expect(claim('intake pods: cpu request 250m')).toMatchObject({ kind: 'count', measure: 'cpu', values: ['0.25'] });
   });

@@ -95,7 +95,8 @@ interface ClauseView {
 function tokensOf(clause: Clause): Token[] {
   const out: Token[] = [];
   for (const w of clause.words) {
-    if (isSetting(w)) for (const p of splitIdentifier(w.text)) out.push({ lower: p, lemma: p, word: w });
+    // A key's words in their base form ("max_attempts": attempt), as the tagger gives a word's.
+    if (isSetting(w)) for (const p of splitIdentifier(w.text)) out.push({ lower: p, lemma: p.length > 4 ? p.replace(/ies$/, 'y').replace(/([^su])s$/, '$1') : p, word: w });
     else if (w.parts && !isComponent(w)) for (const p of w.parts) out.push({ lower: p.lower, lemma: p.lemma, word: w });
     else out.push({ lower: w.lower, lemma: w.lemma, word: w });
   }
@@ -596,7 +597,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   // counted in words apart, not tokens (backticks and the pieces of a joined name are not words).
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
   // Past a comma, an extreme word is another value's ("6 workers, queue max 40"); who holds a role has none ("handed over to").
-  const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value;
+  // A resource's request ("memory request", "requests.cpu") is the floor it is guaranteed: the low end, beside its limit.
+  const requested = view.tokens.some((t, i) => t.lemma === 'request' && wordsApart(i) <= 3 && [view.tokens[i - 1], view.tokens[i + 1]].some((n) => n?.lemma === 'memory' || n?.lemma === 'cpu'));
+  const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value ?? (requested ? 'min' : undefined);
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((_, i) => countedFor(view.tokens, i));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
