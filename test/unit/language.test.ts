@@ -274,6 +274,9 @@ describe('claims', () => {
     expect(claim('Workers evaluate ranking rules through the rules-engine sidecar on localhost:7070', 'port').mode).toBeUndefined();
     // Stated values are neither.
     expect(claim('The ranking-api pool has 20 connections').mode).toBeUndefined();
+    // A change supposed after "even" is a condition, not a change made.
+    expect(claimsIn('Even scaled out to 30 pods, ranking-api stays under 900 connections').map((c) => c.mode)).toEqual(['if', 'if']);
+    expect(claim('Even so, we raised the ranking-api pool to 40 connections').mode).toBeUndefined();
     // A heading whose head noun is a plan makes its sentence one.
     expect(claimsIn('Python 3.11 → 3.13 plan: ranking-api first; batch jobs after the freeze').filter((c) => c.kind === 'version').map((c) => c.mode)).toEqual(['plan']);
     expect(claim('We raised the ranking-api pool to 40 connections').mode).toBeUndefined();

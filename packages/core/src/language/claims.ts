@@ -213,7 +213,9 @@ function conditionalSentencesOf(clauses: readonly Clause[]): Set<number> {
   const out = new Set<number>();
   for (const c of clauses) {
     const first = c.words[0]?.lower;
-    const conditional = c.subordinator === 'if' || c.subordinator === 'unless' || first === 'if' || first === 'unless' || has(CHANGE.conditional, c.words.slice(0, 3));
+    // "Even scaled out to 40 pods, ...": a change supposed, not made.
+    const supposed = first === 'even' && c.words.slice(1, 4).some((w) => isChangeWord(w));
+    const conditional = c.subordinator === 'if' || c.subordinator === 'unless' || first === 'if' || first === 'unless' || supposed || has(CHANGE.conditional, c.words.slice(0, 3));
     const hypothetical = c.words.some((w) => isChangeWord(w) || CHANGE.plan.has(w)) || has(CHANGE.plan, c.words);
     if (conditional && hypothetical) out.add(c.sentence);
   }
