@@ -14,7 +14,7 @@ import {
   GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
   withJoinedForms, type Matchable,
 } from './lexicon.ts';
-import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
+import { isEnglishWord, readText, remembered, type Clause, type Word } from './reader.ts';
 import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
@@ -106,19 +106,10 @@ function tokensOf(clause: Clause): Token[] {
 const namesEnvironment = (lower: string, previous: string | undefined) =>
   !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
-/** A change verb ("migrate", "moved"). */
 /** A word of a change verb's family ("migrate", "migration", "migrating"), by its Porter stem: "started the migration" is a change begun. */
 const CHANGE_STEMS = new Set(changeData.change_verbs.filter((v) => !v.includes(' ')).map((v) => porterStem(v)));
-const changeFamily = new Map<string, boolean>();
-const isChangeWord = (w: Word) => {
-  if (CHANGE.verbs.has(w)) return true;
-  let known = changeFamily.get(w.lower);
-  if (known === undefined) {
-    if (changeFamily.size > 20_000) changeFamily.clear();
-    changeFamily.set(w.lower, (known = /^[a-z]+$/.test(w.lower) && CHANGE_STEMS.has(porterStem(w.lower))));
-  }
-  return known;
-};
+const inChangeFamily = remembered(20_000, (lower) => /^[a-z]+$/.test(lower) && CHANGE_STEMS.has(porterStem(lower)));
+const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || inChangeFamily(w.lower);
 
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));

@@ -68,7 +68,7 @@ const propertyOf = (pipeline: Nlp, name: string) => (pipeline.its as unknown as 
 const asSpan = (value: unknown): [number, number] => value as [number, number];
 
 /** A function of a word with its answers remembered (a workspace's vocabulary is small beside its facts), `limit` at most. */
-function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
+export function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
   const known = new Map<string, T>();
   return (word) => {
     let found = known.get(word);
