@@ -255,29 +255,25 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
     const words = clause.words;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
-      // Technologies, one or more words ("Redis", "GitHub Actions"); a product name that is an English word counts only written as a name.
+      // Technologies, one or more words ("Redis", "GitHub Actions").
       const tech = TECHNOLOGIES.at(words, i);
       if (tech && free(w.start, words[i + tech.length - 1]!.end)) {
         const span = words.slice(i, i + tech.length);
         const written = span.map((x) => x.text).join(' ');
+        const [next, after] = [words[i + tech.length], words[i + tech.length + 1]];
+        const isVersion = (x: Word | undefined): x is Word => x !== undefined && /^v?\d+(?:\.\d+){0,2}$/.test(x.text);
+        const version = (x: Word) =>
+          add({ kind: 'version', value: x.text.replace(/^v/, ''), of: tech.value.name, text: x.text, start: x.start, end: x.end });
         // A product named by an English word ("yarn", "vector") is one when written as a name, in code, or as a tool ("installed with yarn").
         const asTool = ['with', 'via', 'using', 'use', 'uses', 'used', 'through', 'on', 'to', 'from'].includes(words[i - 1]?.lower ?? '') || text.includes(`\`${w.lower}`);
         // Followed by its version ("pins node 20.11"), it is the product.
-        const versioned = /^v?\d+(?:\.\d+){0,2}$/.test(words[i + tech.length]?.text ?? '');
-        const plainWord = tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !versioned;
+        const plainWord = tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !isVersion(next);
         if (!plainWord) {
-          // "Node 22", "Postgres 16.2": a version of it.
-          const next = words[i + tech.length];
-          // Not "Kafka 3 brokers" (a count), but "Node 20 LTS" (a release).
-          const after = words[i + tech.length + 1];
-          if (next && /^v?\d+(?:\.\d+){0,2}$/.test(next.text) && (!NOUNISH.has(after?.pos ?? '') || /^(?:lts|release|runtime)$/i.test(after?.text ?? '')) && free(next.start, next.end)) {
-            add({ kind: 'version', value: next.text.replace(/^v/, ''), of: tech.value.name, text: next.text, start: next.start, end: next.end });
-          }
+          // "Node 22", "Postgres 16.2": a version of it; not "Kafka 3 brokers" (a count), but "Node 20 LTS" (a release).
+          if (isVersion(next) && (!NOUNISH.has(after?.pos ?? '') || /^(?:lts|release|runtime)$/i.test(after?.text ?? ''))) version(next);
           // "Node from 18 to 20": both versions of it.
           const [from, old, to, now] = words.slice(i + tech.length, i + tech.length + 4);
-          if (from?.lower === 'from' && to?.lower === 'to' && [old, now].every((x) => x && /^v?\d+(?:\.\d+){0,2}$/.test(x.text))) {
-            for (const x of [old!, now!]) add({ kind: 'version', value: x.text.replace(/^v/, ''), of: tech.value.name, text: x.text, start: x.start, end: x.end });
-          }
+          if (from?.lower === 'from' && to?.lower === 'to' && isVersion(old) && isVersion(now)) [old, now].forEach(version);
           add({ kind: 'technology', value: tech.value.name, of: tech.value.kind, text: written, start: w.start, end: span.at(-1)!.end });
           i += tech.length - 1;
           continue;
@@ -705,10 +701,9 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
   const take = (t: Value, name: string | undefined, start: number) => {
-    // A setting's key ("CACHE_BACKEND") is not a product.
+    // A setting's key ("CACHE_BACKEND") is not a product, nor is a value already read.
     if (!name || isEnglishWord(name.toLowerCase()) || name.includes('_')) return;
-    const named = values.find((v) => start < v.end && start + name.length > v.start);
-    if (named) return;
+    if (values.some((v) => start < v.end && start + name.length > v.start)) return;
     out.push({ kind: 'technology', value: name.toLowerCase(), of: t.of, text: name, start, end: start + name.length });
   };
   for (const t of values) {
@@ -730,27 +725,21 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
   const scale = (v: Value) => (v.number !== undefined && /\d/.test(v.text) ? v.number / Number(/\d+(?:\.\d+)?/.exec(v.text)![0]) : 1);
-  const like = (v: Value, m: RegExpExecArray, index: number, group: number): Value | null => {
-    const start = index + m[0].lastIndexOf(m[group]!);
-    const raw = Number(m[group]);
-    if (!free(start, start + m[group]!.length) || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return null;
+  /** The number of `m`'s first group, matched in the text from `offset` on, read as a value like `v`. */
+  const pair = (v: Value, m: RegExpExecArray | null, offset: number) => {
+    if (!m || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return;
+    const start = offset + m.index + m[0].lastIndexOf(m[1]!);
+    if (!free(start, start + m[1]!.length)) return;
+    const raw = Number(m[1]);
     const n = Math.round(raw * scale(v) * 1e9) / 1e9;
     const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : String(n);
-    return { ...v, value, number: n, text: m[group]!, start, end: start + m[group]!.length, high: undefined };
+    out.push({ ...v, value, number: n, text: m[1]!, start, end: start + m[1]!.length, high: undefined });
   };
   for (const v of values) {
-    const before = text.slice(Math.max(0, v.start - 30), v.start);
-    const after = text.slice(v.end, v.end + 40);
-    const from = /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(before);
-    if (from) {
-      const found = like(v, from, v.start - before.length + from.index, 1);
-      if (found) out.push(found);
-    }
-    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(after);
-    if (was) {
-      const found = like(v, was, v.end + was.index, 1);
-      if (found) out.push(found);
-    }
+    const before = Math.max(0, v.start - 30);
+    pair(v, /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(text.slice(before, v.start)), before);
+    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i;
+    pair(v, was.exec(text.slice(v.end, v.end + 40)), v.end);
   }
   return out;
 }
@@ -1014,7 +1003,7 @@ export function readFactText(content: string): FactEntity[] {
       const about = new Set(aboutTokens(v, view, clauseValues));
       // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned.
       const holders = ROLE_MEASURES.has(measure) ? new Set(clauseValues.filter((x) => x.kind === 'person' || x.kind === 'team').map((x) => x.value)) : new Set<string>();
-      const keep = (i: number, a: string) => (about.has(i) || i < 0) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
+      const keep = (i: number, a: string) => about.has(i) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]!.lower);
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
@@ -1164,7 +1153,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     targetWords = words.slice(np, auxAt).filter((w) => CONTENT.has(w.pos));
     subjectEnd = np;
   } else {
-    const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos) && !['ADV'].includes(w.pos));
+    const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos));
     targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
   }
   const subjectWords = words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there'));
