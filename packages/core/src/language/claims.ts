@@ -37,6 +37,24 @@ const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 /** First parts of English compounds that are no word alone ("mid-transfer", "non-blocking", "re-run"). */
 const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
+/** Modals of intent: a change after them is a plan ("will move"). */
+const MODALS = new Set(words.modals);
+/** Modals of ability and obligation: the verb after them says what can or must happen. */
+const ABILITY_MODALS = new Set(words.ability_modals);
+/** Prepositions naming what an act is done with ("applied with Flyway", "via Argo CD"). */
+const INSTRUMENTS = new Set(words.instrument_prepositions);
+/** Words opening a condition: what the clause says holds when the condition is met. */
+const CONDITIONS = new Set(words.condition_openers);
+/** Words that add a value to others rather than replace them ("the Web team maintains it too"). */
+const ADDITIVE = new Set(words.additive_words);
+/** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
+const ROLLOUT_ACTS = new Set(words.rollout_acts);
+/** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
+const THIRD_PERSON = new Set(words.third_person);
+/** Words that count a value for everyone together, against a "per" one ("global", "total", "combined"). */
+const AGGREGATE = new Set(words.aggregate_words);
+/** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
+const OF_PREPOSITIONS = new Set(words.of_prepositions);
 
 const splitIdentifier = (text: string) =>
   text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[_.\s/:@`-]+/).map((p) => p.toLowerCase()).filter((p) => p.length >= 2 && !/^\d+$/.test(p));
@@ -120,9 +138,6 @@ function describes(words: readonly Word[], i: number): boolean {
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
 }
 
-/** Modals of ability and obligation: the verb after them says what can or must happen. */
-const ABILITY_MODALS = new Set(['can', 'cannot', "can't", 'must', "mustn't"]);
-
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
@@ -146,12 +161,12 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const tokens = tokensOf(clause);
   const words = clause.words;
   // Plans, proposals and work in progress state no current value; modals make a plan only of a change ("will move", not "will retry").
-  const unmodal = tokens.filter((t) => !['will', 'would', 'should', 'could', 'might', 'may'].includes(t.lower));
+  const unmodal = tokens.filter((t) => !MODALS.has(t.lower));
   // "Evaluate" is a plan when someone intends it ("we evaluate", "evaluating", "to evaluate"), not as what a thing does ("services evaluate flags").
-  const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', 'will', "'ll", 'would', 'should', 'might', 'may', 'could'].includes(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
+  const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', "'ll"].includes(t.word.previous ?? '') || MODALS.has(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
   let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens);
   words.forEach((w, i) => {
-    if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
+    if ((MODALS.has(w.lower) || w.lower === "'ll") && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
     if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
     // "started the migration", "began moving", "being migrated": a change begun, not done.
@@ -179,12 +194,6 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
-
-/** Prepositions naming what an act is done with ("applied with Flyway", "via Argo CD"). */
-const INSTRUMENTS = new Set(['with', 'via', 'using', 'through']);
-
-/** Words opening a condition: what the clause says holds when the condition is met. */
-const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
 
 /** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */
 function negatedAt(view: ClauseView, v: Value): boolean {
@@ -398,9 +407,6 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
   return out;
 }
 
-/** Words that add a value to others rather than replace them ("the Web team maintains it too"). */
-const ADDITIVE = new Set(['too', 'also', 'additionally', 'both']);
-
 /** A component's or a setting's name, as opposed to a person's or a product's: written joined ("billing-api", "MAX_RETRIES"). */
 const COMPONENT_LIKE = /[-_.:/]/;
 
@@ -485,9 +491,6 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
   return best ?? { name: v.kind === 'rate' && per ? 'limit' : '', at: -1 };
 }
-
-/** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
-const ROLLOUT_ACTS = new Set<string>(words.rollout_acts);
 
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
 function measureAndUnit(key: string): boolean {
@@ -617,15 +620,6 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
 /** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
 const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
 const opensWriteUp = (words: readonly Word[]) => WRITE_UP.test(words[0]?.text ?? '') || WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' '));
-
-/** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
-const THIRD_PERSON = new Set(['it', 'they', 'this', 'these', 'those', 'that']);
-
-/** Words that count a value for everyone together, against a "per" one ("global", "total", "combined"). */
-const AGGREGATE = new Set(['global', 'total', 'combined', 'overall', 'aggregate', 'fleet-wide', 'cluster-wide', 'account-wide', 'org-wide']);
-
-/** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
-const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
 
 /**
  * The tokens a value's claim is about: in the predicate, the clause before it and the phrase right after it (its noun,
