@@ -64,7 +64,7 @@ function isSetting(w: Word): boolean {
   if (!/[_.]|[a-z][A-Z]/.test(w.text) || /^https?:/.test(w.text)) return false;
   const parts = splitIdentifier(w.text);
   if (parts.length === 0 || COMPONENT_ROLES.has(parts.at(-1)!)) return false;
-  const says = (p: string) => (MEASURE_WORDS.at([{ lower: p, lemma: p }], 0)?.value.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.has({ lower: p, lemma: p });
+  const says = (p: string) => (MEASURE_WORDS.word(p)?.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.word(p) !== undefined;
   return parts.some(says);
 }
 
@@ -86,7 +86,7 @@ function isComponent(w: Word): boolean {
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
-  return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
+  return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.word(parts[0]!) !== undefined || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
 }
 
 /** Months and their abbreviations ("Jan", "Sept"). */
@@ -290,9 +290,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       }
       // "Redis-backed", "RS512-signed", "Kafka-based": the technology a thing is built on, joined to the word for how.
       const built = /^([a-z][\w.]*)-(?:based|backed|signed|powered|driven|hosted|managed|encrypted)$/i.exec(w.text);
-      const base = built ? TECHNOLOGIES.at([{ lower: built[1]!.toLowerCase(), lemma: built[1]!.toLowerCase() }], 0) : undefined;
+      const base = built ? TECHNOLOGIES.word(built[1]!.toLowerCase()) : undefined;
       if (built && base && free(w.start, w.end)) {
-        add({ kind: 'technology', value: base.value.name, of: base.value.kind, text: built[1]!, start: w.start, end: w.start + built[1]!.length });
+        add({ kind: 'technology', value: base.name, of: base.kind, text: built[1]!, start: w.start, end: w.start + built[1]!.length });
         continue;
       }
       // "2-core runners", "3-node cluster": a count of the noun it is joined to.
@@ -463,7 +463,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   const at = tokenAt(view.tokens, v.start);
   const takes = (m: { kinds: ReadonlySet<string> }) => m.kinds.has(v.kind) || (v.kind === 'number' && m.kinds.has('count')) || ((v.kind === 'name' || v.kind === 'team') && m.kinds.has('team'));
   // What a count counts, when that is a measure ("2 CPUs", "3 replicas").
-  const counted = v.of ? MEASURE_WORDS.at([{ lower: v.of, lemma: v.of }], 0)?.value.find(takes) : undefined;
+  const counted = v.of ? MEASURE_WORDS.word(v.of)?.find(takes) : undefined;
   if (counted) return { name: counted.name, at: -1 };
   // A count of things no measure names ("12 concurrent renders") measures those things, not a measure word near it.
   if (v.kind === 'count' && v.of && !ANY_MEASURE_WORD.has(v.of)) return { name: v.of, at: -1 };
@@ -501,7 +501,7 @@ function measureAndUnit(key: string): boolean {
 /** Does a key name only what is measured ("resources.limits.memory", "max_memory"), nothing it is measured of? */
 function measureOnlyKey(key: string): boolean {
   const parts = splitIdentifier(key).map((p) => (p.length > 3 && p.endsWith('s') ? p.slice(0, -1) : p));
-  const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.has({ lower: p, lemma: p }) || EXTREMES.has({ lower: p, lemma: p });
+  const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.word(p) !== undefined || EXTREMES.word(p) !== undefined;
   return parts.length >= 2 && parts.some((p) => MEASURE_WORD.has(p)) && parts.every((p) => MEASURE_WORD.has(p) || plain(p));
 }
 
@@ -593,7 +593,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
 /** An environment in a region, written joined ("prod-ap", "staging-west2"): that environment there. */
 export function regionalEnv(text: string): string | undefined {
   const m = /^`?([a-z]+)-((?:us|eu|uk|ap|apac|emea|de|fr|jp|au|ca|sa|in|east|west|central|north|south)[a-z0-9-]*)`?$/.exec(text.toLowerCase());
-  const env = m ? ENVIRONMENTS.at([{ lower: m[1]!, lemma: m[1]! }], 0)?.value : undefined;
+  const env = m ? ENVIRONMENTS.word(m[1]!) : undefined;
   return env ? `${env}-${m![2]}` : undefined;
 }
 
@@ -753,7 +753,7 @@ function goneValues(view: ClauseView, values: readonly Value[], text: string): S
     const after = text.slice(v.end, v.end + 40).toLowerCase();
     const retired = /^\W{0,3}(?:[a-z-]+\s+)?(?:(?:was|were|is|has been|have been|got|gets|is now|are now)\s+)?(\w+(?:\s(?:down|off))?)/.exec(after)?.[1];
     const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
-    if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.has({ lower: retired, lemma: retired }))) out.add(v);
+    if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.word(retired) !== undefined)) out.add(v);
   }
   return out;
 }

@@ -106,7 +106,7 @@ const SHAPES: Shape[] = [
   // Host names: where something lives ("grafana.acme.internal/d/x").
   {
     pattern: /(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|net|org|dev|app|cloud|internal|local|corp|ai|sh|co|xyz|tech|svc|lan)(?:\/[^\s,;)`'":]*[^\s,;)`'".:])?(?![\w.-]|:[^\d])/gi,
-    read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) ? null : { kind: 'url', value: m[0].toLowerCase() }),
+    read: (m) => (TECHNOLOGIES.word(m[0].toLowerCase()) !== undefined ? null : { kind: 'url', value: m[0].toLowerCase() }),
   },
   // Cron: five fields, one of them a star ("0 3 * * *"); a fixed daily time is a time of day.
   {
@@ -163,13 +163,13 @@ const SHAPES: Shape[] = [
     },
   },
   // Dotfiles: ".env.example", ".eslintrc.json" (".NET" is a product).
-  { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
+  { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.word(m[0].toLowerCase()) !== undefined || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
   // Toolchain keys and pinned packages: "python3.12", "typescript@5.4", "node20" (a known technology and its major).
   {
     pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w%/-]|\.\w)/gi,
     read: (m) => {
       const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
-      const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
+      const known = TECHNOLOGIES.word(name);
       if (!known && (!m[3]!.includes('.') || name.length < 3)) return null;
       return { kind: 'version', value: m[3]!, of: known?.name ?? name };
     },
