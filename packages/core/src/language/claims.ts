@@ -591,7 +591,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
 }
 
 /** An environment in a region, written joined ("prod-ap", "staging-west2"): that environment there. */
-export function regionalEnv(text: string): string | undefined {
+function regionalEnv(text: string): string | undefined {
   const m = /^`?([a-z]+)-((?:us|eu|uk|ap|apac|emea|de|fr|jp|au|ca|sa|in|east|west|central|north|south)[a-z0-9-]*)`?$/.exec(text.toLowerCase());
   const env = m ? ENVIRONMENTS.word(m[1]!) : undefined;
   return env ? `${env}-${m![2]}` : undefined;

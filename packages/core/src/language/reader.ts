@@ -92,9 +92,7 @@ export function languageModelLoaded(): boolean {
   return instance !== undefined;
 }
 
-/**
- * Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic.
- */
+/** Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic. */
 export function readText(text: string): TextReading {
   const pipeline = nlp();
   const its = (name: string) => propertyOf(pipeline, name);
