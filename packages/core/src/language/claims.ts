@@ -157,6 +157,10 @@ function changeDone(words: readonly Word[], i: number): boolean {
   return (past && (!state || target)) || (target && reported);
 }
 
+/** Is the word at `i` a removal done ("dropped Sentry"), not an act ceasing ("stopped processing")? */
+const removalDone = (words: readonly Word[], i: number) =>
+  CHANGE.removal.has(words[i]!) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? '');
+
 function readClause(clause: Clause, index: number, conditionalSentences: ReadonlySet<number>, plannedSentences: ReadonlySet<number>): ClauseView {
   const tokens = tokensOf(clause);
   const words = clause.words;
@@ -745,8 +749,7 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
 function goneValues(view: ClauseView, values: readonly Value[], text: string): Set<Value> {
   const out = new Set<Value>();
   const words = view.clause.words;
-  // "dropped Sentry", not "stopped processing" (an act ceasing, not a thing removed).
-  const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? ''));
+  const removalAt = words.findIndex((_, i) => removalDone(words, i));
   const noLonger = words.findIndex((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   for (const v of values) {
     if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind) || namesRelease(v, view, text)) continue;
@@ -1113,7 +1116,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const noAt = words.findIndex((w) => w.lower === 'no' || w.lower === 'without' || w.lower === 'none');
   if (verbAt < 0 && existential < 0 && noAt < 0) return null;
   const verb = verbAt >= 0 ? words[verbAt]! : undefined;
-  const removal = verb !== undefined && CHANGE.removal.has(verb) && changeDone(words, verbAt) && !/ing$/.test(words[verbAt + 1]?.lower ?? '');
+  const removal = verbAt >= 0 && removalDone(words, verbAt);
   const positive = !view.negated && !removal;
   const concepts = (list: readonly Word[]) => {
     const out: string[] = [];
