@@ -428,7 +428,7 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const before = view.tokens[i - 1]?.lower ?? '';
   // A setting's key assigned it ("ADMIN_API_URL=https://...", "OWNER = @ana") holds it, whatever word is near.
   const key = view.tokens[i - 2]?.word;
-  if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
+  if (before === '=' && key && (isSetting(key) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
   // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
   if (measure === 'destination' && (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind)))) return false;
