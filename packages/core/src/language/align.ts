@@ -185,8 +185,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
-  const ownA = anchorsA.filter((x) => !bareFileName(x) && !meets(vb, x, va) && !vb.scopeWords.has(x) && !vb.scopeWords.has(singular(x)) && !partOf(x, partsB) && !short(x, a, b));
-  const ownB = anchorsB.filter((x) => !bareFileName(x) && !meets(va, x, vb) && !va.scopeWords.has(x) && !va.scopeWords.has(singular(x)) && !partOf(x, partsA) && !short(x, b, a));
+  const ownOf = (x: Claim, y: Claim) => x.specificAnchors.filter((w) => !bareFileName(w) && !meets(y.view, w, x.view) &&
+    !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) && !partOf(w, y.parts) && !short(w, x, y));
+  const [ownA, ownB] = [ownOf(a, b), ownOf(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
@@ -202,8 +203,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // also when one names a component the other fact mentions and nothing else of its own ("`pg-main`, which is on 14" / "pg-main: 16.2").
   if (ownA.length === 0 && ownB.length === 0 && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
-  if (anchorsA.length === 0 && anchorsB.length === 0 && a.components.length === 0 && b.components.length === 0) return a.fact.scope === b.fact.scope;
-  const [bare, named] = anchorsA.length === 0 && a.components.length === 0 ? [a, b] : anchorsB.length === 0 && b.components.length === 0 ? [b, a] : [null, null];
+  const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
+  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope;
+  const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
   const inScope = (x: string) => bare.view.scopeWords.has(x) || bare.view.scopeWords.has(singular(x));

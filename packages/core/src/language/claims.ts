@@ -14,7 +14,7 @@ import {
   GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
   withJoinedForms, type Matchable,
 } from './lexicon.ts';
-import { isEnglishWord, readText, type Clause, type Word } from './reader.ts';
+import { isEnglishWord, readText, remembered, type Clause, type Word } from './reader.ts';
 import { HTTP_ERROR_STATUS, normalizeText, valuesByShape, type Value } from './values.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import words from './data/words.json' with { type: 'json' };
@@ -37,6 +37,24 @@ const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 /** First parts of English compounds that are no word alone ("mid-transfer", "non-blocking", "re-run"). */
 const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
+/** Modals of intent: a change after them is a plan ("will move"). */
+const MODALS = new Set(words.modals);
+/** Modals of ability and obligation: the verb after them says what can or must happen. */
+const ABILITY_MODALS = new Set(words.ability_modals);
+/** Prepositions naming what an act is done with ("applied with Flyway", "via Argo CD"). */
+const INSTRUMENTS = new Set(words.instrument_prepositions);
+/** Words opening a condition: what the clause says holds when the condition is met. */
+const CONDITIONS = new Set(words.condition_openers);
+/** Words that add a value to others rather than replace them ("the Web team maintains it too"). */
+const ADDITIVE = new Set(words.additive_words);
+/** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
+const ROLLOUT_ACTS = new Set(words.rollout_acts);
+/** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
+const THIRD_PERSON = new Set(words.third_person);
+/** Words that count a value for everyone together, against a "per" one ("global", "total", "combined"). */
+const AGGREGATE = new Set(words.aggregate_words);
+/** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
+const OF_PREPOSITIONS = new Set(words.of_prepositions);
 
 const splitIdentifier = (text: string) =>
   text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[_.\s/:@`-]+/).map((p) => p.toLowerCase()).filter((p) => p.length >= 2 && !/^\d+$/.test(p));
@@ -46,7 +64,7 @@ function isSetting(w: Word): boolean {
   if (!/[_.]|[a-z][A-Z]/.test(w.text) || /^https?:/.test(w.text)) return false;
   const parts = splitIdentifier(w.text);
   if (parts.length === 0 || COMPONENT_ROLES.has(parts.at(-1)!)) return false;
-  const says = (p: string) => (MEASURE_WORDS.at([{ lower: p, lemma: p }], 0)?.value.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.has({ lower: p, lemma: p });
+  const says = (p: string) => (MEASURE_WORDS.word(p)?.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.word(p) !== undefined;
   return parts.some(says);
 }
 
@@ -68,7 +86,7 @@ function isComponent(w: Word): boolean {
   }
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) return true; // a setting's key names it
   if (/[_\d]/.test(w.text) || /[a-z]\.[a-z]/i.test(w.text)) return true;
-  return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.has({ lower: parts[0]!, lemma: parts[0]! }) || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
+  return COMPONENT_ROLES.has(parts.at(-1)!) || TECHNOLOGIES.word(parts[0]!) !== undefined || parts.length >= 3 || /(?:er|or)$/.test(parts.at(-1)!);
 }
 
 /** Months and their abbreviations ("Jan", "Sept"). */
@@ -107,19 +125,10 @@ function tokensOf(clause: Clause): Token[] {
 const namesEnvironment = (lower: string, previous: string | undefined) =>
   !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
-/** A change verb ("migrate", "moved"). */
 /** A word of a change verb's family ("migrate", "migration", "migrating"), by its Porter stem: "started the migration" is a change begun. */
 const CHANGE_STEMS = new Set(changeData.change_verbs.filter((v) => !v.includes(' ')).map((v) => porterStem(v)));
-const changeFamily = new Map<string, boolean>();
-const isChangeWord = (w: Word) => {
-  if (CHANGE.verbs.has(w)) return true;
-  let known = changeFamily.get(w.lower);
-  if (known === undefined) {
-    if (changeFamily.size > 20_000) changeFamily.clear();
-    changeFamily.set(w.lower, (known = /^[a-z]+$/.test(w.lower) && CHANGE_STEMS.has(porterStem(w.lower))));
-  }
-  return known;
-};
+const inChangeFamily = remembered(20_000, (lower) => /^[a-z]+$/.test(lower) && CHANGE_STEMS.has(porterStem(lower)));
+const isChangeWord = (w: Word) => CHANGE.verbs.has(w) || inChangeFamily(w.lower);
 
 /** Do the words after a change verb give it a target ("moved to", "raised from", "rolled back", "switched off"; not "out of")? */
 const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'from', 'back', 'over', 'off', 'out'].includes(x) && !(x === 'out' && after[k + 1] === 'of'));
@@ -129,9 +138,6 @@ function describes(words: readonly Word[], i: number): boolean {
   if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
 }
-
-/** Modals of ability and obligation: the verb after them says what can or must happen. */
-const ABILITY_MODALS = new Set(['can', 'cannot', "can't", 'must', "mustn't"]);
 
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
@@ -152,16 +158,20 @@ function changeDone(words: readonly Word[], i: number): boolean {
   return (past && (!state || target)) || (target && reported);
 }
 
+/** Is the word at `i` a removal done ("dropped Sentry"), not an act ceasing ("stopped processing")? */
+const removalDone = (words: readonly Word[], i: number) =>
+  CHANGE.removal.has(words[i]!) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? '');
+
 function readClause(clause: Clause, index: number, conditionalSentences: ReadonlySet<number>, plannedSentences: ReadonlySet<number>): ClauseView {
   const tokens = tokensOf(clause);
   const words = clause.words;
   // Plans, proposals and work in progress state no current value; modals make a plan only of a change ("will move", not "will retry").
-  const unmodal = tokens.filter((t) => !['will', 'would', 'should', 'could', 'might', 'may'].includes(t.lower));
+  const unmodal = tokens.filter((t) => !MODALS.has(t.lower));
   // "Evaluate" is a plan when someone intends it ("we evaluate", "evaluating", "to evaluate"), not as what a thing does ("services evaluate flags").
-  const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', 'will', "'ll", 'would', 'should', 'might', 'may', 'could'].includes(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
+  const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', "'ll"].includes(t.word.previous ?? '') || MODALS.has(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
   let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens);
   words.forEach((w, i) => {
-    if (['will', 'would', 'should', 'could', 'might', 'may', "'ll"].includes(w.lower) && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
+    if ((MODALS.has(w.lower) || w.lower === "'ll") && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
     if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
     // "started the migration", "began moving", "being migrated": a change begun, not done.
@@ -189,12 +199,6 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
-
-/** Prepositions naming what an act is done with ("applied with Flyway", "via Argo CD"). */
-const INSTRUMENTS = new Set(['with', 'via', 'using', 'through']);
-
-/** Words opening a condition: what the clause says holds when the condition is met. */
-const CONDITIONS = new Set(['if', 'unless', 'when', 'whenever', 'once']);
 
 /** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */
 function negatedAt(view: ClauseView, v: Value): boolean {
@@ -270,30 +274,27 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
     const words = clause.words;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
-      // Technologies, one or more words ("Redis", "GitHub Actions"); a product name that is an English word counts only written as a name.
+      // Technologies, one or more words ("Redis", "GitHub Actions").
       const tech = TECHNOLOGIES.at(words, i);
       if (tech && free(w.start, words[i + tech.length - 1]!.end)) {
         const span = words.slice(i, i + tech.length);
         const written = span.map((x) => x.text).join(' ');
+        const [next, after] = [words[i + tech.length], words[i + tech.length + 1]];
+        const isVersion = (x: Word | undefined): x is Word => x !== undefined && /^v?\d+(?:\.\d+){0,2}$/.test(x.text);
+        const version = (x: Word) =>
+          add({ kind: 'version', value: x.text.replace(/^v/, ''), of: tech.value.name, text: x.text, start: x.start, end: x.end });
         // A product named by an English word ("yarn", "vector") is one when written as a name, in code, or as a tool ("installed with yarn").
         const asTool = ['with', 'via', 'using', 'use', 'uses', 'used', 'through', 'on', 'to', 'from'].includes(words[i - 1]?.lower ?? '') || text.includes(`\`${w.lower}`);
         // Followed by its version ("pins node 20.11"), it is the product.
-        const versioned = /^v?\d+(?:\.\d+){0,2}$/.test(words[i + tech.length]?.text ?? '');
-        const plainWord = tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !versioned;
+        const plainWord = tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !isVersion(next);
         if (!plainWord) {
-          // "Node 22", "Postgres 16.2": a version of it.
-          const next = words[i + tech.length];
-          // Not "Kafka 3 brokers" (a count: things counted are plural), but "Node 20 LTS" and "Postgres 16 upgrade".
-          const after = words[i + tech.length + 1];
+          // "Node 22", "Postgres 16.2", "Postgres 16 upgrade": a version of it; not "Kafka 3 brokers" (a count: things counted
+          // are plural), but "Node 20 LTS" (a release).
           const singularNoun = after !== undefined && after.lower === after.lemma && next?.text !== '1';
-          if (next && /^v?\d+(?:\.\d+){0,2}$/.test(next.text) && (!NOUNISH.has(after?.pos ?? '') || singularNoun || /^(?:lts|release|runtime)$/i.test(after?.text ?? '')) && free(next.start, next.end)) {
-            add({ kind: 'version', value: next.text.replace(/^v/, ''), of: tech.value.name, text: next.text, start: next.start, end: next.end });
-          }
+          if (isVersion(next) && (!NOUNISH.has(after?.pos ?? '') || singularNoun || /^(?:lts|release|runtime)$/i.test(after?.text ?? ''))) version(next);
           // "Node from 18 to 20": both versions of it.
           const [from, old, to, now] = words.slice(i + tech.length, i + tech.length + 4);
-          if (from?.lower === 'from' && to?.lower === 'to' && [old, now].every((x) => x && /^v?\d+(?:\.\d+){0,2}$/.test(x.text))) {
-            for (const x of [old!, now!]) add({ kind: 'version', value: x.text.replace(/^v/, ''), of: tech.value.name, text: x.text, start: x.start, end: x.end });
-          }
+          if (from?.lower === 'from' && to?.lower === 'to' && isVersion(old) && isVersion(now)) [old, now].forEach(version);
           add({ kind: 'technology', value: tech.value.name, of: tech.value.kind, text: written, start: w.start, end: span.at(-1)!.end });
           i += tech.length - 1;
           continue;
@@ -301,9 +302,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
       }
       // "Redis-backed", "RS512-signed", "Kafka-based": the technology a thing is built on, joined to the word for how.
       const built = /^([a-z][\w.]*)-(?:based|backed|signed|powered|driven|hosted|managed|encrypted)$/i.exec(w.text);
-      const base = built ? TECHNOLOGIES.at([{ lower: built[1]!.toLowerCase(), lemma: built[1]!.toLowerCase() }], 0) : undefined;
+      const base = built ? TECHNOLOGIES.word(built[1]!.toLowerCase()) : undefined;
       if (built && base && free(w.start, w.end)) {
-        add({ kind: 'technology', value: base.value.name, of: base.value.kind, text: built[1]!, start: w.start, end: w.start + built[1]!.length });
+        add({ kind: 'technology', value: base.name, of: base.kind, text: built[1]!, start: w.start, end: w.start + built[1]!.length });
         continue;
       }
       // "2-core runners", "3-node cluster": a count of the noun it is joined to.
@@ -418,9 +419,6 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
   return out;
 }
 
-/** Words that add a value to others rather than replace them ("the Web team maintains it too"). */
-const ADDITIVE = new Set(['too', 'also', 'additionally', 'both']);
-
 /** A component's or a setting's name, as opposed to a person's or a product's: written joined ("billing-api", "MAX_RETRIES"). */
 const COMPONENT_LIKE = /[-_.:/]/;
 
@@ -438,7 +436,7 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const before = view.tokens[i - 1]?.lower ?? '';
   // A setting's key assigned it ("ADMIN_API_URL=https://...", "OWNER = @ana") holds it, whatever word is near.
   const key = view.tokens[i - 2]?.word;
-  if (before === '=' && key && (isSetting(key) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(key.text) || KEY_SHAPE.test(key.text))) return true;
+  if (before === '=' && key && (isSetting(key) || KEY_SHAPE.test(key.text))) return true;
   // Where something goes is said after the word that sends it ("alerts go to #ops", "ends up in gs://drop", "writes it to s3://x").
   // A person or a name receives only through a preposition ("goes to Priya"; not "uploads a Seller app").
   if (measure === 'destination' && (i < at || (!['to', 'into', 'in', 'on'].includes(before) && !['channel', 'email', 'url', 'path'].includes(v.kind)))) return false;
@@ -482,7 +480,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   const at = tokenAt(view.tokens, v.start);
   const takes = (m: { kinds: ReadonlySet<string> }) => m.kinds.has(v.kind) || (v.kind === 'number' && m.kinds.has('count')) || ((v.kind === 'name' || v.kind === 'team') && m.kinds.has('team'));
   // What a count counts, when that is a measure ("2 CPUs", "3 replicas").
-  const counted = v.of ? MEASURE_WORDS.at([{ lower: v.of, lemma: v.of }], 0)?.value.find(takes) : undefined;
+  const counted = v.of ? MEASURE_WORDS.word(v.of)?.find(takes) : undefined;
   if (counted) return { name: counted.name, at: -1 };
   // A count of things no measure names ("12 concurrent renders") measures those things, not a measure word near it.
   if (v.kind === 'count' && v.of && !ANY_MEASURE_WORD.has(v.of)) return { name: v.of, at: -1 };
@@ -512,9 +510,6 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   return best ?? { name: v.kind === 'rate' && per ? 'limit' : v.kind === 'money' ? 'cost' : '', at: -1 };
 }
 
-/** Words of sending traffic somewhere: what makes a share of traffic a rollout. */
-const ROLLOUT_ACTS = new Set<string>(words.rollout_acts);
-
 /** Is a setting's key only a measure's word and a unit ("retention.ms", "timeout_seconds")? */
 function measureAndUnit(key: string): boolean {
   const parts = splitIdentifier(key);
@@ -524,7 +519,7 @@ function measureAndUnit(key: string): boolean {
 /** Does a key name only what is measured ("resources.limits.memory", "max_memory"), nothing it is measured of? */
 function measureOnlyKey(key: string): boolean {
   const parts = splitIdentifier(key).map((p) => (p.length > 3 && p.endsWith('s') ? p.slice(0, -1) : p));
-  const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.has({ lower: p, lemma: p }) || EXTREMES.has({ lower: p, lemma: p });
+  const plain = (p: string) => GENERIC.has(p) || unitOf(p) !== undefined || BOUNDS.word(p) !== undefined || EXTREMES.word(p) !== undefined;
   return parts.length >= 2 && parts.some((p) => MEASURE_WORD.has(p)) && parts.every((p) => MEASURE_WORD.has(p) || plain(p));
 }
 
@@ -616,9 +611,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
 }
 
 /** An environment in a region, written joined ("prod-ap", "staging-west2"): that environment there. */
-export function regionalEnv(text: string): string | undefined {
+function regionalEnv(text: string): string | undefined {
   const m = /^`?([a-z]+)-((?:us|eu|uk|ap|apac|emea|de|fr|jp|au|ca|sa|in|east|west|central|north|south)[a-z0-9-]*)`?$/.exec(text.toLowerCase());
-  const env = m ? ENVIRONMENTS.at([{ lower: m[1]!, lemma: m[1]! }], 0)?.value : undefined;
+  const env = m ? ENVIRONMENTS.word(m[1]!) : undefined;
   return env ? `${env}-${m![2]}` : undefined;
 }
 
@@ -645,15 +640,6 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
 /** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
 const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
 const opensWriteUp = (words: readonly Word[]) => WRITE_UP.test(words[0]?.text ?? '') || WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' '));
-
-/** Pronouns standing for a thing named before ("It isn't public", "They run on spot nodes"). */
-const THIRD_PERSON = new Set(['it', 'they', 'this', 'these', 'those', 'that']);
-
-/** Words that count a value for everyone together, against a "per" one ("global", "total", "combined"). */
-const AGGREGATE = new Set(['global', 'total', 'combined', 'overall', 'aggregate', 'fleet-wide', 'cluster-wide', 'account-wide', 'org-wide']);
-
-/** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
-const OF_PREPOSITIONS = new Set(['of', 'for', 'on', 'in', 'at', 'to', 'per', 'from']);
 
 /**
  * The tokens a value's claim is about: in the predicate, the clause before it and the phrase right after it (its noun,
@@ -729,10 +715,9 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const NAME = String.raw`\x60?([A-Za-z][\w.+-]*[A-Za-z0-9])\x60?`;
   const take = (t: Value, name: string | undefined, start: number) => {
-    // A setting's key ("CACHE_BACKEND") is not a product.
+    // A setting's key ("CACHE_BACKEND") is not a product, nor is a value already read.
     if (!name || isEnglishWord(name.toLowerCase()) || name.includes('_')) return;
-    const named = values.find((v) => start < v.end && start + name.length > v.start);
-    if (named) return;
+    if (values.some((v) => start < v.end && start + name.length > v.start)) return;
     out.push({ kind: 'technology', value: name.toLowerCase(), of: t.of, text: name, start, end: start + name.length });
   };
   for (const t of values) {
@@ -754,27 +739,21 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const out: Value[] = [];
   const free = (start: number, end: number) => ![...values, ...out].some((v) => start < v.end && end > v.start && !(v.kind === 'number' && v.start === start));
   const scale = (v: Value) => (v.number !== undefined && /\d/.test(v.text) ? v.number / Number(/\d+(?:\.\d+)?/.exec(v.text)![0]) : 1);
-  const like = (v: Value, m: RegExpExecArray, index: number, group: number): Value | null => {
-    const start = index + m[0].lastIndexOf(m[group]!);
-    const raw = Number(m[group]);
-    if (!free(start, start + m[group]!.length) || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return null;
+  /** The number of `m`'s first group, matched in the text from `offset` on, read as a value like `v`. */
+  const pair = (v: Value, m: RegExpExecArray | null, offset: number) => {
+    if (!m || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return;
+    const start = offset + m.index + m[0].lastIndexOf(m[1]!);
+    if (!free(start, start + m[1]!.length)) return;
+    const raw = Number(m[1]);
     const n = Math.round(raw * scale(v) * 1e9) / 1e9;
     const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : String(n);
-    return { ...v, value, number: n, text: m[group]!, start, end: start + m[group]!.length, high: undefined };
+    out.push({ ...v, value, number: n, text: m[1]!, start, end: start + m[1]!.length, high: undefined });
   };
   for (const v of values) {
-    const before = text.slice(Math.max(0, v.start - 30), v.start);
-    const after = text.slice(v.end, v.end + 40);
-    const from = /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(before);
-    if (from) {
-      const found = like(v, from, v.start - before.length + from.index, 1);
-      if (found) out.push(found);
-    }
-    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(after);
-    if (was) {
-      const found = like(v, was, v.end + was.index, 1);
-      if (found) out.push(found);
-    }
+    const before = Math.max(0, v.start - 30);
+    pair(v, /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(text.slice(before, v.start)), before);
+    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i;
+    pair(v, was.exec(text.slice(v.end, v.end + 40)), v.end);
   }
   return out;
 }
@@ -786,15 +765,14 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
 function goneValues(view: ClauseView, values: readonly Value[], text: string): Set<Value> {
   const out = new Set<Value>();
   const words = view.clause.words;
-  // "dropped Sentry", not "stopped processing" (an act ceasing, not a thing removed).
-  const removalAt = words.findIndex((w, i) => CHANGE.removal.has(w) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? ''));
+  const removalAt = words.findIndex((_, i) => removalDone(words, i));
   const noLonger = words.findIndex((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   for (const v of values) {
     if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind) || namesRelease(v, view, text)) continue;
     const after = text.slice(v.end, v.end + 40).toLowerCase();
     const retired = /^\W{0,3}(?:[a-z-]+\s+)?(?:(?:was|were|is|has been|have been|got|gets|is now|are now)\s+)?(\w+(?:\s(?:down|off))?)/.exec(after)?.[1];
     const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
-    if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.has({ lower: retired, lemma: retired }))) out.add(v);
+    if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.word(retired) !== undefined)) out.add(v);
   }
   return out;
 }
@@ -1042,7 +1020,7 @@ export function readFactText(content: string): FactEntity[] {
       const about = new Set(aboutTokens(v, view, clauseValues));
       // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned.
       const holders = ROLE_MEASURES.has(measure) ? new Set(clauseValues.filter((x) => x.kind === 'person' || x.kind === 'team').map((x) => x.value)) : new Set<string>();
-      const keep = (i: number, a: string) => (about.has(i) || i < 0 || narrows(view.tokens[i]?.word, v)) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]?.lower ?? '');
+      const keep = (i: number, a: string) => (about.has(i) || narrows(view.tokens[i]!.word, v)) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]!.lower);
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
       // Adjectives ("public", "internal") qualify what the nouns name: they tell two things apart only against other adjectives.
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
@@ -1160,7 +1138,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const noAt = words.findIndex((w) => w.lower === 'no' || w.lower === 'without' || w.lower === 'none');
   if (verbAt < 0 && existential < 0 && noAt < 0) return null;
   const verb = verbAt >= 0 ? words[verbAt]! : undefined;
-  const removal = verb !== undefined && CHANGE.removal.has(verb) && changeDone(words, verbAt) && !/ing$/.test(words[verbAt + 1]?.lower ?? '');
+  const removal = verbAt >= 0 && removalDone(words, verbAt);
   const positive = !view.negated && !removal;
   const concepts = (list: readonly Word[]) => {
     const out: string[] = [];
@@ -1194,7 +1172,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     targetWords = words.slice(np, auxAt).filter((w) => CONTENT.has(w.pos));
     subjectEnd = np;
   } else {
-    const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos) && !['ADV'].includes(w.pos));
+    const first = words.findIndex((w, i) => i > verbAt && CONTENT.has(w.pos));
     targetWords = verbAt >= 0 && first >= 0 ? phraseAt(first) : [];
   }
   const subjectWords = words.slice(0, subjectEnd).filter((w) => !(NEGATIONS.has(w.lower) || w.lower === 'there'));

@@ -8,9 +8,9 @@ import { familyOf, readFactText } from './claims.ts';
 import { GENERIC } from './lexicon.ts';
 import { TECHNOLOGY_KIND_OF_WORD } from './align.ts';
 
-export { covers, denies, disagree, mentions, relatedThing, namesReplaced, sameEnvironment, sameThing, sameValue, viewOf, type Claim, type FactView, type Statement } from './align.ts';
-export { EXTRACTOR_VERSION, familyOf, type ClaimEntity, type StatementEntity } from './claims.ts';
-export { languageModelLoaded, languagePipelineStats, readText, type Clause, type TextReading, type Word } from './reader.ts';
+export { covers, denies, disagree, mentions, relatedThing, namesReplaced, sameEnvironment, sameThing, sameValue, viewOf, type Claim, type FactView } from './align.ts';
+export { EXTRACTOR_VERSION, familyOf, type ClaimEntity } from './claims.ts';
+export { languageModelLoaded, languagePipelineStats, readText } from './reader.ts';
 export { normalizeText } from './values.ts';
 
 /** Reads a fact's text into what is stored with it (see claims.ts); a text it cannot read is stored with nothing read. */

@@ -57,6 +57,11 @@ export class PhraseTable<T> {
   has(w: Matchable): boolean {
     return this.at([w], 0)?.length === 1;
   }
+
+  /** The value of the one-word phrase that is this lower-case string (a key's part, a name), not a word of a read text. */
+  word(lower: string): T | undefined {
+    return this.at([{ lower, lemma: lower }], 0)?.value;
+  }
 }
 
 const table = (list: readonly string[]) => new PhraseTable(list.map((p) => [p, true] as [string, true]));

@@ -64,11 +64,8 @@ export function languagePipelineStats(): { built: number; learnedWords: number }
 /** One of wink's `its` property readers, by name. */
 const propertyOf = (pipeline: Nlp, name: string) => (pipeline.its as unknown as Record<string, unknown>)[name] as never;
 
-/** A span as wink reports it: the first and last token index. */
-const asSpan = (value: unknown): [number, number] => value as [number, number];
-
 /** A function of a word with its answers remembered (a workspace's vocabulary is small beside its facts), `limit` at most. */
-function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
+export function remembered<T>(limit: number, f: (word: string) => T): (word: string) => T {
   const known = new Map<string, T>();
   return (word) => {
     let found = known.get(word);
@@ -95,9 +92,7 @@ export function languageModelLoaded(): boolean {
   return instance !== undefined;
 }
 
-/**
- * Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic.
- */
+/** Reads a text. Cheap (a fraction of a millisecond for a fact), synchronous and deterministic. */
 export function readText(text: string): TextReading {
   const pipeline = nlp();
   const its = (name: string) => propertyOf(pipeline, name);
@@ -119,7 +114,8 @@ export function readText(text: string): TextReading {
     words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma: String(lemmas[i]).toLowerCase(), pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const sentences: [number, number][] = [];
-  doc.sentences().each((sentence: ItemSentence) => void sentences.push(asSpan(sentence.out(its('span')))));
+  // A sentence's span as wink reports it: its first and last token index.
+  doc.sentences().each((sentence: ItemSentence) => void sentences.push(sentence.out(its('span')) as [number, number]));
   for (const [first, last] of sentences) {
     // The tagger takes a capitalised word opening a sentence for a name ("Sessions expire ..."): it is read as in lower case.
     const opening = lowerReading(words[first]!.lower);
@@ -181,11 +177,10 @@ function fixPluralVerbs(sentence: Word[]): void {
         retag(w, 'VERB', w.lower.slice(0, -1));
       }
     }
-    // "Build notifications post to #builds": a verb's base form opening the sentence before a
-    // noun, with a verb still to come, modifies that noun.
-    if (i === 0 && w.pos === 'VERB' && w.lower === w.lemma && next?.pos === 'NOUN' && sentence.slice(i + 2).some((x) => x.pos === 'VERB' || x.pos === 'AUX')) w.pos = 'NOUN';
-    // "the export pipeline", "a build queue": a verb's base form between a determiner and a noun modifies the noun.
-    if (w.pos === 'VERB' && w.lower === w.lemma && previous?.pos === 'DET' && next?.pos === 'NOUN') w.pos = 'NOUN';
+    // A verb's base form before a noun modifies it: after a determiner ("the export pipeline"), or opening the sentence
+    // with a verb still to come ("Build notifications post to #builds").
+    const opensBeforeVerb = i === 0 && sentence.slice(2).some((x) => x.pos === 'VERB' || x.pos === 'AUX');
+    if (w.pos === 'VERB' && w.lower === w.lemma && next?.pos === 'NOUN' && (previous?.pos === 'DET' || opensBeforeVerb)) w.pos = 'NOUN';
     // "Bump the pool to 8", "Cut the cache TTL to 60s": an imperative opening a statement with no verb of its own
     // before a target reads as a verb (the tagger takes it for a noun or an adjective).
     if (i === 0 && (w.pos === 'NOUN' || w.pos === 'ADJ') && /^[A-Z][a-z]+$/.test(w.text) && !/(?:s|ed|ing)$/.test(w.lower) && next) {
@@ -209,17 +204,17 @@ const CONNECTORS = /^[_./:@+-]+$/;
  * paths, hyphenated compounds, channel names. The tokenizer splits them; a claim reads them whole.
  */
 function mergeIdentifiers(tokens: Word[], text: string): Word[] {
+  // Does token k join the next, written without a space? A connector joins only a word written right after it: a
+  // sentence's final period or a trailing connector is not part of a word, nor punctuation after one ("(whsec_)").
+  const joins = (k: number) => {
+    const [token, next, after] = [tokens[k]!, tokens[k + 1], tokens[k + 2]];
+    if (next === undefined || next.start !== token.end) return false;
+    return CONNECTORS.test(next.text) ? after?.start === next.end : CONNECTORS.test(token.text) && /\w/.test(next.text);
+  };
   const out: Word[] = [];
   for (let i = 0; i < tokens.length; i++) {
     let j = i;
-    while (
-      j + 1 < tokens.length &&
-      tokens[j + 1]!.start === tokens[j]!.end &&
-      (CONNECTORS.test(tokens[j + 1]!.text) || CONNECTORS.test(tokens[j]!.text)) &&
-      // A sentence's final period or a trailing connector is not part of a word, nor punctuation after one ("(whsec_)").
-      !(CONNECTORS.test(tokens[j + 1]!.text) && (j + 2 >= tokens.length || tokens[j + 2]!.start !== tokens[j + 1]!.end)) &&
-      (CONNECTORS.test(tokens[j + 1]!.text) || /\w/.test(tokens[j + 1]!.text))
-    ) j++;
+    while (joins(j)) j++;
     if (j === i) {
       out.push({ ...tokens[i]!, index: out.length });
       continue;

@@ -32,6 +32,8 @@ export const HTTP_ERROR_STATUS = /^(?:4[0-2]\d|5[01]\d)$/;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const round = (n: number) => Math.round(n * 1e9) / 1e9;
 const pad = (n: number) => String(n).padStart(2, '0');
+/** How often something runs, as the seconds between two runs. */
+const interval = (seconds: number) => ({ kind: 'duration' as const, value: String(seconds), number: seconds, measure: 'interval' });
 
 /**
  * The ways people write numbers, rewritten into digits the shapes read ("1,000", "2k", "half an hour", "three replicas").
@@ -104,13 +106,13 @@ const SHAPES: Shape[] = [
   // Host names: where something lives ("grafana.acme.internal/d/x").
   {
     pattern: /(?<![\w@/.-])(?:[a-z0-9-]+\.)+(?:io|com|net|org|dev|app|cloud|internal|local|corp|ai|sh|co|xyz|tech|svc|lan)(?:\/[^\s,;)`'":]*[^\s,;)`'".:])?(?![\w.-]|:[^\d])/gi,
-    read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) ? null : { kind: 'url', value: m[0].toLowerCase() }),
+    read: (m) => (TECHNOLOGIES.word(m[0].toLowerCase()) !== undefined ? null : { kind: 'url', value: m[0].toLowerCase() }),
   },
   // Cron: five fields, one of them a star ("0 3 * * *"); a fixed daily time is a time of day.
   {
     pattern: /(?<![\w*/,-])((?:[\d*][\d*/,-]*\s+){4}[\d*][\d*/,-]*)(?![\w*/])|@(?:hourly|daily|weekly|monthly|yearly)\b/g,
     read: (m) => {
-      if (m[0].startsWith('@')) return { kind: 'duration', value: String(FREQUENCIES[m[0].slice(1)]), number: FREQUENCIES[m[0].slice(1)], measure: 'interval' };
+      if (m[0].startsWith('@')) return interval(FREQUENCIES[m[0].slice(1)]!);
       if (!m[0].includes('*')) return null;
       const [minute, hour, ...rest] = m[0].trim().split(/\s+/);
       if (/^\d+$/.test(minute!) && /^\d+$/.test(hour!) && rest.every((f) => f === '*')) return { kind: 'time', value: `${pad(Number(hour))}:${pad(Number(minute))}` };
@@ -161,13 +163,13 @@ const SHAPES: Shape[] = [
     },
   },
   // Dotfiles: ".env.example", ".eslintrc.json" (".NET" is a product).
-  { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.has({ lower: m[0].toLowerCase(), lemma: '' }) || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
+  { pattern: /(?<![\w./@-])\.[a-z][\w-]*(?:\.[a-z][\w-]*)*(?![\w/])/gi, read: (m) => (TECHNOLOGIES.word(m[0].toLowerCase()) !== undefined || /^\.[A-Z]+$/.test(m[0]) ? null : { kind: 'path', value: m[0] }) },
   // Toolchain keys and pinned packages: "python3.12", "typescript@5.4", "node20" (a known technology and its major).
   {
     pattern: /(?<![\w.@/-])([a-z][a-z.-]*?)(@|-)?(\d+(?:\.\d+)+|\d{1,2})(?![\w%/-]|\.\w)/gi,
     read: (m) => {
       const name = m[1]!.toLowerCase().replace(/[.-]$/, '');
-      const known = TECHNOLOGIES.at([{ lower: name, lemma: name }], 0)?.value;
+      const known = TECHNOLOGIES.word(name);
       if (!known && (!m[3]!.includes('.') || name.length < 3)) return null;
       return { kind: 'version', value: m[3]!, of: known?.name ?? name };
     },
@@ -192,7 +194,7 @@ const SHAPES: Shape[] = [
   // Not after "the": "the nightly export" names which export, it says nothing of how often it runs.
   {
     pattern: /\b(hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually)\b/gi,
-    read: (m, text) => (/\bthe\s+$/i.test(text.slice(Math.max(0, m.index - 4), m.index)) ? null : { kind: 'duration', value: String(FREQUENCIES[m[1]!.toLowerCase()]), number: FREQUENCIES[m[1]!.toLowerCase()], measure: 'interval' }),
+    read: (m, text) => (/\bthe\s+$/i.test(text.slice(Math.max(0, m.index - 4), m.index)) ? null : interval(FREQUENCIES[m[1]!.toLowerCase()]!)),
   },
   // "every 15 minutes", "every other week", "every day".
   {
@@ -200,8 +202,7 @@ const SHAPES: Shape[] = [
     read: (m) => {
       const unit = unitOf(m[3]!);
       if (unit?.family !== 'duration') return null;
-      const seconds = round(Number(m[2] ?? 1) * (m[1] ? 2 : 1) * unit.factor);
-      return { kind: 'duration', value: String(seconds), number: seconds, measure: 'interval' };
+      return interval(round(Number(m[2] ?? 1) * (m[1] ? 2 : 1) * unit.factor));
     },
   },
   // "twice a day", "3 times per hour": an interval.
@@ -211,8 +212,7 @@ const SHAPES: Shape[] = [
       const unit = unitOf(m[3]!);
       if (unit?.family !== 'duration') return null;
       const times = ({ once: 1, twice: 2, thrice: 3 } as Record<string, number>)[m[1]!.toLowerCase()] ?? Number(m[2]);
-      const seconds = round(unit.factor / times);
-      return { kind: 'duration', value: String(seconds), number: seconds, measure: 'interval' };
+      return interval(round(unit.factor / times));
     },
   },
   // "60 requests per minute", "3 deploys a day": a rate of what is counted.
