@@ -230,6 +230,12 @@ describe('claims', () => {
     expect(claim('intake container memory request is 256Mi', 'size').extreme).toBe('min');
     expect(same('intake container memory request is 256Mi', 'intake container memory limit is 512Mi')).toBe(false);
     expect(claim('The gateway allows 500 requests per minute').extreme).toBeUndefined();
+    // A label's extreme is every listed value's; a request names the floor of each resource after it.
+    expect(claimsIn('worker limits: memory 2Gi, cpu 2').map((c) => c.extreme)).toEqual(['max', 'max']);
+    expect(claimsIn('worker prod: 3 pods, requests cpu 500m / memory 1Gi per pod').map((c) => [c.measure, c.extreme])).toEqual([['replicas', undefined], ['cpu', 'min'], ['memory', 'min']]);
+    // A YAML key joined by hyphens names its measure and unit, however the value is given.
+    expect(claim('The `lint` job has `timeout-minutes: 15`')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['900'] });
+    expect(claim('lint job timeout-minutes is 25 now')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['1500'] });
     // A key's words count in their base form.
     expect(claim('Set `INTAKE_MAX_ATTEMPTS=6`')).toMatchObject({ measure: 'retry', values: ['6'] });
     // "250m" of CPU is a quarter of a core, not 250 minutes.
@@ -262,6 +268,8 @@ describe('claims', () => {
     expect(claim('The ranking-api keeps 7 replicas', 'count').env).toBeUndefined();
     expect(claim('The ranking HPA keeps at least 2 pods', 'count')).toMatchObject({ measure: 'replicas', bound: 'min', values: ['2'] });
     expect(claim('The ranking HPA is capped at 12 pods', 'count')).toMatchObject({ measure: 'replicas', bound: 'max', values: ['12'] });
+    // Not where it comes from: a staging copy restored from a prod snapshot holds in staging.
+    expect(claim('Staging DB is restored from a prod snapshot nightly', 'duration').env).toBe('staging');
   });
 
   it('marks plans and work in progress as plans, and conditions on a change as conditional', () => {

@@ -61,7 +61,8 @@ const splitIdentifier = (text: string) =>
 
 /** A setting's key: an identifier one of whose words says what it measures ("DB_POOL_MAX", "statement_timeout", "maxReplicas"). */
 function isSetting(w: Word): boolean {
-  if (!/[_.]|[a-z][A-Z]/.test(w.text) || /^https?:/.test(w.text)) return false;
+  // Joined by dots, underscores or case; by hyphens only a measure and its unit ("timeout-minutes", a YAML key).
+  if ((!/[_.]|[a-z][A-Z]/.test(w.text) && !(/^[a-z]+(?:-[a-z]+)+$/.test(w.text) && measureAndUnit(w.text))) || /^https?:/.test(w.text)) return false;
   const parts = splitIdentifier(w.text);
   if (parts.length === 0 || COMPONENT_ROLES.has(parts.at(-1)!)) return false;
   const says = (p: string) => (MEASURE_WORDS.word(p)?.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.word(p) !== undefined;
@@ -571,7 +572,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     }
     return best;
   };
-  const plainEnv = nearest(ENVIRONMENTS, (i) => namesEnvironment(view.tokens[i]!.lower, view.tokens[i - 1]?.lower));
+  // Not where something comes from ("restored from a prod snapshot" holds where it is restored).
+  const source = (i: number) => view.tokens.slice(Math.max(0, i - 3), i).some((t) => t.lower === 'from');
+  const plainEnv = nearest(ENVIRONMENTS, (i) => namesEnvironment(view.tokens[i]!.lower, view.tokens[i - 1]?.lower) && !source(i));
   // "3 workers in prod-ap and 5 in prod-us": the region after the value and before the next one, else the nearest before it.
   const nextValue = Math.min(...values.filter((x) => x.start >= v.end).map((x) => x.start));
   const regions = view.tokens.map((t, i) => ({ start: t.word.start, env: regionalEnv(t.word.text), after: ['in', 'on', 'for'].includes(view.tokens[i - 1]?.lower ?? '') })).filter((r) => r.env !== undefined);
@@ -595,8 +598,12 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const wordsApart = (i: number) => view.tokens.slice(Math.min(i, at) + 1, Math.max(i, at)).filter((t, k, list) => /\w/.test(t.lower) && list[k - 1]?.word !== t.word).length + 1;
   // Past a comma, an extreme word is another value's ("6 workers, queue max 40"); who holds a role has none ("handed over to").
   // A resource's request ("memory request", "requests.cpu") is the floor it is guaranteed: the low end, beside its limit.
-  const requested = view.tokens.some((t, i) => t.lemma === 'request' && wordsApart(i) <= 3 && [view.tokens[i - 1], view.tokens[i + 1]].some((n) => n?.lemma === 'memory' || n?.lemma === 'cpu'));
-  const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => !parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be')))?.value ?? (requested ? 'min' : undefined);
+  const resource = v.kind === 'size' || v.of === 'cpu' || view.tokens[at - 1]?.lemma === 'cpu';
+  const requested = resource && view.tokens.some((t, i) => t.lemma === 'request' && i < at && !parted(i, [';']) && [view.tokens[i - 1], view.tokens[i + 1]].some((n) => n?.lemma === 'memory' || n?.lemma === 'cpu'));
+  // A label's extreme ("limits: memory 1Gi, cpu 1") is every listed value's.
+  const colon = view.tokens.findIndex((t) => t.lower === ':');
+  const labelled = (i: number) => i < colon && colon < at && wordsApart(i) <= 3 + view.tokens.slice(colon, at).filter((t) => t.lower === ',').length * 3 && !parted(i, [';']);
+  const extreme = ['person', 'team', 'name'].includes(v.kind) ? undefined : nearest(EXTREMES, (i) => (!parted(i, [',', ';']) && (wordsApart(i) <= 5 || (i < at && view.tokens[at - 1]?.word.lemma === 'be'))) || labelled(i))?.value ?? (requested ? 'min' : undefined);
   // "per API key", "per pod", "per tenant": whom the value is counted for (not a unit of time).
   const perAt = view.tokens.findIndex((_, i) => countedFor(view.tokens, i));
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
@@ -1026,7 +1033,7 @@ export function readFactText(content: string): FactEntity[] {
       const adjective = (i: number) => view.tokens[i]?.word.pos === 'ADJ';
       const claimAnchors = [...new Set([...kept.filter(([i]) => !adjective(i)).map(([, a]) => a), ...inherited])].sort();
       // So does a frequency in the clause ("hourly runs take 3 minutes"): what runs hourly is not what runs daily.
-      const frequencies = clauseValues.filter((x) => x !== v && x.measure === 'interval' && /^[a-z]+ly$/i.test(x.text)).map((x) => x.text.toLowerCase());
+      const frequencies = measure === 'interval' ? [] : clauseValues.filter((x) => x.measure === 'interval' && !replaced.has(x) && /^[a-z]+ly$/i.test(x.text)).map((x) => x.text.toLowerCase());
       const qualities = [...new Set([...kept.filter(([i]) => adjective(i)).map(([, a]) => a), ...frequencies])].sort();
       // A noun right before a measure noun narrows it ("session timeout", "connect timeout"); a component's name there is what is measured.
       const single = measureAt > 0 && view.tokens[measureAt]!.word.pos === 'NOUN' && MEASURE_WORDS.at(view.tokens, measureAt)?.length === 1;

@@ -226,9 +226,9 @@ const SHAPES: Shape[] = [
     },
   },
   // Quantities with units and their ranges: "30 s", "512Mi", "2-5 minutes", "99.9%", "1000 req/s", "30-second".
-  // A setting whose key names its unit ("retention.ms=259200000", "IDLE_TIMEOUT_SECONDS: 90"): a figure in that unit.
+  // A setting whose key names its unit ("retention.ms=259200000", "IDLE_TIMEOUT_SECONDS: 90", "timeout-minutes is 30"): a figure in that unit.
   {
-    pattern: /(?<![\w.-])[a-z][\w.-]*?[._-](ms|msec|s|secs?|seconds|mins|minutes|hours|hrs?|h|days|bytes|kb|mb|gb|kib|mib|gib)`?\s*[=:]\s*["'`]?(\d+(?:\.\d+)?)(?![\w.])/gi,
+    pattern: /(?<![\w.-])[a-z][\w.-]*?[._-](ms|msec|s|secs?|seconds|mins|minutes|hours|hrs?|h|days|bytes|kb|mb|gb|kib|mib|gib)`?(?:\s*[=:]\s*|\s+(?:is|to)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/gi,
     group: 2,
     read: (m) => {
       const unit = unitOf(m[1]!);
