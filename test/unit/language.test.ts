@@ -850,6 +850,9 @@ describe('alignment', () => {
     expect(d('There are no cross-region queries', 'The reporting job runs queries against the replica')).toBe(false);
     // An assertion denies nothing.
     expect(d('The kiosk app sends telemetry to PostHog', 'The kiosk app sends telemetry to PostHog')).toBe(false);
+    // Nor does a denial said of another environment.
+    expect(d('kiosk-api staging: one replica, no autoscaler', 'kiosk-api prod: autoscaler between 2 and 6 replicas')).toBe(false);
+    expect(d('kiosk-api prod: no autoscaler', 'kiosk-api prod: autoscaler between 2 and 6 replicas')).toBe(true);
   });
 
   it('stores facts about one thing under a shared key, and lets denials and deletion requests find what they name', () => {

@@ -348,6 +348,8 @@ export type FactEntity =
       where?: string[];
       /** Products it is done with ("applied with Flyway", "deployed via Argo CD"): an assertion that they are used. */
       uses?: string[];
+      /** The environment it is said of ("staging: no HPA"). */
+      env?: string;
       cue?: 'change' | 'correction';
       clause: number;
     }

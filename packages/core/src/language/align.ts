@@ -348,7 +348,7 @@ export function denies(n: Statement, p: Statement): boolean {
   if (n.verb !== 'exist' && n.verb !== p.verb && !byKind && !used) return false;
   const vn = viewOf(n.fact);
   const vp = viewOf(p.fact);
-  if (n.where?.length && !n.where.some((x) => mentions(vp, x))) return false;
+  if ((n.where?.length && !n.where.some((x) => mentions(vp, x))) || (n.env && p.env && !sameEnvironment(n.env, p.env))) return false;
   // A denial's subject that is its scope's own thing ("the mailer" in services/mailer) narrows nothing within the scope.
   const subjectN = n.subject.filter((x) => specific(x) && !(n.fact.scope === p.fact.scope && (vn.scopeWords.has(x) || vn.scopeSegments.includes(x))));
   const subjectP = p.subject.filter((x) => specific(x) && !n.target.includes(x));

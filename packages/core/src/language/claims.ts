@@ -1073,7 +1073,10 @@ export function readFactText(content: string): FactEntity[] {
       const head = read.slice(0, index).find((r) => r.view.clause.subordinator === null);
       const opener = head ? [...new Set([...head.named, ...head.anchors.values()])].filter((n) => head.view.clause.words.slice(0, 3).some((w) => w.lower.replace(/`/g, '') === n)) : [];
       const statement = statementOf(view, values, aside, before.length > 0 ? before : opener);
-      if (statement) entities.push(statement);
+      // Said of one environment ("staging: no HPA"): it denies nothing of another.
+      const envs = [...new Set(ENVIRONMENTS.all(view.tokens).filter((m) => namesEnvironment(view.tokens[m.index]!.lower, view.tokens[m.index - 1]?.lower)).map((m) => m.value))];
+      const env = labelOf(view)?.env ?? (envs.length === 1 ? envs[0] : undefined) ?? sentenceEnv(view);
+      if (statement) entities.push(env && statement.type === 'statement' ? { ...statement, env } : statement);
     }
   }
   entities.push(...dependenciesOf(views, values));
