@@ -233,6 +233,8 @@ describe('claims', () => {
     // A label's extreme is every listed value's; a request names the floor of each resource after it.
     expect(claimsIn('worker limits: memory 2Gi, cpu 2').map((c) => c.extreme)).toEqual(['max', 'max']);
     expect(claimsIn('worker prod: 3 pods, requests cpu 500m / memory 1Gi per pod').map((c) => [c.measure, c.extreme])).toEqual([['replicas', undefined], ['cpu', 'min'], ['memory', 'min']]);
+    // A lead time is no measure of the event it leads.
+    expect(claim('The session token is refreshed 30s before expiry', 'duration').measure).not.toBe('timeout');
     // A YAML key joined by hyphens names its measure and unit, however the value is given.
     expect(claim('The `lint` job has `timeout-minutes: 15`')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['900'] });
     expect(claim('lint job timeout-minutes is 25 now')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['1500'] });

@@ -495,6 +495,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
     const word = view.tokens[found.index]!;
     if (v.kind === 'number' && measure.kinds.has('count') && found.length === 1 && word.lower === word.lemma && found.index < at && view.tokens[at - 1]?.lower === 'at') continue;
+    // A lead time names the event it leads, not what it measures ("refreshed 60s before expiry").
+    if (found.index > at && view.tokens.slice(at, found.index).some((t) => t.lower === 'before' || t.lower === 'ahead')) continue;
     // Past another value and a comma, a measure word is that value's ("pod at 17.8k, under the 19k trigger").
     const [from, to] = [Math.min(found.index, at), Math.max(found.index, at)];
     if (values.some((x) => x !== v && x.start >= view.tokens[from]!.word.start && x.end <= view.tokens[to]!.word.end) && view.tokens.slice(from, to).some((t) => t.lower === ',' || t.lower === ';')) continue;
