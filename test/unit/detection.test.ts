@@ -8,6 +8,9 @@ import {
   analysisSteps,
   analyzeSlots,
   analyzeStatements,
+  mergeOutcomes,
+  matchKeysOf,
+  probeKeysOf,
   withAnnouncedUpdates,
   candidatesOf,
   readFact,
@@ -574,6 +577,15 @@ describe('explaining a disagreement', () => {
   });
 });
 
+describe('the two tiers merged', () => {
+  it('keeps one conflict per confusion: a statement question whose facts a slot conflict holds is dropped, a probable update kept', () => {
+    const record = (kind: ConflictRecord['kind'], factIds: string[]): ConflictRecord => ({ kind, detectedBy: 'narrative_rules', severity: 'high', factIds, question: 'q', explanation: 'e' });
+    const slots = { retirements: [], conflicts: [record('reversal', ['a', 'b', 'c'])] };
+    const statements = { retirements: [], conflicts: [record('reversal', ['a', 'b']), record('probable_update', ['b', 'c']), record('ambiguity', ['c', 'd'])] };
+    expect(mergeOutcomes(slots, statements).conflicts.map((c) => c.factIds)).toEqual([['a', 'b', 'c'], ['b', 'c'], ['c', 'd']]);
+  });
+});
+
 describe('changes announced in words no slot links', () => {
   const asked = (outcome: { conflicts: readonly ConflictRecord[] }) => outcome.conflicts.filter((c) => c.kind === 'probable_update').map((c) => c.factIds);
 
@@ -585,6 +597,18 @@ describe('changes announced in words no slot links', () => {
     expect(outcome.retirements).toEqual([]);
     expect(asked(outcome)).toEqual([[vendor.id, moved.id]]);
     expect(outcome.conflicts.find((c) => c.factIds.includes(moved.id))!.question).toMatch(/^Probable update: is "Feature toggles are served by Flagsmith.*" still true, now that a later fact says "Toggles moved off Flagsmith/);
+  });
+
+  it('still asks of a change whose only conflict so far is with a later fact', () => {
+    const vendor = fact('Feature toggles are served by Flagsmith; the server key is FLAGSMITH_KEY in the api env', { scope: 'web/toggles', hoursAgo: 900 });
+    const moved = fact('Toggles moved off Flagsmith to a self-hosted GrowthBook; the api reads GROWTHBOOK_URL now', { scope: 'web/toggles', hoursAgo: 20 });
+    const later = fact('Toggle reads are cached for 30s in the api', { scope: 'web/toggles', hoursAgo: 5 });
+    const withLater: ConflictRecord = { kind: 'ambiguity', detectedBy: 'tier0_entity', severity: 'high', factIds: [moved.id, later.id], question: 'q', explanation: 'e' };
+    const ids = new Set([vendor.id, moved.id, later.id]);
+    expect(asked(withAnnouncedUpdates({ retirements: [], conflicts: [withLater] }, [vendor, moved, later], ids))).toEqual([[vendor.id, moved.id]]);
+    // One with an earlier fact has found what it updates.
+    const withEarlier: ConflictRecord = { ...withLater, factIds: [vendor.id, moved.id] };
+    expect(asked(withAnnouncedUpdates({ retirements: [], conflicts: [withEarlier] }, [vendor, moved, later], ids))).toEqual([]);
   });
 
   it('asks nothing more of a change that already settled the fact it replaced', () => {
@@ -776,6 +800,21 @@ describe('named things said to be gone', () => {
     expect(analyzeAll([docs, fact('quote-api repo archived, moved into the monorepo', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     // Not a thing that describes others as archived.
     expect(analyzeAll([docs, fact('quote-api lists archived repos on its status page', { scope: 'team', hoursAgo: 10 })]).conflicts).toEqual([]);
+  });
+
+  it('asks about a later fact using a product an earlier fact named as replaced, and not one telling the history', () => {
+    const moved = fact('Switched order emails from Mailgun to Postmark last sprint', { scope: 'services/mail', hoursAgo: 600 });
+    const user = fact('mail-worker sends receipts via Mailgun; keep `MAILGUN_KEY` in your .env', { scope: 'services/mail', hoursAgo: 20 });
+    expect(analyzeAll([moved, user]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['reversal', [moved.id, user.id]]]);
+    expect(matchKeysOf(moved.entities, moved.scope).filter((k) => probeKeysOf(user.entities, user.scope).includes(k))).toContain('was:mailgun');
+    // The change still settles the fact it replaced, in the same run.
+    const before = fact('Order emails go out through Mailgun (domain mg.shop.example)', { scope: 'services/mail', hoursAgo: 900 });
+    const all = analyzeAll([before, moved, user]);
+    expect([retired(all), all.conflicts.map((c) => c.factIds)]).toEqual([[before.id], [[moved.id, user.id]]]);
+    expect(analyzeAll([moved, fact('We moved off Mailgun in March to cut costs', { scope: 'services/mail', hoursAgo: 20 })]).conflicts.filter((c) => c.kind === 'reversal')).toEqual([]);
+    // What rows are deleted from is no product replaced.
+    const db = fact('orders-db runs Postgres 16', { scope: 'infra/db', hoursAgo: 900 });
+    expect(analyzeAll([fact('Receipts older than 90 days are deleted from Postgres nightly', { scope: 'services/mail', hoursAgo: 600 }), db]).conflicts).toEqual([]);
   });
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {

@@ -219,7 +219,10 @@ export function withAnnouncedUpdates(
   triggerIds: ReadonlySet<string>,
 ): { retirements: RetirementRecord[]; conflicts: ConflictRecord[] } {
   const retired = new Set(outcome.retirements.map((r) => r.factId));
-  const linked = new Set([...outcome.conflicts.flatMap((c) => c.factIds), ...outcome.retirements.flatMap((r) => [r.factId, r.byFactId])]);
+  // A fact a conflict holds with only later facts has found nothing it updates: not linked.
+  const at = new Map(facts.map((f) => [f.id, f.committed_at.getTime()]));
+  const later = (c: ConflictRecord) => c.factIds.filter((id) => c.factIds.some((o) => (at.get(o) ?? 0) < (at.get(id) ?? 0)));
+  const linked = new Set([...outcome.conflicts.flatMap(later), ...outcome.retirements.flatMap((r) => [r.factId, r.byFactId])]);
   const asked = announcedUpdates(facts, triggerIds, (f) => f.valid_until === null && !retired.has(f.id), linked);
   return asked.length === 0 ? outcome : { retirements: outcome.retirements, conflicts: [...outcome.conflicts, ...asked] };
 }

@@ -256,7 +256,9 @@ export function mergeOutcomes(
     retirements: [...slots.retirements, ...statements.retirements.filter((r) => !bySlots.has(r.factId))],
     conflicts: [
       ...slots.conflicts.filter((c) => !c.factIds.some((id) => byStatements.has(id) && !bySlots.has(id))),
-      ...statements.conflicts.filter((c) => !c.factIds.some((id) => bySlots.has(id))),
+      // One conflict per confusion: a question whose facts a slot conflict already holds (not a probable update's) adds nothing.
+      ...statements.conflicts.filter((c) => !c.factIds.some((id) => bySlots.has(id)) &&
+        (c.kind === 'probable_update' || !slots.conflicts.some((k) => k.kind !== 'probable_update' && c.factIds.every((id) => k.factIds.includes(id))))),
     ],
   };
 }

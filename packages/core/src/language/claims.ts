@@ -780,7 +780,9 @@ function goneValues(view: ClauseView, values: readonly Value[], text: string): S
     if (!['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region', 'version'].includes(v.kind) || namesRelease(v, view, text)) continue;
     const after = text.slice(v.end, v.end + 40).toLowerCase();
     const retired = /^\W{0,3}(?:[a-z-]+\s+)?(?:(?:was|were|is|has been|have been|got|gets|is now|are now)\s+)?(\w+(?:\s(?:down|off))?)/.exec(after)?.[1];
-    const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
+    // What is removed, not where from ("emails are deleted from Postgres" leaves Postgres in place).
+    const from = words.some((w, i) => (w.lower === 'from' || w.lower === 'out') && w.end <= v.start && i > removalAt && !words.slice(i + 1).some((x) => x.end <= v.start && !['DET', 'ADJ', 'NOUN', 'PROPN'].includes(x.pos)));
+    const removedHere = removalAt >= 0 && v.start > words[removalAt]!.start && !from && !words.some((w) => w.pos === 'PUNCT' && w.start > words[removalAt]!.start && w.end <= v.start);
     if (removedHere || (noLonger >= 0 && v.start > words[noLonger]!.start) || (retired !== undefined && CHANGE.gone.word(retired) !== undefined)) out.add(v);
   }
   return out;
