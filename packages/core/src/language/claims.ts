@@ -450,7 +450,7 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   // So is "as" ("Marta took over as release manager"): what its subject serves as.
   const next = view.tokens.findIndex((t) => t.word.start >= v.end);
   const copula = (view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && between(at + 1, i - 1)) || (next > 0 && at > next + 1 && at - next <= 5 &&
-    ROLE_MEASURES.has(measure) && view.tokens[at + 1]?.lower !== 'by' && (view.tokens[next]!.word.lemma === 'be' ? between(next + 1, at) : view.tokens.slice(next, at).some((t) => t.lower === 'as')));
+    ROLE_MEASURES.has(measure) && view.tokens[at + 1]?.lower !== 'by' && (view.tokens[next]!.word.lemma === 'be' ? between(next + 1, at) && view.tokens.slice(next + 1, at).some((t) => NOUNISH.has(t.word.pos)) : view.tokens.slice(next, at).some((t) => t.lower === 'as')));
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
   const role = view.tokens[at]!.word;
   // "Billing ownership (was) handed over to Ola Berg": a role passed on is held by whom it went to.
