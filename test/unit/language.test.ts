@@ -314,6 +314,8 @@ describe('claims', () => {
     expect(claim('The edge burst limit is actually 900 req/s', 'rate')).toMatchObject({ cue: 'correction', values: ['900'] });
     expect(claim('The edge burst limit is 900 req/s', 'rate').cue).toBeUndefined();
     expect(claim('Update: the archive bucket lives in eu-north-1', 'region')).toMatchObject({ cue: 'change', values: ['eu-north-1'] });
+    // A product named with the word is no change ("EAS Update", "Windows Update").
+    expect(readFact('Mobile hotfixes go out via EAS Update on the beta channel').some((e) => 'cue' in e)).toBe(false);
   });
 
   it('marks what a negation governs as negated, and not what comes before it', () => {

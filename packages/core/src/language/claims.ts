@@ -182,7 +182,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
   const correction = CHANGE.correction.all(tokens).some((m) => m.length > 1 || tokens[m.index]!.lemma !== 'correction' || m.index === 0);
   // "Update:" announces a change; "position updates", "status update" name a kind of message.
-  const update = (t: Token) => t.lemma === 'update' && t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''));
+  // Capitalised inside a sentence, it is part of a name ("EAS Update").
+  const update = (t: Token) => t.lemma === 'update' && ((t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''))) ||
+    (/^U/.test(t.word.text) && words.indexOf(t.word) > 0));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
   const assigned = words.some((w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) &&
     words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='));
