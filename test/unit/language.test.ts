@@ -163,6 +163,12 @@ describe('values by shape', () => {
     expect(shape('Snapshots are taken twice a day')).toMatchObject({ kind: 'duration', value: '43200', measure: 'interval' });
   });
 
+  it('reads a size tier written with its x\'s as a size, not as a header named with X-', () => {
+    expect(shape('The reporting warehouse is `RPT_WH` (X-Small)')).toMatchObject({ kind: 'machine', value: 'xsmall' });
+    expect(shape('Webhooks carry an X-Request-Id header')).toMatchObject({ kind: 'header', value: 'x-request-id' });
+    expect(shape('The db instance is m7g.xlarge')).toMatchObject({ kind: 'machine', value: 'm7g.xlarge' });
+  });
+
   it('reads several values of one text in order', () => {
     expect(shapes('The fx-poller runs every 5 minutes from 06:00-22:00 UTC and retries after 30 s')).toEqual([
       ['duration', '300'],

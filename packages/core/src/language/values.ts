@@ -256,12 +256,13 @@ const SHAPES: Shape[] = [
       return { kind: unit.family, value: high === undefined ? String(low) : `${low}-${high}`, number: low, ...(high === undefined ? {} : { high }) };
     },
   },
-  // A size tier after the word for its size: "cluster is size LARGE", "resized to X-Small".
+  // A size tier after the word for its size: "cluster is size LARGE", "resized to X-Small"; one written with its x's anywhere ("X-Small").
   {
     pattern: /\b(?:size[ds]?|resized\s+to|scaled\s+(?:up\s+|down\s+)?to)\s+((?:x-?)*small|medium|(?:\d?x-?)*large)\b/gi,
     group: 1,
     read: (m) => ({ kind: 'machine', value: m[1]!.toLowerCase().replace(/-/g, ''), measure: 'machine_type' }),
   },
+  { pattern: /(?<![\w.-])(?:\d?x-?)+(?:small|large)\b/gi, read: (m) => ({ kind: 'machine', value: m[0].toLowerCase().replace(/-/g, ''), measure: 'machine_type' }) },
   // HTTP header names: "X-Signature", "X-Hub-Signature-256", "Idempotency-Key".
   { pattern: /\b(?:X-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*|[A-Z][a-z]+(?:-[A-Z][a-z0-9]+)+)\b/g, read: (m, text) => (/^X-/.test(m[0]) || /header/i.test(text) ? { kind: 'header', value: m[0].toLowerCase(), measure: 'header' } : null) },
   // Machine types of the clouds: "c6i.2xlarge", "m7g.large", "n2-standard-8", "Standard_D4s_v5".
