@@ -798,6 +798,8 @@ describe('named things said to be gone', () => {
     expect(analyzeAll([user, fact('`etl-box-3` shut down fri, cron moved to k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     const docs = fact('quote-api docs build from openapi.yaml in the quote-api repo', { scope: 'services/quotes', hoursAgo: 900 });
     expect(analyzeAll([docs, fact('quote-api repo archived, moved into the monorepo', { scope: 'team', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
+    // With the kind of thing between ("`etl-box-3` host decommissioned").
+    expect(analyzeAll([user, fact('`etl-box-3` host decommissioned; cron jobs run on k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
     // Not a thing that describes others as archived.
     expect(analyzeAll([docs, fact('quote-api lists archived repos on its status page', { scope: 'team', hoursAgo: 10 })]).conflicts).toEqual([]);
   });
