@@ -520,6 +520,10 @@ describe('statements, deletion requests and dependencies', () => {
     // A request naming something else is not a denial of the fact either.
     const other = fact('Delete the note about the old staging VPN. It was never used', { scope: 'billing', hoursAgo: 10 });
     expect(analyzeStatements([secret, other], new Set([secret.id, other.id]))).toEqual({ retirements: [], conflicts: [] });
+    // A path in code quotes is named by the path.
+    const endpoint = fact('`POST /v3/bulk-quotes` queues up to 200 quotes per call', { scope: 'services/quotes', hoursAgo: 300 });
+    const never = fact('Ignore my earlier note about `/v3/bulk-quotes` — it never shipped', { scope: 'services/quotes', hoursAgo: 20 });
+    expect(retired(analyzeAll([endpoint, never]))).toEqual([endpoint.id]);
   });
 
   it('asks whether a host still holds when a later fact says the thing moved to another', () => {

@@ -311,6 +311,8 @@ describe('claims', () => {
     expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
     // A value said to be gone is replaced by none.
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
+    // An arrow the tagger splits in two still names the old value.
+    expect(claim('intake hpa maxReplicas: 6 -> 12')).toMatchObject({ values: ['12'], previous: ['6'] });
   });
 
   it('marks a change announced without the old value by its cue, with nothing named as replaced', () => {

@@ -265,7 +265,8 @@ function anchorOf(w: Word, statement = false): string | null {
   if (['a', 'an', 'per', 'each'].includes(w.previous ?? '') && (TIME_NOUNS.has(lemma) || unitOf(lemma)?.family === 'duration')) return null;
   // "in the Q3 migration", "H2": a quarter or a half of the year is when.
   if (/^[qh][1-4]$/.test(w.lower) || (MONTH_WORDS.has(w.lower) && !isNameWord(w, false))) return null;
-  return lemma.normalize('NFD').replace(/\p{M}/gu, '');
+  // Code quotes the tagger left on a path ("`/v2/export") are not part of it.
+  return lemma.normalize('NFD').replace(/\p{M}/gu, '').replace(/`/g, '');
 }
 
 /** Values the tagger finds: counts, bare numbers, versions after a name, booleans, names, teams and technologies. */
@@ -357,7 +358,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         while (k > 0 && words[k]!.pos === 'ADV') k--;
         const linking = words[k];
         const before = linking?.lower ?? '';
-        const setting = linking !== undefined && (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) ||
+        // An arrow the tagger split ("6 -> 12": "-", ">") links as one.
+        const arrow = before === '>' && ['-', '='].includes(words[k - 1]?.lower ?? '');
+        const setting = linking !== undefined && (['=', ':', 'is', 'are', 'was', 'of', 'to', 'at', 'equals', 'be', '→', '->', '=>'].includes(before) || arrow ||
           (linking.parts !== undefined && !isComponent(linking)) || isSetting(linking) || MEASURE_WORDS.has(linking) || (linking.pos === 'NOUN' && k === i - 1 && linking.text === linking.lower));
         if (setting) add({ kind: 'number', value: String(value), number: value, text: w.text, start: w.start, end: w.end });
         continue;
