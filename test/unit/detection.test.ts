@@ -9,8 +9,6 @@ import {
   analyzeSlots,
   analyzeStatements,
   mergeOutcomes,
-  matchKeysOf,
-  probeKeysOf,
   withAnnouncedUpdates,
   candidatesOf,
   readFact,
@@ -808,19 +806,11 @@ describe('named things said to be gone', () => {
     expect(analyzeAll([docs, fact('quote-api lists archived repos on its status page', { scope: 'team', hoursAgo: 10 })]).conflicts).toEqual([]);
   });
 
-  it('asks about a later fact using a product an earlier fact named as replaced, and not one telling the history', () => {
-    const moved = fact('Switched order emails from Mailgun to Postmark last sprint', { scope: 'services/mail', hoursAgo: 600 });
-    const user = fact('mail-worker sends receipts via Mailgun; keep `MAILGUN_KEY` in your .env', { scope: 'services/mail', hoursAgo: 20 });
-    expect(analyzeAll([moved, user]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['reversal', [moved.id, user.id]]]);
-    expect(matchKeysOf(moved.entities, moved.scope).filter((k) => probeKeysOf(user.entities, user.scope).includes(k))).toContain('was:mailgun');
-    // The change still settles the fact it replaced, in the same run.
-    const before = fact('Order emails go out through Mailgun (domain mg.shop.example)', { scope: 'services/mail', hoursAgo: 900 });
-    const all = analyzeAll([before, moved, user]);
-    expect([retired(all), all.conflicts.map((c) => c.factIds)]).toEqual([[before.id], [[moved.id, user.id]]]);
-    expect(analyzeAll([moved, fact('We moved off Mailgun in March to cut costs', { scope: 'services/mail', hoursAgo: 20 })]).conflicts.filter((c) => c.kind === 'reversal')).toEqual([]);
-    // What rows are deleted from is no product replaced.
+  it('reads what rows are deleted from as no product gone', () => {
     const db = fact('orders-db runs Postgres 16', { scope: 'infra/db', hoursAgo: 900 });
-    expect(analyzeAll([fact('Receipts older than 90 days are deleted from Postgres nightly', { scope: 'services/mail', hoursAgo: 600 }), db]).conflicts).toEqual([]);
+    const purge = fact('Retention: customer emails are deleted from Postgres 30 days after the account is closed.', { scope: 'security', hoursAgo: 600 });
+    expect(viewOf(purge).claims.some((c) => c.previous?.includes('postgres'))).toBe(false);
+    expect(analyzeAll([db, purge]).conflicts).toEqual([]);
   });
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {

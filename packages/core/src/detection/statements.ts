@@ -162,44 +162,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
     }
   }
-  // Gone, then used again: a later fact uses as current a product an earlier current fact said was replaced or gone
-  // ("switched SMS from Twilio to Telnyx", then "notify sends texts via Twilio"). The team went back, or the later
-  // fact repeats what no longer holds: ask.
-  for (const user of inStep) {
-    if (!current(user) || viewOf(user).hedged || viewOf(user).deletion) continue;
-    const used = usedProducts(user);
-    if (used.length === 0) continue;
-    for (const change of facts) {
-      if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || doubtful.has(user.id)) continue;
-      const left = leftBehind(change).filter((g) => used.includes(g));
-      if (left.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
-      doubtful.add(user.id);
-      conflicts.push({
-        kind: 'reversal',
-        detectedBy: 'narrative_rules',
-        severity: 'high',
-        factIds: [change.id, user.id],
-        question: `Is ${left.join(', ')} in use again, as a later fact says, or does it repeat what no longer holds since ${sentence(change.content)}?`,
-        explanation: `An earlier fact (${day(change)}) says ${left.join(', ')} was replaced or is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`,
-      });
-    }
-  }
   return { retirements, conflicts };
 }
-
-/** Products a fact states in use: a technology or name it claims (not planned, not denied, not named as replaced), or works with. */
-function usedProducts(fact: DetectorFact): string[] {
-  const view = viewOf(fact);
-  const claimed = view.claims.filter((c) => (c.kind === 'technology' || c.kind === 'name') && !c.mode && !c.negated && !c.cue).flatMap((c) => c.values);
-  const uses = view.statements.filter((s) => s.positive && !s.cue).flatMap((s) => s.uses ?? []);
-  return [...new Set([...claimed, ...uses])].filter((v) => !view.gone.includes(v) && !view.changed.has(v) && !view.claims.some((c) => c.previous?.includes(v)));
-}
-
-/** Products a fact says were replaced ("from Twilio to Telnyx", "dropped Crashlytics") or are gone, with something said in their place or not. */
-const leftBehind = (fact: DetectorFact): string[] => {
-  const view = viewOf(fact);
-  return [...new Set(view.claims.filter((c) => (c.kind === 'technology' || c.kind === 'name') && !c.mode).flatMap((c) => c.previous ?? []))];
-};
 
 /** The question whether an earlier fact still holds now that a later one says something changed; `why` opens the explanation. */
 const probableUpdateRecord = (older: DetectorFact, newer: DetectorFact, detectedBy: ConflictRecord['detectedBy'], why: string): ConflictRecord => ({
