@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { analysisSteps, analyzeStatements, indexingSteps, mergeOutcomes, withAnnouncedUpdates } from '@engram/core';
+import { VALUE_QUESTIONS } from '@engram/db';
 import { detectorFact } from '../support/detector-facts.ts';
 import { formatKindTable, formatProblems, loadStories, scoreStory, summarize, type Story, type StoryObservation, type StoryFact, type StoryOutcome } from './stories.ts';
 
@@ -26,8 +27,6 @@ const files = positionals.length > 0 ? positionals : fs.readdirSync(DATA).filter
 
 /** Triggers analysed together, as a detection run's step analyses them (TRIGGERS_ANALYSED_TOGETHER). */
 const STEP = 8;
-/** The kinds insertConflicts treats as value questions. */
-const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
 
 const finish = <T>(steps: Generator<void, T>): T => {
   for (;;) {
@@ -61,9 +60,9 @@ function observe(story: Story, filler: readonly StoryFact[]): StoryObservation {
       const signature = `${c.kind} ${keys(c.factIds).join(',')}`;
       if (raised.has(signature)) continue;
       const ids = [...new Set(c.factIds)];
-      if (VALUE_QUESTIONS.has(c.kind) && ids.length === 2 && !c.settledBy && ids.some((id) => doubted.has(id))) continue;
+      if (VALUE_QUESTIONS.has(c.kind) && ids.length === 2 && ids.some((id) => doubted.has(id))) continue;
       raised.add(signature);
-      if (c.kind === 'probable_update' && !c.settledBy) doubted.add(ids.sort((a, b) => +byId.get(a)!.committed_at - +byId.get(b)!.committed_at)[0]!);
+      if (c.kind === 'probable_update') doubted.add(ids.sort((a, b) => +byId.get(a)!.committed_at - +byId.get(b)!.committed_at)[0]!);
       conflicts.push({ keys: keys(c.factIds), kind: c.kind, question: c.question, status: 'open', settled: false });
     }
   }

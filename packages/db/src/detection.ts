@@ -206,7 +206,8 @@ export async function applyRetirements(tenant: TenantDb, retirements: readonly R
 }
 
 /** Questions of which value holds between two facts. */
-const VALUE_QUESTIONS = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
+/** Kinds that ask which of two values holds: not asked of a fact an open probable update already doubts. */
+export const VALUE_QUESTIONS: ReadonlySet<string> = new Set(['value_mismatch', 'ambiguity', 'cross_scope']);
 
 /**
  * Records conflicts. A fact set already raised (in any status, dismissed included) or contained in

@@ -454,8 +454,12 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
   const between = (from: number, to: number) => !view.tokens.slice(from, to).some((t) => t.word.pos === 'VERB' || t.lower === ',');
   // So is "as" ("Marta took over as release manager"): what its subject serves as.
   const next = view.tokens.findIndex((t) => t.word.start >= v.end);
-  const copula = (view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && between(at + 1, i - 1)) || (next > 0 && at > next + 1 && at - next <= 5 &&
-    ROLE_MEASURES.has(measure) && view.tokens[at + 1]?.lower !== 'by' && (view.tokens[next]!.word.lemma === 'be' ? between(next + 1, at) && view.tokens.slice(next + 1, at).some((t) => NOUNISH.has(t.word.pos)) : view.tokens.slice(next, at).some((t) => t.lower === 'as')));
+  const roleAfter = next > 0 && at > next + 1 && at - next <= 5 && ROLE_MEASURES.has(measure) && view.tokens[at + 1]?.lower !== 'by';
+  // After a copula, a noun must say what the role is of ("our ledger lead", not "the primary contact").
+  const afterCopula = () => between(next + 1, at) && view.tokens.slice(next + 1, at).some((t) => NOUNISH.has(t.word.pos));
+  const afterAs = () => view.tokens.slice(next, at).some((t) => t.lower === 'as');
+  const copula = (view.tokens[i - 1]?.word.lemma === 'be' && at < i - 1 && between(at + 1, i - 1)) ||
+    (roleAfter && (view.tokens[next]!.word.lemma === 'be' ? afterCopula() : afterAs()));
   // A role said by a verb is held by its subject ("Quinn manages the Data Platform team"), or after "by" in a passive ("led by Quinn").
   const role = view.tokens[at]!.word;
   // "Billing ownership (was) handed over to Ola Berg": a role passed on is held by whom it went to.
@@ -1085,7 +1089,7 @@ export function readFactText(content: string): FactEntity[] {
       // Said of one environment ("staging: no HPA"): it denies nothing of another.
       const envs = [...new Set(ENVIRONMENTS.all(view.tokens).filter((m) => namesEnvironment(view.tokens[m.index]!.lower, view.tokens[m.index - 1]?.lower)).map((m) => m.value))];
       const env = labelOf(view)?.env ?? (envs.length === 1 ? envs[0] : undefined) ?? sentenceEnv(view);
-      if (statement) entities.push(env && statement.type === 'statement' ? { ...statement, env } : statement);
+      if (statement) entities.push(env ? { ...statement, env } : statement);
     }
   }
   entities.push(...dependenciesOf(views, values));
