@@ -244,6 +244,11 @@ describe('claims', () => {
     // A YAML key joined by hyphens names its measure and unit, however the value is given.
     expect(claim('The `lint` job has `timeout-minutes: 15`')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['900'] });
     expect(claim('lint job timeout-minutes is 25 now')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['1500'] });
+    // A camel-case key ending in its unit or naming a port (Kubernetes, JSON): the figure in that unit, the port as a port.
+    expect(claim('ledger-api readinessProbe timeoutSeconds: 5')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['5'] });
+    expect(claim('the gateway idleTimeoutMs=30000')).toMatchObject({ kind: 'duration', values: ['30'] });
+    expect(claim('ledger-api Deployment exposes containerPort 8443')).toMatchObject({ kind: 'port', values: ['8443'] });
+    expect(readFact('the batch job reports 404 rows').some((e) => e.type === 'claim' && e.kind === 'port')).toBe(false);
     // A key's words count in their base form.
     expect(claim('Set `INTAKE_MAX_ATTEMPTS=6`')).toMatchObject({ measure: 'retry', values: ['6'] });
     // "250m" of CPU is a quarter of a core, not 250 minutes.

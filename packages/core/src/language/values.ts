@@ -178,6 +178,7 @@ const SHAPES: Shape[] = [
   { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
+  { pattern: /(?<=[a-z])Ports?`?\s*(?:is\s+|=\s*|:\s*)?(\d{2,5})\b/g, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /\blisten(?:s|ing)?\s+on\s+(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /(?:(?<=[a-z\]])|(?<=\s)):(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   // Money: "$1,200", "€14.50", "120 EUR".
@@ -232,6 +233,17 @@ const SHAPES: Shape[] = [
     group: 2,
     read: (m) => {
       const unit = unitOf(m[1]!);
+      if (!unit) return null;
+      const amount = round(Number(m[2]) * unit.factor);
+      return { kind: unit.family, value: String(amount), number: amount };
+    },
+  },
+  // So does a camel-case key ending in its unit ("timeoutSeconds: 5", "idleTimeoutMs=30000", a Kubernetes or JSON key).
+  {
+    pattern: /(?<![\w.-])[a-z][a-zA-Z0-9]*?[a-z0-9](Ms|Millis|Seconds|Secs|Minutes|Mins|Hours|Days|Bytes|Mb|Gb|Mib|Gib)`?(?:\s*[=:]\s*|\s+(?:is|to)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/g,
+    group: 2,
+    read: (m) => {
+      const unit = unitOf(m[1]!.toLowerCase());
       if (!unit) return null;
       const amount = round(Number(m[2]) * unit.factor);
       return { kind: unit.family, value: String(amount), number: amount };
