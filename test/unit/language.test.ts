@@ -578,6 +578,22 @@ describe('explicit replacements and contrasts', () => {
     expect(denial).toMatchObject({ subject: ['quoter'] });
   });
 
+  it('reads a clause that says it is history ("used to", "at the time") as what held then', () => {
+    expect(claim('Search in the old Kibana used to take ~3 s', 'duration').mode).toBe('event');
+    expect(claim('the alert was late because the index was sampling at 40% at the time', 'percentage').mode).toBe('event');
+    expect(claim('Search in Kibana takes ~3 s', 'duration').mode).toBeUndefined();
+  });
+
+  it('reads a product named for the deal it is bought under ("the Datadog contract expires") as no product in use', () => {
+    expect(claimsIn('Datadog contract expires 2027-01-31, not renewed').some((c) => c.kind === 'technology')).toBe(false);
+    expect(claimsIn("Sentry's licence ends in March").some((c) => c.kind === 'technology')).toBe(false);
+    expect(claimsIn('Logs go to Datadog under a 3-year contract').some((c) => c.kind === 'technology')).toBe(true);
+  });
+
+  it('borrows no component from what a dash after a clause adds', () => {
+    expect(claim('CI is Buildkite now — pipelines under `.buildkite/`, jobs on self-hosted agents in the dedicated `build-ci-euw1` cluster.', 'technology').components).toEqual([]);
+  });
+
   it('reads a replacement written with code quotes, and a verb opening the sentence as no part of a name', () => {
     expect(claim('Moved the build jobs from `ubuntu-20.04` to `ubuntu-22.04` images', 'version')).toMatchObject({ values: ['22.04'], previous: ['20.04'] });
     expect(claim('Replaced Quillsync with self-hosted Pipewell for the orders export', 'name')).toMatchObject({ values: ['pipewell'], previous: ['quillsync'] });
@@ -587,6 +603,8 @@ describe('explicit replacements and contrasts', () => {
   it('reads a figure whose setting key names its unit in that unit, and the key as the measure, not a thing', () => {
     expect(shapes('`visibility.ms=45000` on the queue')).toEqual([['duration', '45']]);
     expect(shapes('SESSION_TTL_HOURS: 12')).toEqual([['duration', '43200']]);
+    // A key's value changed "from N to M": both in the key's unit.
+    expect(claim('Dropped PUSH_FLUSH_INTERVAL_MS from 1000 to 250')).toMatchObject({ kind: 'duration', values: ['0.25'], previous: ['1'] });
     expect(shapes('MAX_ROWS=500')).toEqual([]);
     const keyed = claim('orders.events: `retention.ms=172800000`', 'duration');
     expect(keyed).toMatchObject({ measure: 'retention', values: ['172800'], components: ['orders.events'] });

@@ -90,6 +90,18 @@ export function probablyUpdates(older: Claim, newer: Claim): boolean {
   return (newer.cue === 'change' || newer.cue === 'correction' || announcesElsewhere(newer) || sameSession(older, newer)) && disagree(older, newer);
 }
 
+/** Is the newer claim a later version of the product than every one the older names? Versions move forward. */
+const upgrades = (older: Claim, newer: Claim) =>
+  newer.kind === 'version' && older.kind === 'version' && older.values.length > 0 && newer.values.length > 0 && newer.values.every((v) => older.values.every((o) => laterVersion(v, o)));
+
+/** Is version `a` later than `b` ("1.31" after "1.29", "16.2" after "16")? Only dotted numbers compare. */
+function laterVersion(a: string, b: string): boolean {
+  if (!/^\d+(?:\.\d+)*$/.test(a) || !/^\d+(?:\.\d+)*$/.test(b)) return false;
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! > y[i]!;
+  return false;
+}
+
 /**
  * Does another clause of the claim's fact announce the change ("no longer runs on Lambda; it is a
  * container on Fargate", "the webhook is now /v2, retried 5 times"), with no clause of it a plan or a condition?
@@ -268,7 +280,8 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         // One fact states the other's value too, of another part of the thing ("hourly deltas, and the full rebuild daily"):
         // the two say the same of it, nothing in either is outdated.
         if (alsoSays(older, newer) || alsoSays(newer, older)) continue;
-        if (probablyUpdates(older, newer)) {
+        // A later version of the product with no change said is an upgrade too, unless a change already says so.
+        if (probablyUpdates(older, newer) || (updaters.length === 0 && upgrades(older, newer) && disagree(older, newer))) {
           updaters.push(newer);
           if (newer === latest) probable.push([older, newer]);
         } else if (disagree(older, newer)) {

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 19;
+export const EXTRACTOR_VERSION = 20;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -55,6 +55,8 @@ const THIRD_PERSON = new Set(words.third_person);
 const AGGREGATE = new Set(words.aggregate_words);
 /** Prepositions that tie a phrase after a value to what the value is of ("25 MB per file", "5% of traffic"). */
 const OF_PREPOSITIONS = new Set(words.of_prepositions);
+/** What a team buys a product under ("the Datadog contract expires"): said of it, the clause is about the deal, not about using it. */
+const VENDOR_TERMS = new Set(words.vendor_terms);
 
 const splitIdentifier = (text: string) =>
   text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[_.\s/:@`-]+/).map((p) => p.toLowerCase()).filter((p) => p.length >= 2 && !/^\d+$/.test(p));
@@ -771,6 +773,8 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   for (const v of values) {
     const before = Math.max(0, v.start - 30);
     pair(v, /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(text.slice(before, v.start)), before);
+    // "KEY_MS from 1000 to 250": the number a value goes to is in its unit too.
+    if (/\bfrom\s+$/i.test(text.slice(before, v.start))) pair(v, /^\s*(?:to|→|->)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(text.slice(v.end, v.end + 20)), v.end);
     const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i;
     pair(v, was.exec(text.slice(v.end, v.end + 40)), v.end);
   }
@@ -910,6 +914,7 @@ export function readFactText(content: string): FactEntity[] {
       // So does an instrument's preposition ("X signs webhooks with ES384", where a tagger may read "signs" as a noun).
       const instrument = INSTRUMENTS.has(before?.lower ?? '');
       if (v.kind === 'technology' && !instrument && !view.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || MEASURE_VOCABULARY.get(measure.name)?.has(w.lemma))) continue;
+      if (v.kind === 'technology' && VENDOR_TERMS.has(view.tokens.find((t) => t.word.start >= v.end && !["'s", '`', "'"].includes(t.lower))?.lemma ?? '')) continue;
       // A limit on how long something takes is a timeout ("kills the job if a run lasts longer than 15 minutes").
       const limit = (measure.name === 'duration' || measure.name === 'latency') && quals.extreme === 'max' ? 'timeout' : measure.name;
       // A figure compared in a condition ("pages when p95 > 2s", and "... for 10 minutes") is where an alert fires, not the figure.
@@ -989,8 +994,10 @@ export function readFactText(content: string): FactEntity[] {
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
     // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
+    // Not from what a dash after it adds ("CI is GitHub Actions now — jobs on runners in `ci-euw1`"): a detail, not the thing.
+    const afterDash = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && /[—–]/.test(text.slice(view.clause.start, r.view.clause.start));
     const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
-      !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)));
+      !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)) && !afterDash(r));
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
     const plain = (list: readonly string[]) => list.filter((c) => !COMPONENT_LIKE.test(c));
     const measured = new Set(drafts.flatMap((d) => [...(MEASURE_VOCABULARY.get(d.measure) ?? [])]));
@@ -1030,7 +1037,8 @@ export function readFactText(content: string): FactEntity[] {
     // A clause that reports in the past tense, not as a change, what happened on a date ("v2.3 (shipped 2026-01-12) had 12 open
     // bugs") states what held then, not now.
     // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
-    const event = incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) ||
+    // So does one that says it is history ("used to take 3 s", "was sampling at 40% at the time").
+    const event = incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
