@@ -163,7 +163,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
     }
   }
-  // Replaced, then used again: a later fact uses as current a product an earlier current fact said was replaced or gone
+  // Replaced, then used again: a later fact uses as current a product an earlier current fact said was replaced
   // ("switched SMS from Twilio to Telnyx", then "notify sends texts via Twilio"). The team went back, or the later
   // fact repeats what no longer holds: ask. Not where the later fact names what replaced it too (a migration note, a
   // comparison), announces a change of its own, or shares nothing with the change beyond the product's name.
@@ -182,14 +182,14 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
         severity: 'high',
         factIds: [change.id, user.id],
         question: `Is ${used.join(', ')} in use again, as a later fact says, or does it repeat what no longer holds since ${sentence(change.content)}?`,
-        explanation: `An earlier fact (${day(change)}) says ${used.join(', ')} was replaced or is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`,
+        explanation: `An earlier fact (${day(change)}) says ${used.join(', ')} was replaced: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`,
       });
     }
   }
   return { retirements, conflicts };
 }
 
-/** Does the fact name the product as in use: mentioned, and not as gone, changed or replaced there? */
+/** Does the fact state the product in use (a claim's value or what a statement uses), and nowhere as gone, changed, ended, replaced or planned? */
 const usesStill = (fact: DetectorFact, product: string) => {
   const view = viewOf(fact);
   const stated = view.claims.some((c) => !c.mode && !c.negated && c.values.includes(product)) || view.statements.some((s) => s.positive && s.uses?.includes(product));

@@ -227,28 +227,21 @@ const SHAPES: Shape[] = [
     },
   },
   // Quantities with units and their ranges: "30 s", "512Mi", "2-5 minutes", "99.9%", "1000 req/s", "30-second".
-  // A setting whose key names its unit ("retention.ms=259200000", "IDLE_TIMEOUT_SECONDS: 90", "timeout-minutes is 30"): a figure in that unit.
-  {
-    pattern: /(?<![\w.-])[a-z][\w.-]*?[._-](ms|msec|s|secs?|seconds|mins|minutes|hours|hrs?|h|days|bytes|kb|mb|gb|kib|mib|gib)`?(?:\s*[=:]\s*|\s+(?:is|to|from)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/gi,
+  // A setting whose key names its unit ("retention.ms=259200000", "IDLE_TIMEOUT_SECONDS: 90", "timeout-minutes is 30"), also in
+  // camel case ("timeoutSeconds: 5", "idleTimeoutMs=30000", a Kubernetes or JSON key): a figure in that unit.
+  ...[
+    /(?<![\w.-])[a-z][\w.-]*?[._-](ms|msec|s|secs?|seconds|mins|minutes|hours|hrs?|h|days|bytes|kb|mb|gb|kib|mib|gib)`?(?:\s*[=:]\s*|\s+(?:is|to|from)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/gi,
+    /(?<![\w.-])[a-z][a-zA-Z0-9]*?[a-z0-9](Ms|Millis|Seconds|Secs|Minutes|Mins|Hours|Days|Bytes|Mb|Gb|Mib|Gib)`?(?:\s*[=:]\s*|\s+(?:is|to|from)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/g,
+  ].map((pattern) => ({
+    pattern,
     group: 2,
-    read: (m) => {
-      const unit = unitOf(m[1]!);
-      if (!unit) return null;
-      const amount = round(Number(m[2]) * unit.factor);
-      return { kind: unit.family, value: String(amount), number: amount };
-    },
-  },
-  // So does a camel-case key ending in its unit ("timeoutSeconds: 5", "idleTimeoutMs=30000", a Kubernetes or JSON key).
-  {
-    pattern: /(?<![\w.-])[a-z][a-zA-Z0-9]*?[a-z0-9](Ms|Millis|Seconds|Secs|Minutes|Mins|Hours|Days|Bytes|Mb|Gb|Mib|Gib)`?(?:\s*[=:]\s*|\s+(?:is|to|from)\s+)["'`]?(\d+(?:\.\d+)?)(?![\w.])/g,
-    group: 2,
-    read: (m) => {
+    read: (m: RegExpExecArray) => {
       const unit = unitOf(m[1]!.toLowerCase());
       if (!unit) return null;
       const amount = round(Number(m[2]) * unit.factor);
       return { kind: unit.family, value: String(amount), number: amount };
     },
-  },
+  })),
   {
     pattern: new RegExp(String.raw`(?<![\w.])${NUMBER}(?:\s*(?:-|–|to)\s*${NUMBER})?[\s-]?(${UNITS})(?![\w/])`, 'gi'),
     read: (m, text) => {
