@@ -9,8 +9,6 @@ import {
   analyzeSlots,
   analyzeStatements,
   mergeOutcomes,
-  matchKeysOf,
-  probeKeysOf,
   withAnnouncedUpdates,
   candidatesOf,
   readFact,
@@ -815,26 +813,6 @@ describe('named things said to be gone', () => {
     const purge = fact('Retention: customer emails are deleted from Postgres 30 days after the account is closed.', { scope: 'security', hoursAgo: 600 });
     expect(viewOf(purge).claims.some((c) => c.previous?.includes('postgres'))).toBe(false);
     expect(analyzeAll([db, purge]).conflicts).toEqual([]);
-  });
-
-  it('asks about a later fact using a product an earlier fact named as replaced, and not one telling the history', () => {
-    const moved = fact('Switched order emails from Mailgun to Postmark last sprint', { scope: 'services/mail', hoursAgo: 600 });
-    const user = fact('mail-worker sends receipts via Mailgun; keep `MAILGUN_KEY` in your .env', { scope: 'services/mail', hoursAgo: 20 });
-    expect(analyzeAll([moved, user]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['reversal', [moved.id, user.id]]]);
-    expect(matchKeysOf(moved.entities, moved.scope).filter((k) => probeKeysOf(user.entities, user.scope).includes(k))).toContain('was:mailgun');
-    // The change still settles the fact it replaced, in the same run.
-    const before = fact('Order emails go out through Mailgun (domain mg.shop.example)', { scope: 'services/mail', hoursAgo: 900 });
-    const all = analyzeAll([before, moved, user]);
-    expect([retired(all), all.conflicts.map((c) => c.factIds)]).toEqual([[before.id], [[moved.id, user.id]]]);
-    // History, or a contract ending: no product in use again.
-    const reversals = (later: string, scope = 'services/mail') => analyzeAll([moved, fact(later, { scope, hoursAgo: 20 })]).conflicts.filter((c) => c.kind === 'reversal');
-    expect(reversals('We moved off Mailgun in March to cut costs')).toEqual([]);
-    expect(reversals('Mailgun contract ends 2026-12-31; no domains are left on it')).toEqual([]);
-    // Nor in another scope that shares nothing with the change but the product's name.
-    expect(reversals('The marketing site signs up newsletter readers via Mailgun', 'web/marketing')).toEqual([]);
-    // A name that is an English word is no product: "Namespaces are deleted" replaces nothing a later fact uses.
-    const cleanup = fact('Preview namespaces are per PR. Namespaces are deleted 24h after the PR closes.', { scope: 'ci', hoursAgo: 600 });
-    expect(analyzeAll([cleanup, fact('The e2e suite creates namespaces named pr-<n> via kubectl', { scope: 'ci', hoursAgo: 20 })]).conflicts).toEqual([]);
   });
 
   it('reads a removal done as what is gone, and not a habit or what a preposition adds', () => {

@@ -15,9 +15,8 @@
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { denies, mentions, viewOf, type Claim } from '../language/align.ts';
+import { denies, mentions, viewOf } from '../language/align.ts';
 import { GENERIC } from '../language/lexicon.ts';
-import { isEnglishWord } from '../language/reader.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
 export interface StatementOutcome {
@@ -163,51 +162,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
     }
   }
-  // Replaced, then used again: a later fact uses as current a product an earlier current fact said was replaced
-  // ("switched SMS from Twilio to Telnyx", then "notify sends texts via Twilio"). The team went back, or the later
-  // fact repeats what no longer holds: ask. Not where the later fact names what replaced it too (a migration note, a
-  // comparison), announces a change of its own, or shares nothing with the change beyond the product's name.
-  for (const user of inStep) {
-    if (!current(user) || viewOf(user).deletion || viewOf(user).announces) continue;
-    for (const change of facts) {
-      if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || doubtful.has(user.id)) continue;
-      const { left, now } = leftBehind(change);
-      const used = left.filter((g) => usesStill(user, g));
-      if (used.length === 0 || now.some((v) => mentions(viewOf(user), v)) || !sharesMore(user, change, used)) continue;
-      if (conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
-      doubtful.add(user.id);
-      conflicts.push({
-        kind: 'reversal',
-        detectedBy: 'narrative_rules',
-        severity: 'high',
-        factIds: [change.id, user.id],
-        question: `Is ${used.join(', ')} in use again, as a later fact says, or does it repeat what no longer holds since ${sentence(change.content)}?`,
-        explanation: `An earlier fact (${day(change)}) says ${used.join(', ')} was replaced: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`,
-      });
-    }
-  }
   return { retirements, conflicts };
 }
-
-/** Does the fact state the product in use (a claim's value or what a statement uses), and nowhere as gone, changed, ended, replaced or planned? */
-const usesStill = (fact: DetectorFact, product: string) => {
-  const view = viewOf(fact);
-  const stated = view.claims.some((c) => !c.mode && !c.negated && c.values.includes(product)) || view.statements.some((s) => s.positive && s.uses?.includes(product));
-  return stated && !view.gone.includes(product) && !view.changed.has(product) && !view.ended.has(product) && !view.claims.some((c) => c.previous?.includes(product) || (c.mode && c.values.includes(product)));
-};
-
-/** Products a fact says were replaced ("from Twilio to Telnyx", "dropped Crashlytics"), and what it names in their place. */
-const leftBehind = (fact: DetectorFact): { left: string[]; now: string[] } => {
-  const view = viewOf(fact);
-  const replacing = view.claims.filter((c) => (c.kind === 'technology' || c.kind === 'name') && !c.mode && (c.previous?.length ?? 0) > 0);
-  // A name that is an English word ("Namespaces are deleted", "under Claims → Review") is no product of its own.
-  const product = (c: Claim, v: string) => c.kind === 'technology' || !(isEnglishWord(v) || isEnglishWord(v.replace(/s$/, '')));
-  return { left: [...new Set(replacing.flatMap((c) => (c.previous ?? []).filter((v) => product(c, v))))], now: [...new Set(replacing.flatMap((c) => c.values))] };
-};
-
-/** Are two facts of one scope, or share a distinctive word beyond the products named (what the product did: "crash", a queue's name)? */
-const sharesMore = (user: DetectorFact, change: DetectorFact, products: readonly string[]) =>
-  user.scope === change.scope || [...viewOf(change).mentions].some((w) => w.length > 2 && /[a-z]/.test(w) && !GENERIC.has(w) && !products.some((p) => p.replace(/s$/, '') === w.replace(/s$/, '')) && mentions(viewOf(user), w));
 
 /** The question whether an earlier fact still holds now that a later one says something changed; `why` opens the explanation. */
 const probableUpdateRecord = (older: DetectorFact, newer: DetectorFact, detectedBy: ConflictRecord['detectedBy'], why: string): ConflictRecord => ({

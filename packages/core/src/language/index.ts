@@ -29,8 +29,6 @@ export function warmFactReading(): void {
 
 /** Kinds of value that identify one thing (a person, a product, an address): facts naming one can be found by it. */
 const IDENTITIES = new Set(['technology', 'person', 'team', 'name', 'channel', 'email', 'url', 'path', 'region']);
-/** Kinds of value a product is: one a later fact may name as replaced and another use again. */
-const REPLACEABLE = new Set(['technology', 'name']);
 /** Keys kept per group, so a long fact cannot flood the key index. */
 const MAX_KEYS = 12;
 const cap = (list: readonly string[]) => [...new Set(list)].slice(0, MAX_KEYS);
@@ -51,7 +49,6 @@ export function matchKeysOf(entities: readonly FactEntity[], scope: string): str
       const named = e.kind === 'version' ? [e.of ?? ''] : cap([...e.components, ...e.anchors]);
       keys.push(...(named.length ? named.map((a) => `${k}@${a}`) : [`${k}#${top(scope)}`]));
       if (IDENTITIES.has(e.kind)) for (const v of [...e.values, ...(e.previous ?? [])]) keys.push(`v:${familyOf(e.kind)}:${v}`);
-      if (REPLACEABLE.has(e.kind) && !e.mode) keys.push(...(e.previous ?? []).map((v) => `was:${v}`));
     } else if (e.type === 'statement') {
       const prefix = e.positive ? 'pos' : 'neg';
       keys.push(...cap(e.positive ? [...e.target, ...e.subject, ...e.object] : e.target).filter((w) => !GENERIC.has(w)).map((w) => `${prefix}:${w}`));
@@ -79,12 +76,9 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
     if (e.type === 'claim') {
       const k = `c:${familyOf(e.kind)}:${e.measure}`;
       keys.push(`${k}#${top(scope)}`);
-      // A product in use looks for the facts that named it replaced (see statements.ts, "gone, then used again").
-      if (REPLACEABLE.has(e.kind) && !e.mode && !e.negated) keys.push(...e.values.map((v) => `was:${v}`));
       if (e.anchors.length === 0 && e.components.length === 0) keys.push(...scopeWords.map((w) => `${k}@${w}`));
     } else if (e.type === 'statement') {
       const other = e.positive ? 'neg' : 'pos';
-      if (e.positive) keys.push(...(e.uses ?? []).map((v) => `was:${v}`));
       // A denial of a kind of technology ("no ORM") looks for assertions of that kind.
       const looked = e.positive ? [...e.target, ...e.subject, ...e.object] : [...e.target, ...e.target.map((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? w)];
       keys.push(...cap(looked).filter((w) => !GENERIC.has(w)).map((w) => `${other}:${w}`));
