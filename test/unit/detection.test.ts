@@ -494,6 +494,10 @@ describe('statements, deletion requests and dependencies', () => {
     const mirror = fact('Artifactory also hosts our Maven mirror', { scope: 'build', hoursAgo: 1_500 });
     const drop = fact('Please drop the note about the old Artifactory repository', { scope: 'build', hoursAgo: 20 });
     expect(retired(analyzeAll([upload, mirror, drop]))).toEqual([upload.id]);
+    // A file named alone is the file a path leads to.
+    const fixture = fact('staging billing reads plans from `billing/fixtures/plans_tmp.json` for now', { scope: 'billing', hoursAgo: 600 });
+    const forgetFile = fact('Please forget the `plans_tmp.json` note; the fixture is deleted', { scope: 'billing', hoursAgo: 20 });
+    expect(retired(analyzeAll([fixture, forgetFile]))).toEqual([fixture.id]);
   });
 
   it('matches a deletion request by the words a fact says, not only what it mentions; a removal reported in the past asks to forget nothing', () => {

@@ -604,6 +604,13 @@ describe('explicit replacements and contrasts', () => {
   it('reads a figure whose setting key names its unit in that unit, and the key as the measure, not a thing', () => {
     expect(shapes('`visibility.ms=45000` on the queue')).toEqual([['duration', '45']]);
     expect(shapes('SESSION_TTL_HOURS: 12')).toEqual([['duration', '43200']]);
+    // A figure going to a number that could be a year ("500 → 2000") is the new figure.
+    expect(claim('Raised FLUSH_BATCH_SIZE 500 → 2000')).toMatchObject({ values: ['2000'], previous: ['500'] });
+    // What a change is for ("to stop timeouts in the spike") qualifies nothing of the figure.
+    expect(claim('Bumped ledger-api DB_POOL_MAX to 40 to stop pool-wait timeouts in the morning spike')).toMatchObject({ values: ['40'], components: ['ledger-api'] });
+    expect(claim('Bumped ledger-api DB_POOL_MAX to 40 to stop pool-wait timeouts in the morning spike').stat).toBeUndefined();
+    // A range is no change ("backoff from 2 s up to 5 min").
+    expect(claim('Retries back off from 2 s up to 5 min').previous).toBeUndefined();
     // A key's value changed "from N to M": both in the key's unit.
     expect(claim('Dropped PUSH_FLUSH_INTERVAL_MS from 1000 to 250')).toMatchObject({ kind: 'duration', values: ['0.25'], previous: ['1'] });
     expect(shapes('MAX_ROWS=500')).toEqual([]);

@@ -98,6 +98,8 @@ function mentionsOnce(view: FactView, concept: string): boolean {
   if (coordinate) return mentions(view, coordinate[1]!);
   const file = CONFIG_FILE.exec(concept);
   if (file && (view.mentions.has(file[1]!) || view.mentions.has(concept))) return true;
+  // A file by a path to it ("depots.json" by "fixtures/depots.json").
+  if (!concept.includes('/') && isFileName(concept) && [...view.mentions].some((m) => m.endsWith(`/${concept}`))) return true;
   // A directory is mentioned by the component it holds ("libs/quote-sdk" by "quote-sdk"), when that name is a joined one.
   const folder = /^[\w.@-]+(?:\/[\w.@-]+)*\/([a-z][\w]*[-_][\w-]*)\/?$/.exec(concept)?.[1];
   if (folder && mentions(view, folder)) return true;

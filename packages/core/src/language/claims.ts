@@ -343,8 +343,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         // An HTTP status a thing answers with ("answers 503", "gets a 413", "returns HTTP 429") is what happens, not a figure.
         const said = previous?.lower === 'a' || previous?.lower === 'an' || previous?.lower === 'http' || previous?.lower === 'status' ? words[i - 2] : previous;
         if (/^[1-5]\d\d$/.test(w.text) && (RESPONSE_VERBS.has(said?.lemma ?? '') || ['http', 'status'].includes(previous?.lower ?? ''))) continue;
-        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000").
-        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '='))) continue;
+        // A year, unless a setting's key gives it ("max_client_conn 2000", "limit=2000") or a figure goes to it ("500 → 2000").
+        const goesTo = ['→', '->', '>'].includes(previous?.text ?? '') || (previous?.lower === 'to' && /^\d/.test(words[i - 2]?.text ?? ''));
+        if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '=' || goesTo))) continue;
         // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
@@ -711,7 +712,8 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
       if (
-        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between)) ||
+        // Not a range ("backoff from 2 s up to 5 min").
+        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
         /^\s*(?:→|->|=>)\s*$/.test(between) ||
         /^\s*hand(?:ed|s)?\s+(?:over\s+|off\s+)?(?:\S+\s+){0,6}?(?:over\s+|off\s+)?to\s+$/i.test(between) ||
         (/\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s)?(?:\s+out)?|substitut(?:e|ed))\s+(?:the\s+|our\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,2}?(?:with|by|for)\s+(?:\S+\s+){0,2}$/i.test(between)) ||
