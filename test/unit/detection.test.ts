@@ -235,6 +235,15 @@ describe('settling: only what cannot be a mistake', () => {
     expect(pairs(outcome.conflicts)).toEqual([['probable_update', new Set([older.id, upgraded.id])]]);
   });
 
+  it('links a replacement naming its old value and no measure to the fact of its scope stating that value, whatever measure it read', () => {
+    const older = fact('`ledger export --target prod` runs daily at 02:00 UTC from the Airflow DAG `ledger_daily`.', { scope: 'data/ledger', hoursAgo: 900 });
+    const moved = fact('Moved `ledger_daily` from 02:00 to 03:30 UTC: the 02:00 run kept racing the nightly backup.', { scope: 'data/ledger', hoursAgo: 100 });
+    expect(analyze([older, moved]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [older.id, moved.id]]]);
+    // Not a bare count: many things of a scope hold a 2.
+    const replicas = fact('ledger-api runs 2 replicas', { scope: 'data/ledger', hoursAgo: 900 });
+    expect(analyze([replicas, fact('Cut it from 2 to 1', { scope: 'data/ledger', hoursAgo: 100 })]).conflicts).toEqual([]);
+  });
+
   it('does not ask about another setting that happened to hold the replaced value', () => {
     const threads = fact('`ledger-worker` sets `DRAIN_SECONDS=8`; its `terminationGracePeriodSeconds` is 12 so nothing is killed mid-drain.', { scope: 'ledger', hoursAgo: 300 });
     const depth = fact('Raised `QUEUE_DEPTH` for `ledger-worker` in production from 8 to 16 per pod.', { scope: 'ledger', hoursAgo: 10 });

@@ -591,7 +591,8 @@ describe('explicit replacements and contrasts', () => {
     expect(claimsIn('Logs go to Datadog under a 3-year contract').some((c) => c.kind === 'technology')).toBe(true);
   });
 
-  it('borrows no component from what a dash after a clause adds', () => {
+  it('borrows no component from what a dash or a colon after a clause adds', () => {
+    expect(claimsIn('Moved the nightly export from 02:00 to 03:30 UTC: the 02:00 run kept racing the late Airbyte Postgres sync.')[0]!.components).toEqual([]);
     expect(claim('CI is Buildkite now — pipelines under `.buildkite/`, jobs on self-hosted agents in the dedicated `build-ci-euw1` cluster.', 'technology').components).toEqual([]);
   });
 

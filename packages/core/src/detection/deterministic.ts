@@ -126,14 +126,16 @@ function indexKeys(c: Claim): string[] {
   const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
+  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c), familyScopeKey(c)];
 }
+/** A claim's family in its scope, whatever its measure: where a replacement naming its old value and no measure looks. */
+const familyScopeKey = (c: Claim) => `${familyOf(c.kind)}%${c.fact.scope}`;
 const scopeKey = (c: Claim) => `${kindKey(c)}%${c.fact.scope}`;
 /** Keys a claim looks its peers up by: its own, its scope's words when it names nothing, and the bare claims of its scope. */
 function lookupKeys(c: Claim): string[] {
   const k = kindKey(c);
   const scope = [...c.view.scopeWords].map((w) => `${k}@${w}`);
-  return [...new Set([...indexKeys(c), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
+  return [...new Set([...indexKeys(c).filter((key) => key !== familyScopeKey(c)), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
 }
 
 /** Claims indexed between two of indexingSteps' pauses. */
@@ -172,6 +174,9 @@ export function candidatesOf(trigger: Claim, index: SlotIndex, loose = false): S
   const keys = loose && !isBare(trigger) ? lookupKeys(trigger).filter((k) => k !== scopeKey(trigger)) : lookupKeys(trigger);
   if (loose) {
     const family = familyOf(trigger.kind);
+    // "Moved X from 04:00 to 05:30" names no measure: the old value it names is the link, within its scope. Not a bare
+    // count or share: many things of a scope hold a 2 or a 50%.
+    if (trigger.measure === '' && (trigger.previous?.length ?? 0) > 0 && family !== 'count' && family !== 'percentage') keys.push(familyScopeKey(trigger));
     for (const key of lookupKeys({ ...trigger, measure: '' })) keys.push(key);
     const words = new Set([...trigger.view.scopeWords, ...(trigger.qualities ?? []), ...trigger.view.mentions]);
     for (const w of words) keys.push(`${family}:${trigger.measure}@${w}`, `${family}:@${w}`);

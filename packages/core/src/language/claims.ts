@@ -997,8 +997,9 @@ export function readFactText(content: string): FactEntity[] {
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
     // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
-    // Not from what a dash after it adds ("CI is GitHub Actions now — jobs on runners in `ci-euw1`"): a detail, not the thing.
-    const afterDash = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && /[—–]/.test(text.slice(view.clause.start, r.view.clause.start));
+    // Not from what a dash or a colon after it adds ("CI is GitHub Actions now — jobs on runners in `ci-euw1`", "Moved X to 05:30:
+    // the 04:00 run raced the Fivetran sync"): a detail or a reason, not the thing.
+    const afterDash = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && /[—–:]/.test(text.slice(view.clause.end, r.view.clause.start));
     const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
       !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)) && !afterDash(r));
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
