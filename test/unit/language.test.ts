@@ -596,6 +596,12 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('CI is Buildkite now — pipelines under `.buildkite/`, jobs on self-hosted agents in the dedicated `build-ci-euw1` cluster.', 'technology').components).toEqual([]);
   });
 
+  it('reads a name with its version ("ranker-gbm-v23") as that version of the name, and ", replacing v21" as what it replaced', () => {
+    expect(claim('ranker serves model `ranker-gbm-v21` from S3', 'version')).toMatchObject({ values: ['21'], of: 'ranker-gbm' });
+    expect(claim('Promoted `ranker-gbm-v23` to prod, replacing v21 after a week of shadow traffic', 'version')).toMatchObject({ values: ['23'], of: 'ranker-gbm', previous: ['21'] });
+    expect(claim('Promoted `ranker-gbm-v23` to prod, replacing v21 after a week of shadow traffic', 'version').mode).toBeUndefined();
+  });
+
   it('reads a replacement written with code quotes, and a verb opening the sentence as no part of a name', () => {
     expect(claim('Moved the build jobs from `ubuntu-20.04` to `ubuntu-22.04` images', 'version')).toMatchObject({ values: ['22.04'], previous: ['20.04'] });
     expect(claim('Replaced Quillsync with self-hosted Pipewell for the orders export', 'name')).toMatchObject({ values: ['pipewell'], previous: ['quillsync'] });

@@ -178,7 +178,8 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   words.forEach((w, i) => {
     if ((MODALS.has(w.lower) || w.lower === "'ll") && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
-    if (/ing$/.test(w.lower) && isChangeWord(w) && (i === 0 || words[i - 1]!.lemma === 'be')) plan = true;
+    // Not a participle after a comma (", replacing v21"): a remark on what was done.
+    if (/ing$/.test(w.lower) && isChangeWord(w) && ((i === 0 && clause.subordinator !== ',ing') || words[i - 1]?.lemma === 'be')) plan = true;
     // "started the migration", "began moving", "being migrated": a change begun, not done.
     if ((['start', 'begin', 'kick'].includes(w.lemma) && words.slice(i + 1, i + 4).some(isChangeWord)) || (w.lower === 'being' && words[i + 1] && isChangeWord(words[i + 1]!))) plan = true;
   });
@@ -723,7 +724,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       ) {
         replaced.set(a, b);
       } else if (
-        /^\s*(?:\S+\s+){0,2}?(?:replac(?:ed|es)|supersed(?:ed|es)|(?:took|takes)\s+over\s+(?:as\s+(?:\S+\s+){1,3})?from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
+        /^\s*(?:\S+\s+){0,3}?(?:replac(?:ed|es|ing)|supersed(?:ed|es)|(?:took|takes)\s+over\s+(?:as\s+(?:\S+\s+){1,3})?from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
         /^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) ||
         /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*$/i.test(between)
       ) {
@@ -849,7 +850,8 @@ export function readFactText(content: string): FactEntity[] {
     const image = /([A-Za-z][\w.-]*)\s+(?:container\s+|docker\s+)?image\b[^.;]*$/i.exec(lead)?.[1];
     // A setting's key for it ("`FFMPEG_VERSION` to 7.0.2", "node.version: 22"): the version of what the key names.
     const keyed = /\b([a-z][a-z0-9]*)[_.-]version`?\s*(?:[:=]|to|is|at)?\s*$/i.exec(lead)?.[1];
-    const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|pinned|set|be|been|uses?|runs?)$/i.test(w));
+    // Not a verb's participle ("replacing v21", "pinned 2.3").
+    const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|set|be|been|uses?|runs?)$/i.test(w) && !/^[a-z]+(?:ing|ed)$/.test(w));
     if (before) v.of = before.value;
     else if (name) v.of = name.toLowerCase();
   }

@@ -174,6 +174,8 @@ const SHAPES: Shape[] = [
       return { kind: 'version', value: m[3]!, of: known?.name ?? name };
     },
   },
+  // A name with its version ("eta-gbm-v23", "ledger-api-v2"): that version of the name.
+  { pattern: /(?<![\w/.-])([a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(\d+(?:\.\d+)*)(?![\w.-])/gi, read: (m) => ({ kind: 'version', value: m[2]!, of: m[1]!.toLowerCase() }) },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
