@@ -834,6 +834,10 @@ describe('named things said to be gone', () => {
     const consumer = fact('`ship.events` consumers commit offsets every 5 seconds', { scope: 'svc/ship', hoursAgo: 900 });
     const habit = fact('Duplicates from re-sent `ship.events` are dropped by a dedupe key', { scope: 'svc/ship', hoursAgo: 10 });
     expect(analyzeAll([consumer, habit]).conflicts).toEqual([]);
+    // Each of two retirements joined by "and".
+    const counters = fact('Quote throttling keeps its counters in Redis `qt-redis`', { scope: 'svc/quotes', hoursAgo: 900 });
+    const both = fact('The proxies are gone from every pod and `qt-redis` has been decommissioned.', { scope: 'infra', hoursAgo: 10 });
+    expect(analyzeAll([counters, both]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [counters.id, both.id]]]);
   });
 });
 

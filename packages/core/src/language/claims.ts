@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 20;
+export const EXTRACTOR_VERSION = 21;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1127,11 +1127,17 @@ export function readFactText(content: string): FactEntity[] {
     const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
     const goneAt = new Set(goneMatches.map((m) => m.at));
     const headline = (i: number) => words.slice(0, i).some(isName) && words.slice(0, i).every((x) => isName(x) || x.pos === 'DET' || x.pos === 'ADV' || x.pos === 'PUNCT' || COMPONENT_ROLES.has(x.lemma));
-    const retiredAt = words.findIndex((w, i) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) ||
-      (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower))));
-    // The subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped").
-    const preposition = words.findIndex((w) => w.pos === 'ADP');
-    if (retiredAt > 0) for (const n of names(0, preposition >= 0 ? Math.min(preposition, retiredAt) : retiredAt)) gone.add(n);
+    const retired = (w: Word, i: number) => i > 0 && ((goneAt.has(i) && (['was', 'were', 'is', 'are', 'got', 'been'].includes(words[i - 1]!.lower) || headline(i))) ||
+      (CHANGE.removal.has(w) && /ed$/.test(w.lower) && ['was', 'were', 'got', 'been'].includes(words[i - 1]!.lower)));
+    // Each subject's head, not what a preposition adds to it ("duplicates from `x.events` were dropped"); "A are gone and B
+    // has been decommissioned" retires both.
+    let from = 0;
+    words.forEach((w, i) => {
+      if (w.lower === 'and' || w.text === ',') from = i + 1;
+      if (!retired(w, i)) return;
+      const preposition = words.findIndex((x, k) => k >= from && k < i && x.pos === 'ADP');
+      for (const n of names(from, preposition >= 0 ? preposition : i)) gone.add(n);
+    });
     // A headline opening with the act done ("Shut down `ci-mac-02`"): the names it gives, up to a preposition or pause.
     const opening = goneMatches.find((m) => m.at === 0 && (m.length > 1 || words[0]!.lower !== words[0]!.lemma));
     if (opening) {
