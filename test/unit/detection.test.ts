@@ -9,6 +9,8 @@ import {
   analyzeSlots,
   analyzeStatements,
   mergeOutcomes,
+  matchKeysOf,
+  probeKeysOf,
   withAnnouncedUpdates,
   candidatesOf,
   readFact,
@@ -838,6 +840,15 @@ describe('named things said to be gone', () => {
     const counters = fact('Quote throttling keeps its counters in Redis `qt-redis`', { scope: 'svc/quotes', hoursAgo: 900 });
     const both = fact('The proxies are gone from every pod and `qt-redis` has been decommissioned.', { scope: 'infra', hoursAgo: 10 });
     expect(analyzeAll([counters, both]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [counters.id, both.id]]]);
+  });
+
+  it('asks about a later fact using a joined name an earlier fact said is gone, and not one telling its history', () => {
+    const deleted = fact('Deleted `libs/quote-fallback` in PR #812; nothing imports it any more.', { scope: 'libs', hoursAgo: 400 });
+    const tip = fact('For slow quotes, tune the detour factor in `libs/quote-fallback`, where every estimate is computed.', { scope: 'services/quotes', hoursAgo: 20 });
+    expect(analyzeAll([deleted, tip]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [tip.id, deleted.id]]]);
+    expect(matchKeysOf(deleted.entities, deleted.scope).filter((k) => probeKeysOf(tip.entities, tip.scope).includes(k))).toContain('gone:libs/quote-fallback');
+    const history = fact('We removed `libs/quote-fallback` last month after the router went multi-region.', { scope: 'services/quotes', hoursAgo: 20 });
+    expect(analyzeAll([deleted, history]).conflicts).toEqual([]);
   });
 });
 

@@ -17,6 +17,7 @@
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { denies, mentions, viewOf } from '../language/align.ts';
 import { GENERIC } from '../language/lexicon.ts';
+import { isJoinedName } from '../language/index.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
 export interface StatementOutcome {
@@ -160,6 +161,18 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       doubtful.add(user.id);
       const used = gone.filter((g) => uses(user, g));
       conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
+    }
+  }
+  // Gone, then used: a later fact uses as current a joined name (a file, a service, a queue) an earlier fact said was
+  // deleted or decommissioned. Ask whether it is back, or the later fact repeats what no longer holds.
+  for (const user of inStep) {
+    if (!current(user) || viewOf(user).hedged || viewOf(user).deletion || viewOf(user).announces) continue;
+    for (const change of facts) {
+      if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || viewOf(change).deletion || doubtful.has(user.id)) continue;
+      const used = viewOf(change).gone.filter((g) => isJoinedName(g) && mentions(viewOf(user), g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
+      if (used.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
+      doubtful.add(user.id);
+      conflicts.push(staleRecord(user, change, `An earlier fact (${day(change)}) says ${used.join(', ')} is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`));
     }
   }
   return { retirements, conflicts };

@@ -39,7 +39,7 @@ const top = (scope: string) => scope.split('/')[0]!.toLowerCase();
  * `c:<family>:<measure>@<anchor>` for what each claim measures and names (`#<scope>` for a claim
  * that names nothing), `v:<family>:<value>` for the people, products and addresses it names,
  * `pos:`/`neg:` for what it asserts or denies, `dep:` for what it depends on, `a:` for the things
- * it mentions (found by deletion requests and dependencies).
+ * it mentions (found by deletion requests and dependencies), `gone:` for the joined names it says are gone.
  */
 export function matchKeysOf(entities: readonly FactEntity[], scope: string): string[] {
   const keys: string[] = [];
@@ -56,10 +56,14 @@ export function matchKeysOf(entities: readonly FactEntity[], scope: string): str
       keys.push(...e.target.map((w) => `dep:${w}`));
     } else if (e.type === 'mentions') {
       keys.push(...cap(e.value.filter((w) => /[a-z]/.test(w) && !GENERIC.has(w))).map((w) => `a:${w}`));
+      keys.push(...(e.gone ?? []).filter(isJoinedName).map((g) => `gone:${g}`));
     }
   }
   return [...new Set(keys)].sort();
 }
+
+/** A name joined by punctuation (a file, a path, a service, a queue: `libs/geo-eta`, `rl-redis`), not a word. */
+export const isJoinedName = (w: string) => /^[\w.@/-]*[-_./][\w.@/-]+$/.test(w) && /[a-z]/.test(w);
 
 /**
  * Keys a fact looks others up by in a detection run, beyond its own: a claim that names nothing
@@ -84,6 +88,9 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
       keys.push(...cap(looked).filter((w) => !GENERIC.has(w)).map((w) => `${other}:${w}`));
     } else if (e.type === 'deletion' || e.type === 'dependency') {
       keys.push(...e.target.map((w) => `a:${w}`));
+    } else if (e.type === 'mentions') {
+      // A joined name it uses looks for the facts that said it is gone (see statements.ts, "gone, then used").
+      keys.push(...cap(e.value.filter(isJoinedName)).map((v) => `gone:${v}`));
     }
   }
   // What a change is about: the facts that depend on it, and the facts that mention it (which it may update).
