@@ -246,6 +246,12 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyze([replicas, fact('Cut it from 2 to 1', { scope: 'data/ledger', hoursAgo: 100 })]).conflicts).toEqual([]);
   });
 
+  it('does not ask a fact of one environment about a change in another, whatever environment the change\'s date sits near', () => {
+    const prod = fact('Prod EKS node groups: `general` (m7i.xlarge, 6–30 nodes), `batch` (c6i.2xlarge, 3–12).', { scope: 'infra/terraform', hoursAgo: 900 });
+    const staging = fact('Staging EKS `acme-staging` was upgraded to Kubernetes 1.30 on Oct 30 as the dress rehearsal for prod.', { scope: 'infra/terraform', hoursAgo: 100 });
+    expect(analyzeAll([prod, staging]).conflicts).toEqual([]);
+  });
+
   it('does not ask about another setting that happened to hold the replaced value', () => {
     const threads = fact('`ledger-worker` sets `DRAIN_SECONDS=8`; its `terminationGracePeriodSeconds` is 12 so nothing is killed mid-drain.', { scope: 'ledger', hoursAgo: 300 });
     const depth = fact('Raised `QUEUE_DEPTH` for `ledger-worker` in production from 8 to 16 per pod.', { scope: 'ledger', hoursAgo: 10 });

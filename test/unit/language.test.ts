@@ -591,6 +591,12 @@ describe('explicit replacements and contrasts', () => {
     expect(claimsIn('Logs go to Datadog under a 3-year contract').some((c) => c.kind === 'technology')).toBe(true);
   });
 
+  it('reads an arrow chain as a flow, not a replacement, and "the first update" as a message, not a change', () => {
+    expect(claimsIn('Receipts: SES → SNS `mail-feedback` → `POST /hooks/ses` in mailer.').some((c) => c.previous?.length)).toBe(false);
+    expect(claim('Bounces: moved from SES to Postmark', 'technology')).toMatchObject({ values: ['postmark'], previous: ['ses'] });
+    expect(readFact('For SEV1 the incident commander posts the first update within 15 minutes.').some((e) => 'cue' in e)).toBe(false);
+  });
+
   it('borrows no component from what a dash or a colon after a clause adds', () => {
     expect(claimsIn('Moved the nightly export from 02:00 to 03:30 UTC: the 02:00 run kept racing the late Airbyte Postgres sync.')[0]!.components).toEqual([]);
     expect(claim('CI is Buildkite now — pipelines under `.buildkite/`, jobs on self-hosted agents in the dedicated `build-ci-euw1` cluster.', 'technology').components).toEqual([]);

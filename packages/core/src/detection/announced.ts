@@ -154,7 +154,8 @@ function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
 /** Does `later` change something in one environment that `earlier` states of another ("in staging" against "in production")? */
 function otherEnvironment(earlier: DetectorFact, later: DetectorFact): boolean {
   const envs = (claims: readonly Claim[]) => new Set(claims.flatMap((c) => (c.env ? [c.env] : [])));
-  const changed = envs(changeClaims(later));
+  // Not the date of the change: it says when, and may sit nearer another environment ("on Oct 30 as the rehearsal for prod").
+  const changed = envs(changeClaims(later).filter((c) => c.kind !== 'date'));
   const stated = envs(viewOf(earlier).claims);
   return changed.size > 0 && stated.size > 0 && ![...changed].some((e) => [...stated].some((s) => sameEnvironment(e, s)));
 }

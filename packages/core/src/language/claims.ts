@@ -186,9 +186,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const mode = conditionalSentences.has(clause.sentence) ? 'if' : plan ? 'plan' : null;
   // "Correction:", "actually", "turns out"; not a correction the text is about ("spelling corrections").
   const correction = CHANGE.correction.all(tokens).some((m) => m.length > 1 || tokens[m.index]!.lemma !== 'correction' || m.index === 0);
-  // "Update:" announces a change; "position updates", "status update" name a kind of message.
+  // "Update:" announces a change; "position updates", "status update", "the first update" name a message.
   // Capitalised inside a sentence, it is part of a name ("EAS Update").
-  const update = (t: Token) => t.lemma === 'update' && ((t.word.pos === 'NOUN' && (t.lower.endsWith('s') || NOUNISH.has(words[words.indexOf(t.word) - 1]?.pos ?? ''))) ||
+  const update = (t: Token) => t.lemma === 'update' && ((t.word.pos === 'NOUN' && (t.lower.endsWith('s') || ['NOUN', 'PROPN', 'ADJ', 'NUM', 'DET'].includes(words[words.indexOf(t.word) - 1]?.pos ?? ''))) ||
     (/^U/.test(t.word.text) && words.indexOf(t.word) > 0));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
   const assigned = words.some((w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) &&
@@ -715,7 +715,8 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (
         // Not a range ("backoff from 2 s up to 5 min").
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
-        /^\s*(?:→|->|=>)\s*$/.test(between) ||
+        // Not a flow written as a chain ("SES → SNS `feedback` → POST /hooks"): each step feeds the next.
+        (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40))) ||
         /^\s*hand(?:ed|s)?\s+(?:over\s+|off\s+)?(?:\S+\s+){0,6}?(?:over\s+|off\s+)?to\s+$/i.test(between) ||
         (/\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s)?(?:\s+out)?|substitut(?:e|ed))\s+(?:the\s+|our\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,2}?(?:with|by|for)\s+(?:\S+\s+){0,2}$/i.test(between)) ||
         /^\s*(?:(?:has|have)\s+been|was|were|is|got)\s+(?:replaced|superseded|swapped out)\s+(?:by|with|for)\s+(?:\S+\s+){0,2}$/i.test(between) ||
