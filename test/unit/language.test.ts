@@ -597,7 +597,8 @@ describe('explicit replacements and contrasts', () => {
     expect(readFact('For SEV1 the incident commander posts the first update within 15 minutes.').some((e) => 'cue' in e)).toBe(false);
   });
 
-  it('borrows no component from what a dash or a colon after a clause adds', () => {
+  it('borrows no component from what a dash, a colon or a semicolon after a clause adds', () => {
+    expect(claimsIn('Android `minSdk` is now 28 (`expo-build-properties` in `app.json`); Play Console shows under 0.3% of installs below API 28.')[0]!.components).not.toContain('console');
     expect(claimsIn('Moved the nightly export from 02:00 to 03:30 UTC: the 02:00 run kept racing the late Airbyte Postgres sync.')[0]!.components).toEqual([]);
     expect(claim('CI is Buildkite now — pipelines under `.buildkite/`, jobs on self-hosted agents in the dedicated `build-ci-euw1` cluster.', 'technology').components).toEqual([]);
   });
@@ -606,6 +607,8 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('ranker serves model `ranker-gbm-v21` from S3', 'version')).toMatchObject({ values: ['21'], of: 'ranker-gbm' });
     expect(claim('Promoted `ranker-gbm-v23` to prod, replacing v21 after a week of shadow traffic', 'version')).toMatchObject({ values: ['23'], of: 'ranker-gbm', previous: ['21'] });
     expect(claim('Promoted `ranker-gbm-v23` to prod, replacing v21 after a week of shadow traffic', 'version').mode).toBeUndefined();
+    // Nor is a preposition before a bare version its product ("starting with 5.4.0").
+    expect(claimsIn('Android `minSdk` is 28 starting with 5.4.0').find((c) => c.kind === 'version')?.of).toBeUndefined();
   });
 
   it('reads a replacement written with code quotes, and a verb opening the sentence as no part of a name', () => {

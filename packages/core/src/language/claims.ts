@@ -852,7 +852,7 @@ export function readFactText(content: string): FactEntity[] {
     // A setting's key for it ("`FFMPEG_VERSION` to 7.0.2", "node.version: 22"): the version of what the key names.
     const keyed = /\b([a-z][a-z0-9]*)[_.-]version`?\s*(?:[:=]|to|is|at)?\s*$/i.exec(lead)?.[1];
     // Not a verb's participle ("replacing v21", "pinned 2.3").
-    const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|set|be|been|uses?|runs?)$/i.test(w) && !/^[a-z]+(?:ing|ed)$/.test(w));
+    const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|set|be|been|uses?|runs?|with|for|by|in|since|after|before|until|as)$/i.test(w) && !/^[a-z]+(?:ing|ed)$/.test(w));
     if (before) v.of = before.value;
     else if (name) v.of = name.toLowerCase();
   }
@@ -1000,9 +1000,10 @@ export function readFactText(content: string): FactEntity[] {
     // Nor does a subordinate clause after a main one ("moved the build to 04:30 so it starts after the Airbyte sync"): it is about the main clause.
     const subordinate = (r: (typeof read)[number]) => !['(', 'and', ':', ',ing', null].includes(r.view.clause.subordinator);
     // A subordinate clause borrows from the clauses it hangs on, before it ("X, which is on 14 — so no Y": not Y).
-    // Not from what a dash or a colon after it adds ("CI is GitHub Actions now — jobs on runners in `ci-euw1`", "Moved X to 05:30:
-    // the 04:00 run raced the Fivetran sync"): a detail or a reason, not the thing.
-    const afterDash = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && /[—–:]/.test(text.slice(view.clause.end, r.view.clause.start));
+    // Not from what a dash, a colon or a semicolon after it adds ("CI is GitHub Actions now — jobs on runners in `ci-euw1`",
+    // "Moved X to 05:30: the 04:00 run raced the Fivetran sync", "minSdk is now 28; Play Console shows ..."): a detail or a
+    // reason, not the thing.
+    const afterDash = (r: (typeof read)[number]) => r.view.clause.start > view.clause.start && /[—–:;]/.test(text.slice(view.clause.end, r.view.clause.start));
     const lenders = mates.filter((r) => r.view.clause.subordinator !== '(' && (view.clause.subordinator === null || r.view.clause.start < view.clause.start) &&
       !(view.clause.subordinator === null && r.view.clause.start > view.clause.start && subordinate(r)) && !afterDash(r));
     const joined = (list: readonly string[]) => list.filter((c) => COMPONENT_LIKE.test(c));
