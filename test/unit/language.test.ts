@@ -369,6 +369,9 @@ describe('claims', () => {
     expect(claim('Set the ledger-api worker pool to 24 before the import').cue).toBe('change');
     expect(claim('We set the ledger-api worker pool to 24').cue).toBe('change');
     expect(claim('Set LEDGER_POOL_MAX=24 on ledger-api').cue).toBe('change');
+    expect(claim('Set `replicaCount: 5` for `ledger-api` in `values-prod.yaml` ahead of the statewide rollout in Ohio').cue).toBe('change');
+    // When it is for names no thing of its own.
+    expect(claim('Set `replicaCount: 5` for `ledger-api` in `values-prod.yaml` ahead of the statewide Schoology rollout in Ohio').components).not.toContain('schoology');
     expect(claim('The ledger-api worker pool is set to 24').cue).toBeUndefined();
   });
 

@@ -192,7 +192,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     (/^U/.test(t.word.text) && words.indexOf(t.word) > 0));
   // "Set X to 20", "we configured X to ...": the writer reports setting it; "X is set to 20" states it.
   const assigned = words.some((w, i) => CHANGE.assignment.has(w) && (i === 0 ? words[1]?.lower !== 'of' : w.pos === 'VERB' && FIRST_PERSON.has(words[i - 1]!.lower)) &&
-    words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '='));
+    words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '=' || (x.text === ':' && i === 0)));
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
   const described = new Set(words.filter((_, i) => describes(words, i)));
@@ -938,12 +938,13 @@ export function readFactText(content: string): FactEntity[] {
     const lastValue = Math.max(-1, ...clauseValues.map((v) => v.end));
     const participle = (w: Word, next: Word | undefined) => w.start >= lastValue && lastValue >= 0 && /(?:ed|ing)$/.test(next?.lower ?? '');
     const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
-    const trailing = view.clause.words.find((w, i, ws) => w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1)))?.start ?? Infinity;
+    // So does when it is for ("ahead of the statewide rollout in Georgia").
+    const trailing = view.clause.words.find((w, i, ws) => (w.lower === 'ahead' && ws[i + 1]?.lower === 'of') || (w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1))))?.start ?? Infinity;
     const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
       !(/[_.]/.test(w.text) && measureOnlyKey(w.lower))).map((w) => w.lower.replace(/`/g, '')));
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
-    for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end)) named.add(v.value);
+    for (const v of identities) if (!valued.includes(v) && (familyOf(v.kind) === 'person' || v.kind === 'technology') && !platform(v.end) && v.start < trailing) named.add(v.value);
     // A setting's key names one setting: two keys are two things. Not a key that is only a measure and its unit ("ttl_seconds").
     const keys = new Set<string>();
     for (const w of view.clause.words) if (isSetting(w) && /[_.]/.test(w.text) && w.start < trailing && !measureAndUnit(w.text) && !measureOnlyKey(w.lower)) keys.add(w.lower);
@@ -955,7 +956,7 @@ export function readFactText(content: string): FactEntity[] {
       const next = ws[i + 1];
       if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
     });
-    for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end)) named.add(w.lower);
+    for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end) && w.start < trailing) named.add(w.lower);
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
     const roles: string[] = [];
