@@ -252,6 +252,19 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyzeAll([prod, staging]).conflicts).toEqual([]);
   });
 
+  it('compares a setting beside a component both name whatever config file one names, and asks it as the change its fact names', () => {
+    const older = fact('`thumb-worker` autoscaling in `values-prod.yaml`: `maxReplicas: 40`, scaled on queue depth.', { scope: 'infra/helm', hoursAgo: 330 });
+    const newer = fact('Prod thumb-worker HPA caps at 24 replicas (`autoscaling.maxReplicas: 24`).', { scope: 'infra/helm', hoursAgo: 310 });
+    expect(analyze([older, newer]).conflicts.map((c) => c.kind)).toEqual(['value_mismatch']);
+    // In two services' files, two settings.
+    const api = fact('Request timeout is 30 s in `api.yaml`', { scope: 'infra/helm', hoursAgo: 330 });
+    expect(analyze([api, fact('Request timeout is 60 s in `worker.yaml`', { scope: 'infra/helm', hoursAgo: 310 })]).conflicts).toEqual([]);
+    // The key's figure in parentheses changes with the clause that names the old value.
+    const ping = fact('The driver app sends a location ping every 15 seconds (`PING_INTERVAL_S=15` in `src/config/tracking.ts`).', { scope: 'mobile', hoursAgo: 900 });
+    const faster = fact('Location ping interval: 15s → 10s (`PING_INTERVAL_S=10`), shipping with app 4.8.0.', { scope: 'mobile', hoursAgo: 100 });
+    expect(analyze([ping, faster]).conflicts.map((c) => c.kind)).not.toContain('value_mismatch');
+  });
+
   it('does not ask about another setting that happened to hold the replaced value', () => {
     const threads = fact('`ledger-worker` sets `DRAIN_SECONDS=8`; its `terminationGracePeriodSeconds` is 12 so nothing is killed mid-drain.', { scope: 'ledger', hoursAgo: 300 });
     const depth = fact('Raised `QUEUE_DEPTH` for `ledger-worker` in production from 8 to 16 per pod.', { scope: 'ledger', hoursAgo: 10 });

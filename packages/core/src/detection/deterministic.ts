@@ -104,11 +104,12 @@ function laterVersion(a: string, b: string): boolean {
 
 /**
  * Does another clause of the claim's fact announce the change ("no longer runs on Lambda; it is a
- * container on Fargate", "the webhook is now /v2, retried 5 times"), with no clause of it a plan or a condition?
+ * container on Fargate", "the webhook is now /v2, retried 5 times") or name the value it replaced ("interval: 15s → 10s
+ * (`PING_INTERVAL_S=10`)"), with no clause of it a plan or a condition?
  */
 function announcesElsewhere(claim: Claim): boolean {
   const view = claim.view;
-  return !view.hedged && (view.announces || view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction')));
+  return !view.hedged && (view.announces || view.claims.some((c) => c !== claim && !c.mode && (c.cue === 'change' || c.cue === 'correction' || (c.previous?.length ?? 0) > 0)));
 }
 
 /** The claims of a run's facts, indexed so each trigger claim meets only plausible peers. */

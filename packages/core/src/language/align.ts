@@ -165,7 +165,10 @@ export function sameThing(a: Claim, b: Claim): boolean {
     const last = /^[a-z]+-([a-z]{4,})$/.exec(c)?.[1];
     return last !== undefined && !GENERIC.has(last) && other.view.mentions.has(last) && x.components.some((o) => o !== c && other.components.includes(o));
   };
-  if (a.components.some((c) => !met(c, vb) && !short(c, a, b)) || b.components.some((c) => !met(c, va) && !short(c, b, a))) return false;
+  // Beside a component both name, a config file one names is where it is set, not another thing ("transcode-worker in `values-prod.yaml`").
+  const file = (c: string, x: Claim, other: Claim) => isFileName(c) && x.components.some((o) => o !== c && !isFileName(o) && other.components.includes(o));
+  const unmet = (c: string, x: Claim, other: Claim) => !met(c, other.view) && !short(c, x, other) && !file(c, x, other);
+  if (a.components.some((c) => unmet(c, a, b)) || b.components.some((c) => unmet(c, b, a))) return false;
   // Said of two dated periods ("week of 10-12: Ana on call" / "10-26 week: Ben on call"): two things.
   if (a.period && b.period && a.period !== b.period) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
