@@ -127,7 +127,7 @@ function indexKeys(c: Claim): string[] {
   const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c), familyScopeKey(c)];
+  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
 }
 /** A claim's family in its scope, whatever its measure: where a replacement naming its old value and no measure looks. */
 const familyScopeKey = (c: Claim) => `${familyOf(c.kind)}%${c.fact.scope}`;
@@ -136,7 +136,7 @@ const scopeKey = (c: Claim) => `${kindKey(c)}%${c.fact.scope}`;
 function lookupKeys(c: Claim): string[] {
   const k = kindKey(c);
   const scope = [...c.view.scopeWords].map((w) => `${k}@${w}`);
-  return [...new Set([...indexKeys(c).filter((key) => key !== familyScopeKey(c)), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
+  return [...new Set([...indexKeys(c), `${k}#${c.fact.scope.split('/')[0]}`, ...(isBare(c) ? scope : [])])];
 }
 
 /** Claims indexed between two of indexingSteps' pauses. */
@@ -149,7 +149,7 @@ export function* indexingSteps(facts: readonly DetectorFact[]): Generator<void, 
   for (const fact of facts) {
     for (const claim of viewOf(fact).claims) {
       if (claim.values.length === 0 && !claim.previous) continue;
-      for (const key of indexKeys(claim)) {
+      for (const key of [...indexKeys(claim), familyScopeKey(claim)]) {
         const list = byKey.get(key);
         if (list) list.push(claim);
         else byKey.set(key, [claim]);
