@@ -3,7 +3,7 @@
  * value, qualifiers that meet, an anchor shared beyond a common word, and nothing named on both sides the other never mentions.
  */
 import type { DetectorFact, FactEntity } from '@engram/db';
-import { familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
+import { COMPONENT_LIKE, familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
@@ -115,7 +115,6 @@ function mentionsOnce(view: FactView, concept: string): boolean {
 }
 
 const specific = (a: string) => !GENERIC.has(a);
-const COMPONENT_PUNCT = /[-_.:/]/;
 
 /**
  * Does `newer` speak to everything `older` states (each claim's thing, or all its values; each other statement)? Only
@@ -159,7 +158,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [va, vb] = [a.view, b.view];
   // Named components must be the same ones: "billing-api" and "billing-api → ledger-api" are two things.
   // A one-word component may be the other fact's scope ("Checkout retries ..." in scope checkout/api).
-  const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_PUNCT.test(c) && view.scopeWords.has(c));
+  const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_LIKE.test(c) && view.scopeWords.has(c));
   // Beside a component both name, one is met by its last word ("billing-api's timeout to ledger-writer" / "billing-api ... the writer").
   const short = (c: string, x: Claim, other: Claim) => {
     const last = /^[a-z]+-([a-z]{4,})$/.exec(c)?.[1];
@@ -179,7 +178,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // In two scopes, a product's version is of two installs when each fact names a thing of its own ("`orders-db`: Postgres
   // 15" / "Postgres 16 on `ledger-db`").
-  const namedIn = (v: FactView) => [...v.claims.flatMap((c) => c.components), ...v.statements.flatMap((s) => [...s.subject, ...s.object].filter((w) => COMPONENT_PUNCT.test(w)))];
+  const namedIn = (v: FactView) => [...v.claims.flatMap((c) => c.components), ...v.statements.flatMap((s) => [...s.subject, ...s.object].filter((w) => COMPONENT_LIKE.test(w)))];
   const ownThing = (x: Claim, other: FactView) => namedIn(x.view).some((k) => k !== x.of && !mentions(other, k));
   if (a.kind === 'version' && ownThing(a, vb) && ownThing(b, va)) return false;
   // Adjectives tell two things apart only against each other ("public API" / "internal API"), not against none.

@@ -432,7 +432,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
 }
 
 /** A component's or a setting's name, as opposed to a person's or a product's: written joined ("billing-api", "MAX_RETRIES"). */
-const COMPONENT_LIKE = /[-_.:/]/;
+export const COMPONENT_LIKE = /[-_.:/]/;
 
 /** Measures of who holds a role. */
 const ROLE_MEASURES = new Set(['owner', 'oncall', 'approver']);

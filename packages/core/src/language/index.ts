@@ -4,7 +4,7 @@
  * stored facts say. `matchKeysOf` and `probeKeysOf`: the keys a fact is stored under, and those it looks others up by.
  */
 import type { FactEntity } from '@engram/db';
-import { familyOf, readFactText } from './claims.ts';
+import { COMPONENT_LIKE, familyOf, readFactText } from './claims.ts';
 import { GENERIC } from './lexicon.ts';
 import { TECHNOLOGY_KIND_OF_WORD } from './align.ts';
 
@@ -63,7 +63,7 @@ export function matchKeysOf(entities: readonly FactEntity[], scope: string): str
 }
 
 /** A name joined by punctuation (a file, a path, a service, a queue: `libs/geo-eta`, `rl-redis`), not a word. */
-export const isJoinedName = (w: string) => /^[\w.@/-]*[-_./][\w.@/-]+$/.test(w) && /[a-z]/.test(w);
+export const isJoinedName = (w: string) => COMPONENT_LIKE.test(w) && /[a-z]/.test(w);
 
 /**
  * Keys a fact looks others up by in a detection run, beyond its own: a claim that names nothing
