@@ -171,6 +171,12 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyze([older, newer])).toMatchObject({ conflicts: [], retirements: [{ factId: older.id, byFactId: newer.id }] });
   });
 
+  it('meets two values of one setting key whatever measure the words around them suggest', () => {
+    const a = fact('`log_retention_period = 14` for every Redis instance.', { scope: 'infra/redis', agent: 'agent-a', hoursAgo: 300 });
+    const b = fact('Redis logs are retained 30 days (`log_retention_period = 30`).', { scope: 'infra/redis', agent: 'agent-b', hoursAgo: 200 });
+    expect(pairs(analyze([a, b]).conflicts)).toEqual([['value_mismatch', new Set([a.id, b.id])]]);
+  });
+
   it('settles an agent restating its own value within 30 minutes, but not later, and not another agent', () => {
     const a = fact('The sitemap crawler timeout is 300 seconds', { scope: 'seo', agent: 'agent-a', hoursAgo: 3 });
     const b = fact('The sitemap crawler timeout is 600 seconds', { scope: 'seo', agent: 'agent-a', hoursAgo: 3 - 20 / 60 });

@@ -211,6 +211,16 @@ describe('claims', () => {
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw anonymous limit 5 rps per IP')).toBe(false);
   });
 
+  it('compares values written with one setting key as that setting, in one scope and environment, unless either names a thing of its own', () => {
+    expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer rejects files with more than 8000 rows (`IMPORT_ROW_LIMIT`).')).toBe(true);
+    expect(same('`EXPORT_WAIT_MS=8000` in the exporter chart', 'The exporter waits 20 s before it aborts (`EXPORT_WAIT_MS`).')).toBe(true);
+    // Each scope sets its own; a staging value is not prod's; a role the other never names is another thing.
+    expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer takes at most 8000 rows (`IMPORT_ROW_LIMIT`).')).toBe(true);
+    expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer takes at most 8000 rows (`IMPORT_ROW_LIMIT`).', 'svc/a', 'svc/b')).toBe(false);
+    expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'staging `IMPORT_ROW_LIMIT` is 8000')).toBe(false);
+    expect(same('`lock_timeout` is 2s', 'The `reporting` role has lock_timeout 30s')).toBe(false);
+  });
+
   it('reads how often a thing runs as a quality of what it takes: the hourly run is not the nightly one', () => {
     const during = (text: string) => claimsOf(text).find((c) => c.kind === 'duration' && c.measure === 'duration')!;
     expect(during('Hourly sync jobs take about 2 minutes').qualities).toContain('hourly');
@@ -253,6 +263,19 @@ describe('claims', () => {
     expect(claim('Set `INTAKE_MAX_ATTEMPTS=6`')).toMatchObject({ measure: 'retry', values: ['6'] });
     // "250m" of CPU is a quarter of a core, not 250 minutes.
     expect(claim('intake pods: cpu request 250m')).toMatchObject({ kind: 'count', measure: 'cpu', values: ['0.25'] });
+  });
+
+  it('reads the setting a value is written as: a key before it, before its copula, or alone in parentheses after it', () => {
+    expect(claim('Ingest workers: `WORKER_POOL_MAX=12`.').setting).toBe('worker_pool_max');
+    expect(claim('`WORKER_POOL_MAX` is 20 in the ingest chart').setting).toBe('worker_pool_max');
+    expect(claim('The exporter gives up after 30 s (`EXPORT_WAIT_MS`).', 'duration').setting).toBe('export_wait_ms');
+    expect(claim('kafka `retention.ms: 86400000`').setting).toBe('retention.ms');
+    // Not a product's name before its version, a name with a version of its own, or a file.
+    expect(claim('The admin app runs Next.js 15', 'version').setting).toBeUndefined();
+    expect(claim('Topic `orders.v3`: 12 partitions').setting).toBeUndefined();
+    expect(claim('`values.yaml`: 3 replicas').setting).toBeUndefined();
+    // A value with another between it and the parentheses is not the key's.
+    expect(claimsIn('Exports retry 3 times, 10 s apart (`EXPORT_BACKOFF_S`)').find((c) => c.values.includes('3'))?.setting).toBeUndefined();
   });
 
   it('reads a number after a product as its version unless it counts things: "Postgres 16 upgrade", "Kafka 3 brokers"', () => {

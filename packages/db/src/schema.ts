@@ -323,6 +323,8 @@ export type FactEntity =
       toward?: string;
       /** A count's counted noun, a version's product. */
       of?: string;
+      /** The setting's key the value is written with ("`POOL_MAX=20`": pool_max). */
+      setting?: string;
       /**
        * The clause is a plan or work in progress, or holds under a condition, or reports what happened
        * on a date ("4.8.0 reached 100% on Nov 8"): it states no current value.

@@ -127,7 +127,7 @@ function indexKeys(c: Claim): string[] {
   const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
+  return [...(c.setting ? [`setting:${c.setting}`] : []), ...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
 }
 /** A claim's family in its scope, whatever its measure: where a replacement naming its old value and no measure looks. */
 const familyScopeKey = (c: Claim) => `${familyOf(c.kind)}%${c.fact.scope}`;

@@ -3,7 +3,7 @@
  * value, qualifiers that meet, an anchor shared beyond a common word, and nothing named on both sides the other never mentions.
  */
 import type { DetectorFact, FactEntity } from '@engram/db';
-import { COMPONENT_LIKE, familyOf, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
+import { COMPONENT_LIKE, familyOf, isFileName, isPath, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, TIME_NOUNS } from './lexicon.ts';
 
@@ -150,6 +150,13 @@ function periodOf(c: Claim, view: FactView): string | undefined {
 
 /** Are two claims about one thing (see the module's header)? */
 export function sameThing(a: Claim, b: Claim): boolean {
+  // Values written with one setting's key ("`POOL_MAX=20`" / "`POOL_MAX` is 40") in one scope and environment are that
+  // setting's, whatever measure the words around them suggest, unless either fact names a thing the other does not (the
+  // `migrator` role's `statement_timeout` is not the app's; each service sets its own `pg_pool_max`).
+  if (a.setting && a.setting === b.setting && a.fact.scope === b.fact.scope) {
+    const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w));
+    return familyOf(a.kind) === familyOf(b.kind) && a.env === b.env && own(a, b.view).length === 0 && own(b, a.view).length === 0;
+  }
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A share no measure word names ("62% of requests are polls") is a share of what its own words say: the same only of one component.
   if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
@@ -254,10 +261,6 @@ export function relatedThing(a: Claim, b: Claim): boolean {
 
 /** The components that name a thing: not a setting's key (`ttl_seconds`, shared by many things) nor the file it is set in. */
 export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !isFileName(c));
-/** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
-const isPath = (c: string) => c.includes('/') && !c.includes('://');
-/** A file's name or path ("deploy/values.yaml", ".env.example"): where something is written, not what it is about. */
-const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt)$/.test(c) || /^(?:docker|make|proc|jenkins|gem|just|vagrant|brew|tilt)file$/.test(c);
 /** A file named without its directory (".env.example", "values.yaml"): where a setting is written; a path's directories name where ("apps/shop/.nvmrc"). */
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 21;
+export const EXTRACTOR_VERSION = 22;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -560,6 +560,26 @@ function keyBefore(v: Value, view: ClauseView): Word | undefined {
   return w && KEY_SHAPE.test(w.text) ? w : undefined;
 }
 
+/**
+ * The setting a value is written as: the key right before it ("`POOL_MAX=20`", "pool_size 80"), before its copula
+ * ("`POOL_MAX` is 40"), or alone in parentheses after it, no other value between ("waits 15 s (`POOL_WAIT_MS`)").
+ */
+function settingOf(v: Value, view: ClauseView, text: string, values: readonly Value[]): string | undefined {
+  // A version follows its product's name ("Next.js 14"), not a key.
+  if (v.kind === 'version') return undefined;
+  const before = view.clause.words.filter((x) => x.end <= v.start && x.text !== '`');
+  const aside = /^[^.;:()]*?\(\s*`?([\w.]+)`?\s*\)/.exec(text.slice(v.end));
+  const key = keyBefore(v, view)?.text ?? (['is', 'are'].includes(before.at(-1)?.lower ?? '') ? before.at(-2)?.text : undefined) ??
+    (aside && !values.some((x) => x.start >= v.end && x.start < v.end + aside[0].length) ? aside[1] : undefined);
+  return key && SETTING_KEY.test(key) && !isFileName(key.toLowerCase()) ? key.toLowerCase() : undefined;
+}
+/** A setting's key: words joined by "_", or letters joined by "." ("retention.ms"; not a name like `pings.v2` or `next.js`'s product). */
+const SETTING_KEY = /^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:\.[a-z]+)+)$/i;
+/** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
+export const isPath = (c: string) => c.includes('/') && !c.includes('://');
+/** A file's name or path ("deploy/values.yaml", ".env.example", "rds.tf"): where something is written, not what it is about. */
+export const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt|tf)$/.test(c) || /^(?:docker|make|proc|jenkins|gem|just|vagrant|brew|tilt)file$/.test(c);
+
 /** Keys that other values of the clause own ("pool_size 80, max_client_conn 2000": max_client_conn is not 80's). */
 const othersKeys = (v: Value, view: ClauseView, values: readonly Value[]) => {
   const own = keyBefore(v, view);
@@ -1071,14 +1091,15 @@ export function readFactText(content: string): FactEntity[] {
       const before = single ? anchors.get(measureAt - 1) : undefined;
       const modifier = before && !COMPONENT_LIKE.test(before) ? before : undefined;
       const of = v.kind === 'version' ? v.of : undefined;
-      const key = JSON.stringify([familyOf(v.kind), measure, of, claimAnchors, qualities, quals, modifier]);
+      const setting = settingOf(v, view, text, values);
+      const key = JSON.stringify([familyOf(v.kind), measure, of, claimAnchors, qualities, quals, modifier, setting]);
       let claim = claims.get(key);
       if (!claim) {
         const foreignKeys = new Set([...othersKeys(v, view, clauseValues)].map((k) => k.lower));
         claim = {
           type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
           components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
-          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}),
+          ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}), ...(setting ? { setting } : {}),
           ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
         };
