@@ -50,6 +50,9 @@ describe('the reader', () => {
 
   it('reads a plural noun the tagger could take for a verb as a noun', () => {
     expect(readText('We keep gateway logs in Loki for 10 days').words.find((w) => w.text === 'logs')?.pos).toBe('NOUN');
+    // With the word's own lemma, not its last letter cut: "retries" is a retry.
+    expect(readText('Max retries is 5').words.find((w) => w.text === 'retries')).toMatchObject({ pos: 'NOUN', lemma: 'retry' });
+    expect(claim('Max retries is 5')).toMatchObject({ measure: 'retry', values: ['5'] });
   });
 
   it('reads a verb between a determiner and a noun as a noun that modifies it', () => {
@@ -276,6 +279,18 @@ describe('claims', () => {
     expect(claim('`values.yaml`: 3 replicas').setting).toBeUndefined();
     // A value with another between it and the parentheses is not the key's.
     expect(claimsIn('Exports retry 3 times, 10 s apart (`EXPORT_BACKOFF_S`)').find((c) => c.values.includes('3'))?.setting).toBeUndefined();
+  });
+
+  it('reads a product by its name, not by an inflected word whose lemma is one ("goes" is not Go)', () => {
+    expect(claimsIn('A second reminder goes 1 day after the due date').some((c) => c.kind === 'technology')).toBe(false);
+    expect(claim('The ledger is written in Go', 'technology')).toMatchObject({ values: ['go'], measure: 'language' });
+  });
+
+  it('reads a time before an event and one after it as two offsets from it', () => {
+    expect(claim('The first reminder goes out 3 days before the due date', 'duration').offset).toBe('before');
+    expect(claim('A second reminder goes out 1 day after the due date', 'duration').offset).toBe('after');
+    expect(same('The first reminder goes out 3 days before the due date', 'A second reminder goes out 1 day after the due date')).toBe(false);
+    expect(same('The first reminder goes out 3 days before the due date', 'The first reminder goes out 5 days before the due date')).toBe(true);
   });
 
   it('reads a number after a product as its version unless it counts things: "Postgres 16 upgrade", "Kafka 3 brokers"', () => {

@@ -321,6 +321,8 @@ export type FactEntity =
       modifier?: string;
       /** Of two components, the one called ("from A to B", "A's calls to B"): B. */
       toward?: string;
+      /** A time before or after the event it is counted from ("3 days before the due date"). */
+      offset?: 'before' | 'after';
       /** A count's counted noun, a version's product. */
       of?: string;
       /** The setting's key the value is written with ("`POOL_MAX=20`": pool_max). */

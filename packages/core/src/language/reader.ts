@@ -172,9 +172,9 @@ function fixPluralVerbs(sentence: Word[]): void {
       // "App logs in Loki are kept ...": a later verb makes the first one a plural noun.
       const laterVerb = sentence.slice(i + 1).some((x) => x.pos === 'AUX' || x.pos === 'VERB');
       if (w.pos === 'VERB' && ((verbSeen && (next.pos === 'ADP' || next.pos === 'PUNCT' || next.pos === 'CCONJ')) || (!verbSeen && (next.pos === 'AUX' || (next.pos === 'ADP' && laterVerb))))) {
-        retag(w, 'NOUN', w.lower.slice(0, -1));
+        retag(w, 'NOUN', w.lemma);
       } else if (w.pos === 'NOUN' && !verbSeen && previous !== undefined && previous.pos !== 'ADJ' && (next.pos === 'NUM' || next.pos === 'DET' || ['in', 'at', 'within', 'under', 'around', 'about'].includes(next.lower))) {
-        retag(w, 'VERB', w.lower.slice(0, -1));
+        retag(w, 'VERB', w.lemma);
       }
     }
     // A verb's base form before a noun modifies it: after a determiner ("the export pipeline"), or opening the sentence
