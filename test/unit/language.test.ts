@@ -281,6 +281,14 @@ describe('claims', () => {
     expect(claimsIn('Exports retry 3 times, 10 s apart (`EXPORT_BACKOFF_S`)').find((c) => c.values.includes('3'))?.setting).toBeUndefined();
   });
 
+  it('reads a bare figure a copula gives a plural noun as a count of that noun: "max uploads per user is now 4"', () => {
+    expect(claim('Max uploads per user is now 4')).toMatchObject({ measure: 'upload', values: ['4'], per: 'user' });
+    expect(same('mailer: at most 2 reminders per invoice', 'Max reminders per invoice is now 3', 'mailer')).toBe(true);
+    // Not whom it is counted for, and not a figure with a measure of its own.
+    expect(claim('Max uploads per user is now 4').measure).not.toBe('user');
+    expect(claim('The upload limit per user is 4 MB').measure).not.toBe('upload');
+  });
+
   it('reads a product by its name, not by an inflected word whose lemma is one ("goes" is not Go)', () => {
     expect(claimsIn('A second reminder goes 1 day after the due date').some((c) => c.kind === 'technology')).toBe(false);
     expect(claim('The ledger is written in Go', 'technology')).toMatchObject({ values: ['go'], measure: 'language' });

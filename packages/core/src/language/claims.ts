@@ -526,6 +526,15 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
   // what traffic holds ("40% of requests are searches", "errors fell to 1% of traffic").
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
+  // A bare figure a copula gives a plural noun counts that noun ("max reminders per refill is now 3").
+  if (!best && v.kind === 'number') {
+    let i = at - 1;
+    while (i >= 0 && ['now', 'currently', 'still', 'set', 'to'].includes(view.tokens[i]!.lower)) i--;
+    if (['is', 'are'].includes(view.tokens[i]?.lower ?? '')) {
+      const noun = view.tokens.slice(Math.max(0, i - 5), i).findLast((t, k, list) => t.word.pos === 'NOUN' && t.lower !== t.lemma && /s$/.test(t.lower) && list[k - 1]?.lower !== 'per');
+      if (noun) return { name: noun.lemma, at: view.tokens.indexOf(noun) };
+    }
+  }
   // An amount of money no word names is what something costs ("the Team plan is $49 a seat").
   return best ?? { name: v.kind === 'rate' && per ? 'limit' : v.kind === 'money' ? 'cost' : '', at: -1 };
 }
