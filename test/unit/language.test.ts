@@ -100,6 +100,17 @@ describe('values by shape', () => {
     expect(shape('Nobody deploys on weekends')).toMatchObject({ kind: 'weekday', value: 'saturday-sunday' });
   });
 
+  it('reads the time zone times are held in: UTC, or a place\'s local wall-clock time', () => {
+    expect(shape('`orders.placed_at` is UTC')).toMatchObject({ kind: 'zone', value: 'utc' });
+    expect(shape('placed_at is a timestamptz')).toMatchObject({ kind: 'zone', value: 'utc' });
+    expect(shape('placed_at holds store-local wall-clock time')).toMatchObject({ kind: 'zone', value: 'local' });
+    expect(shape('placed_at is a timestamp without time zone')).toMatchObject({ kind: 'zone', value: 'local' });
+    // A zone after a clock is that time's.
+    expect(shapes('The export runs at 02:00 UTC')).toEqual([['time', '02:00 utc']]);
+    expect(same('`orders.placed_at` is UTC', '`orders.placed_at` is stored in local time')).toBe(true);
+    expect(same('`orders.placed_at` is UTC', '`orders.shipped_at` is stored in local time')).toBe(false);
+  });
+
   it('reads dates, with or without their year', () => {
     expect(shape('The change freeze starts on 2026-12-18')).toMatchObject({ kind: 'date', value: '2026-12-18' });
     expect(shape('The partner launch is set for March 3, 2027')).toMatchObject({ kind: 'date', value: '2027-03-03' });

@@ -7,7 +7,7 @@ import { FREQUENCIES, MONTHS, NUMBER_WORDS, TECHNOLOGIES, unitOf, UNIT_SPELLINGS
 export type ValueKind =
   | 'duration' | 'size' | 'rate' | 'percentage' | 'count' | 'number' | 'money' | 'time' | 'weekday' | 'date'
   | 'schedule' | 'version' | 'port' | 'path' | 'url' | 'email' | 'region' | 'channel' | 'person' | 'team' | 'name'
-  | 'technology' | 'boolean' | 'header' | 'machine';
+  | 'technology' | 'boolean' | 'header' | 'machine' | 'zone';
 
 export interface Value {
   kind: ValueKind;
@@ -128,6 +128,12 @@ const SHAPES: Shape[] = [
       const zone = m[13] ? ` ${m[13].toLowerCase().replace(/^(?:gmt|z)$/, 'utc')}` : '';
       return from ? { kind: 'time', value: `${from}${to ? `-${to}` : ''}${zone}` } : null;
     },
+  },
+  // The time zone times are held in: UTC, or the local wall-clock time of a place ("depot-local time", "timestamp without
+  // time zone"). A zone after a clock is that time's (above).
+  {
+    pattern: /\b(?:UTC|timestamptz)\b|\b(?:[a-z]+-)?local(?:\s+wall-clock)?\s+time(?:\s*zone)?\b|\bwall-clock\s+time\b|\btimestamp\s+without\s+(?:time\s*zone|tz)\b/gi,
+    read: (m) => ({ kind: 'zone', value: /^(?:utc|timestamptz)$/i.test(m[0]) ? 'utc' : 'local', measure: 'timezone' }),
   },
   { pattern: /\b(\d{4})-(\d{2})-(\d{2})\b/g, read: (m) => ({ kind: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }) },
   {
