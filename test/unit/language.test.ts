@@ -348,6 +348,10 @@ describe('claims', () => {
     expect(claim('The team is migrating the ranking job queue to SQS', 'technology').mode).toBe('plan');
     expect(claim('If the soak test passes, we raise the ranking-api pool to 40 connections').mode).toBe('if');
     expect(claim('We are evaluating a ranking-api pool of 40 connections').mode).toBe('plan');
+    // A change part of the way through ("14 of 20 services moved") is under way; all of them moved is done; a part that states no change is a state.
+    expect(claim('14 of 20 services moved to Kafka', 'technology').mode).toBe('plan');
+    expect(claim('All 20 services moved to Kafka', 'technology').mode).toBeUndefined();
+    expect(claim('3 of 5 brokers run Kafka 3.7', 'technology').mode).toBeUndefined();
     // A plan verb as what a thing does is no plan.
     expect(claim('Workers evaluate ranking rules through the rules-engine sidecar on localhost:7070', 'port').mode).toBeUndefined();
     // Stated values are neither.

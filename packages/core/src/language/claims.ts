@@ -205,7 +205,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
-  return { clause, index, tokens, mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
+  // "212 of 380 schools have it installed", "14 of 20 services migrated": a change part of the way through, under way.
+  const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM');
+  return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
 
 /** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */
