@@ -146,6 +146,7 @@ describe('values by shape', () => {
     expect(shape('Valkey runs on port 6380')).toMatchObject({ kind: 'port', value: '6380' });
     expect(shape('The gateway listens on 8443')).toMatchObject({ kind: 'port', value: '8443' });
     expect(shape('The collector scrapes the sidecar on :9464')).toMatchObject({ kind: 'port', value: '9464' });
+    expect(shape('The ledger binds `:7443`')).toMatchObject({ kind: 'port', value: '7443' });
   });
 
   it('reads paths, URLs, emails, channels, handles and regions', () => {

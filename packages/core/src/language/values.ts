@@ -188,7 +188,7 @@ const SHAPES: Shape[] = [
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /(?<=[a-z])Ports?`?\s*(?:is\s+|=\s*|:\s*)?(\d{2,5})\b/g, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /\blisten(?:s|ing)?\s+on\s+(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
-  { pattern: /(?:(?<=[a-z\]])|(?<=\s)):(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
+  { pattern: /(?:(?<=[a-z\]])|(?<=[\s`])):(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   // Money: "$1,200", "€14.50", "120 EUR".
   {
     pattern: /(?:([$€£¥₹])\s?(\d+(?:\.\d+)?)|\b(\d+(?:\.\d+)?)\s?(usd|eur|gbp|chf|cad|aud|inr|jpy|dollars?|euros?)\b)(?:\s?(m|bn|million|billion))?/gi,
