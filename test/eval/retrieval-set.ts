@@ -40,6 +40,19 @@ export type Question = z.infer<typeof Question>;
 export type Conversation = z.infer<typeof Conversation>;
 export type RetrievalSet = z.infer<typeof RetrievalSet>;
 
+/**
+ * Conversations as one, for a workspace holding them all: turn ids and the questions' gold offset by a million per
+ * conversation, so they stay apart.
+ */
+export function oneConversation(all: readonly Conversation[]): Conversation {
+  return {
+    id: `${all.length} conversations`,
+    category: 'mixed',
+    turns: all.flatMap((c, i) => c.turns.map((t) => ({ ...t, id: t.id + (i + 1) * 1_000_000 }))),
+    questions: all.flatMap((c, i) => c.questions.map((q) => ({ ...q, gold: q.gold.map((g) => g + (i + 1) * 1_000_000) }))),
+  };
+}
+
 /** Reads a data file; a Coding conversation in it is refused, whoever wrote the file. */
 export function loadRetrievalSet(file: string): RetrievalSet {
   const set = RetrievalSet.parse(JSON.parse(fs.readFileSync(file, 'utf8')));

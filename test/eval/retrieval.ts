@@ -3,7 +3,7 @@
  * `engram_query` put the turns that answer a question in its top 10, against BM25 and Postgres
  * full text search over the same facts?
  *
- *   npm run eval:retrieval -- [--variant long|short|both] [--limit-conversations N] [--json]
+ *   npm run eval:retrieval -- [--variant long|short|both] [--limit-conversations N] [--one-workspace] [--json]
  *                             [--url URL --admin-token TOKEN] [--data FILE] [--concurrency 2]
  *
  * Each conversation gets a workspace per variant, as an agent's team would: its user turns are
@@ -25,7 +25,7 @@ import type { QueryOutput } from '@engram/core';
 import { createLogger, startServer } from '@engram/server';
 import { raiseLimits } from '../bench/limits.ts';
 import { bm25Ranker, formatVariant, K, quantile, scoreRanking, summarize, byAbility, type Scored, type Summary, type SystemResult } from './retrieval-metrics.ts';
-import { factsOf, goldKeys, loadRetrievalSet, type Conversation, type EvalFact, type Variant } from './retrieval-set.ts';
+import { factsOf, goldKeys, loadRetrievalSet, oneConversation, type Conversation, type EvalFact, type Variant } from './retrieval-set.ts';
 import { call } from './runner.ts';
 
 const { values } = parseArgs({
@@ -40,6 +40,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     // Longest wait for one workspace's detection to settle.
     'detection-timeout': { type: 'string', default: '900' },
+    // Every conversation in one workspace, asked without a scope: a workspace of 1,500 facts or more, as a team's grows.
+    'one-workspace': { type: 'boolean', default: false },
   },
 });
 if (!['long', 'short', 'both'].includes(values.variant)) {
@@ -48,7 +50,8 @@ if (!['long', 'short', 'both'].includes(values.variant)) {
 }
 const variants: Variant[] = values.variant === 'both' ? ['long', 'short'] : [values.variant as Variant];
 const set = loadRetrievalSet(values.data);
-const conversations = set.conversations.slice(0, values['limit-conversations'] ? Number(values['limit-conversations']) : undefined);
+const chosen = set.conversations.slice(0, values['limit-conversations'] ? Number(values['limit-conversations']) : undefined);
+const conversations = values['one-workspace'] ? [oneConversation(chosen)] : chosen;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 // ---- the service ----

@@ -1,6 +1,5 @@
 /**
- * The full-text half of retrieval in a small workspace (engram_text_candidates, migrations 0018,
- * 0022 and 0023): a fact holding some of a question's words is found, rarer words weigh more, a long
+ * The full-text half of retrieval (engram_text_candidates, migrations 0018, 0022, 0023 and 0024): a fact holding some of a question's words is found, rarer words weigh more, a long
  * fact holding a word in passing weighs less than a short one about it (BM25), a fact holding the
  * question's words together more than one holding them apart, and facts are ranked
  * before the depth is cut, on both databases. Vectors are left out (no embedding) so only the
@@ -79,5 +78,18 @@ describe.each(testDatabases())('full-text retrieval on $name', (engine) => {
     const { search } = await workspaceOf([apart, together, 'The dashboard is built with Vite']);
     // Both hold "failed" and "export"; only the second, though longer, says "failed exports", as asked.
     expect((await search('where do failed exports go')).slice(0, 2)).toEqual([together, apart]);
+  });
+
+  it('in a large workspace, finds facts holding some of the question’s words when too few hold them all (migration 0024)', async () => {
+    // 1,500 facts make a workspace large (EXACT_SEARCH_LIMIT); "billing" and "service" are in 1,500 of them.
+    const common = Array.from({ length: 1500 }, (_, n) => `The billing service runs job number ${n} every night`);
+    const { search } = await workspaceOf([...common, 'Failed billing charges are retried from the SQS queue billing-retries', 'The dashboard is built with Vite']);
+    // No fact holds every word of the question: the one holding its rare words is found, first.
+    expect((await search('Which queue does the billing service use for retrying failed charges?'))[0]).toBe('Failed billing charges are retried from the SQS queue billing-retries');
+    // A word most facts hold finds nothing by itself; enough facts holding every word are answered as before.
+    expect(await search('billing weather')).toEqual([]);
+    const nightly = await search('billing service job');
+    expect(nightly).toHaveLength(FILTERS.depth);
+    expect(nightly.every((c) => /billing service runs job/.test(c))).toBe(true);
   });
 });

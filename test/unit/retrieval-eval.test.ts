@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bm25Ranker, byAbility, formatVariant, quantile, scoreRanking, summarize } from '../eval/retrieval-metrics.ts';
-import { conversationFromBeam, factsOf, goldKeys, isEligibleCategory, loadRetrievalSet, sentencesOf } from '../eval/retrieval-set.ts';
+import { conversationFromBeam, factsOf, goldKeys, isEligibleCategory, loadRetrievalSet, oneConversation, sentencesOf } from '../eval/retrieval-set.ts';
 
 const chat = [
   {
@@ -78,6 +78,15 @@ describe('BEAM conversations for the retrieval eval', () => {
 });
 
 describe('retrieval metrics', () => {
+  it('joins conversations into one, each question\'s gold still its own conversation\'s turns', () => {
+    const a = { id: 'a', category: 'Math', turns: [{ id: 0, at: '2024-01-01T00:00:00Z', text: 'I use Vim' }], questions: [{ ability: 'x', question: 'Which editor?', gold: [0], cited: [0] }] };
+    const b = { id: 'b', category: 'Travel', turns: [{ id: 0, at: '2024-02-01T00:00:00Z', text: 'I fly to Oslo' }], questions: [{ ability: 'x', question: 'Where to?', gold: [0], cited: [0] }] };
+    const one = oneConversation([a, b]);
+    const facts = factsOf(one, 'long');
+    expect(facts.map((f) => f.content)).toEqual(['I use Vim', 'I fly to Oslo']);
+    expect(one.questions.map((q) => goldKeys(q, facts).map((k) => facts.find((f) => f.key === k)!.content))).toEqual([['I use Vim'], ['I fly to Oslo']]);
+  });
+
   it('scores hits, recall of facts and of turns, and the reciprocal rank within the top k', () => {
     const gold = ['2.0', '2.1', '4.0'];
     expect(scoreRanking([['9.0'], ['2.1'], ['7.0'], ['2.0']], gold)).toEqual({ hit: 1, recall: 2 / 3, turnRecall: 1 / 2, rr: 1 / 2 });

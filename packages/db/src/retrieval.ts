@@ -47,7 +47,11 @@ export interface RetrievalParams {
 /** A candidate's columns (its entities are only counted). */
 const CANDIDATE_COLUMNS = sql.raw(CANDIDATE_FIELDS.map((c) => `f.${c}`).join(', '));
 
-/** Below this many fact rows, a workspace's vector search is exact rather than through HNSW, and its full text ranks every fact holding a word of the topic. */
+/**
+ * Below this many fact rows, a workspace's vector search is exact rather than through HNSW, and its full text ranks every
+ * fact holding a word of the topic; above it, full text finds facts through the GIN index by every word, then by uncommon
+ * words (migration 0024).
+ */
 const EXACT_SEARCH_LIMIT = 1500;
 const SIZE_CACHE_MS = 30_000;
 const sizeCache = new Map<string, { small: boolean; until: number }>();
@@ -131,9 +135,10 @@ export async function hybridCandidatesOf(tenant: TenantDb, params: RetrievalFilt
   const nearest = sql`select n.id, row_number() over (order by n.distance, n.id) as r from (
         select f.id, ${distance} as distance from facts f where ${vectorWhere}
         order by 2 limit ${params.depth}) n`;
-  // Full text (migration 0018): in a small workspace, every fact holding a word of the topic, the
-  // rarer words weighing more, ranked before the depth is cut; in a large one, the facts holding
-  // every word. Through engram_text_candidates (migration 0010): under row-level security the GIN
+  // Full text (migrations 0018, 0022-0024): in a small workspace, every fact holding a word of the
+  // topic, the rarer words weighing more (BM25), ranked before the depth is cut; in a large one, the
+  // facts holding every word, and when too few do, those holding its uncommon words, ranked the same
+  // way. Through engram_text_candidates (migration 0010): under row-level security the GIN
   // index is unusable (41 ms instead of 1.5 ms at 100,000 facts), so the function reads ids and
   // ranks as the owner, confined to this transaction's workspace; the facts are read below, confined.
   const matching = sql`engram_text_candidates(${words}, ${window.kind},
