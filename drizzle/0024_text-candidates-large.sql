@@ -83,53 +83,15 @@ BEGIN
       RETURN QUERY select u.id, u.r from unnest(every_word[1:p_depth]) with ordinality as u(id, r);
       return;
     end if;
-
-    RETURN QUERY
-    with hits as materialized (
-      select f.id, f.tsv, length(f.tsv)::float8 as dl, ts_rank_cd(f.tsv, any_word, 1) as density,
-             (select count(*) from unnest(phrases) ph where f.tsv @@ ph)::float8 as phrased
-      from facts f
-      where f.workspace_id = ws
-        and f.tsv @@ rare_word
-        and f.erased_at is null
-        and (p_include_ephemeral or f.durability = 'durable')
-        and (p_fact_type is null or f.fact_type = p_fact_type)
-        and (p_scope is null or f.scope = p_scope or starts_with(f.scope, p_scope || '/'))
-        and case p_window
-              when 'current' then f.valid_until is null and (f.expires_at is null or f.expires_at > now())
-              when 'as_of' then f.valid_from <= p_at and (f.valid_until is null or f.valid_until > p_at)
-                                and (f.expires_at is null or f.expires_at > p_at)
-              else true
-            end
-      limit 1000
-    ),
-    stats as (select greatest(avg(h.dl), 1) as avgdl from hits h),
-    idf as (
-      select l.lexeme, ln(1 + (10000 - l.c + 0.5) / (l.c + 0.5)) as weight from unnest(lexemes, held_by) as l(lexeme, c)
-    ),
-    held as (
-      select h.id, h.dl, h.density, h.phrased, u.lexeme, coalesce(cardinality(u.positions), 1)::float8 as tf
-      from hits h cross join unnest(h.tsv) u
-      where u.lexeme = any(lexemes)
-    ),
-    scored as (
-      select held.id, held.density,
-             sum(idf.weight * held.tf * 2.2 / (held.tf + 1.2 * (0.25 + 0.75 * held.dl / stats.avgdl))) + 3 * held.phrased as score
-      from held join idf on idf.lexeme = held.lexeme cross join stats
-      group by held.id, held.density, held.phrased
-    )
-    select s.id, row_number() over (order by s.score desc, s.density desc, s.id) as r
-    from scored s
-    order by s.score desc, s.density desc, s.id
-    limit p_depth;
-    return;
   end if;
 
+  -- The facts ranked: in a small workspace, those of the window holding any word of the topic; in a
+  -- large one, those holding an uncommon word, through the GIN index, at most 1,000.
   RETURN QUERY
   with window_facts as materialized (
-    -- The workspace's facts in the window, by its index (the subquery keeps the planner there).
+    -- A small workspace's facts in the window, by its index (the subquery keeps the planner there).
     select f.id, f.tsv
-    from (select * from facts f where f.workspace_id = ws offset 0) f
+    from (select * from facts f where p_small and f.workspace_id = ws offset 0) f
     where f.erased_at is null
       and (p_include_ephemeral or f.durability = 'durable')
       and (p_fact_type is null or f.fact_type = p_fact_type)
@@ -141,23 +103,45 @@ BEGIN
             else true
           end
   ),
+  matched as (
+    select w.id, w.tsv from window_facts w where w.tsv @@ any_word
+    union all
+    (select f.id, f.tsv
+     from facts f
+     where not p_small
+       and f.workspace_id = ws
+       and f.tsv @@ rare_word
+       and f.erased_at is null
+       and (p_include_ephemeral or f.durability = 'durable')
+       and (p_fact_type is null or f.fact_type = p_fact_type)
+       and (p_scope is null or f.scope = p_scope or starts_with(f.scope, p_scope || '/'))
+       and case p_window
+             when 'current' then f.valid_until is null and (f.expires_at is null or f.expires_at > now())
+             when 'as_of' then f.valid_from <= p_at and (f.valid_until is null or f.valid_until > p_at)
+                               and (f.expires_at is null or f.expires_at > p_at)
+             else true
+           end
+     limit 1000)
+  ),
   hits as materialized (
-    select w.id, w.tsv, length(w.tsv)::float8 as dl, ts_rank_cd(w.tsv, any_word, 1) as density,
-           (select count(*) from unnest(phrases) ph where w.tsv @@ ph)::float8 as phrased
-    from window_facts w where w.tsv @@ any_word
+    select m.id, m.tsv, length(m.tsv)::float8 as dl, ts_rank_cd(m.tsv, any_word, 1) as density,
+           (select count(*) from unnest(phrases) ph where m.tsv @@ ph)::float8 as phrased
+    from matched m
   ),
-  stats as (
-    select (select count(*) from window_facts)::float8 as n, greatest(avg(h.dl), 1) as avgdl from hits h
-  ),
+  stats as (select greatest(avg(h.dl), 1) as avgdl from hits h),
   -- Each fact's count of each topic word it holds.
   held as (
     select h.id, h.dl, h.density, h.phrased, u.lexeme, coalesce(cardinality(u.positions), 1)::float8 as tf
     from hits h cross join unnest(h.tsv) u
     where u.lexeme = any(lexemes)
   ),
+  -- A word's weight: BM25's idf over the small workspace's window, or from the counts above.
   idf as (
-    select held.lexeme, ln(1 + (stats.n - count(*) + 0.5) / (count(*) + 0.5)) as weight
-    from held cross join stats group by held.lexeme, stats.n
+    select held.lexeme, ln(1 + (n.n - count(*) + 0.5) / (count(*) + 0.5)) as weight
+    from held cross join (select count(*)::float8 as n from window_facts) n
+    where p_small group by held.lexeme, n.n
+    union all
+    select l.lexeme, ln(1 + (10000 - l.c + 0.5) / (l.c + 0.5)) from unnest(lexemes, held_by) as l(lexeme, c) where not p_small
   ),
   scored as (
     select held.id, held.density,
