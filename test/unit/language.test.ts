@@ -302,15 +302,15 @@ describe('claims', () => {
   });
 
   it('reads a product by its name, not by an inflected word whose lemma is one ("goes" is not Go)', () => {
-    expect(claimsIn('A second reminder goes 1 day after the due date').some((c) => c.kind === 'technology')).toBe(false);
+    expect(claimsIn('A second nudge goes 1 day after the release').some((c) => c.kind === 'technology')).toBe(false);
     expect(claim('The ledger is written in Go', 'technology')).toMatchObject({ values: ['go'], measure: 'language' });
   });
 
   it('reads a time before an event and one after it as two offsets from it', () => {
-    expect(claim('The first reminder goes out 3 days before the due date', 'duration').offset).toBe('before');
-    expect(claim('A second reminder goes out 1 day after the due date', 'duration').offset).toBe('after');
-    expect(same('The first reminder goes out 3 days before the due date', 'A second reminder goes out 1 day after the due date')).toBe(false);
-    expect(same('The first reminder goes out 3 days before the due date', 'The first reminder goes out 5 days before the due date')).toBe(true);
+    expect(claim('The first nudge goes out 2 hours before the release', 'duration').offset).toBe('before');
+    expect(claim('A second nudge goes out 30 minutes after the release', 'duration').offset).toBe('after');
+    expect(same('The nudge goes out 2 hours before the release', 'The nudge goes out 30 minutes after the release')).toBe(false);
+    expect(same('The nudge goes out 2 hours before the release', 'The nudge goes out 4 hours before the release')).toBe(true);
   });
 
   it('reads a number after a product as its version unless it counts things: "Postgres 16 upgrade", "Kafka 3 brokers"', () => {

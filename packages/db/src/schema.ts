@@ -321,7 +321,7 @@ export type FactEntity =
       modifier?: string;
       /** Of two components, the one called ("from A to B", "A's calls to B"): B. */
       toward?: string;
-      /** A time before or after the event it is counted from ("3 days before the due date"). */
+      /** A time before or after the event it is counted from ("2 hours before the deadline"). */
       offset?: 'before' | 'after';
       /** A count's counted noun, a version's product. */
       of?: string;

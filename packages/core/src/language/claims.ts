@@ -205,7 +205,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
-  // "212 of 380 schools have it installed", "14 of 20 services migrated": a change part of the way through, under way.
+  // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way.
   const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM');
   return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
@@ -528,7 +528,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   // A share of traffic is a rollout only where traffic is sent somewhere ("canary gets 5% of traffic"), not a share of
   // what traffic holds ("40% of requests are searches", "errors fell to 1% of traffic").
   if (best?.name === 'rollout' && view.tokens[best.at]!.lemma === 'traffic' && !view.tokens.some((t) => ROLLOUT_ACTS.has(t.lemma))) return { name: '', at: -1 };
-  // A bare figure a copula gives a plural noun counts that noun ("max reminders per refill is now 3").
+  // A bare figure a copula gives a plural noun counts that noun ("max uploads per user is now 4").
   if (!best && v.kind === 'number') {
     let i = at - 1;
     while (i >= 0 && ['now', 'currently', 'still', 'set', 'to'].includes(view.tokens[i]!.lower)) i--;
@@ -664,7 +664,7 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[], text
   const perIndex = perAt >= 0 ? perAt : view.tokens.findIndex((t) => /^per-[a-z]+$/.test(t.word.lower));
   const whole = view.tokens.findIndex((t, i) => AGGREGATE.has(t.lower) || (t.lower === 'in' && view.tokens[i + 1]?.lower === 'total'));
   if (whole >= 0 && (perIndex < 0 || Math.abs(whole - at) < Math.abs(perIndex - at))) per = 'all';
-  // A time before or after an event ("3 days before the due date", "1 day after it") is one of two offsets from it.
+  // A time before or after an event ("2 hours before the deadline", "30 minutes after it") is one of two offsets from it.
   const side = v.kind === 'duration' ? /^\s*(before|after|prior to)\b/i.exec(text.slice(v.end))?.[1]?.toLowerCase() : undefined;
   const offset = side === undefined ? undefined : side === 'after' ? 'after' : 'before';
   return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}), ...(offset ? { offset } : {}) };

@@ -129,7 +129,7 @@ const SHAPES: Shape[] = [
       return from ? { kind: 'time', value: `${from}${to ? `-${to}` : ''}${zone}` } : null;
     },
   },
-  // The time zone times are held in: UTC, or the local wall-clock time of a place ("depot-local time", "timestamp without
+  // The time zone times are held in: UTC, or the local wall-clock time of a place ("store-local time", "timestamp without
   // time zone"). A zone after a clock is that time's (above).
   {
     pattern: /\b(?:UTC|timestamptz)\b|\b(?:[a-z]+-)?local(?:\s+wall-clock)?\s+time(?:\s*zone)?\b|\bwall-clock\s+time\b|\btimestamp\s+without\s+(?:time\s*zone|tz)\b/gi,
