@@ -298,8 +298,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         const asTool = ['with', 'via', 'using', 'use', 'uses', 'used', 'through', 'on', 'to', 'from'].includes(words[i - 1]?.lower ?? '') || text.includes(`\`${w.lower}`);
         // Followed by its version ("pins node 20.11"), it is the product.
         // An inflected word is no product's name, though its lemma is one ("goes" is not Go).
-        const plainWord = (tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !isVersion(next)) ||
-          (tech.length === 1 && !TECHNOLOGIES.word(w.lower.replace(/`/g, '')));
+        const inflected = tech.length === 1 && !TECHNOLOGIES.word(w.lower.replace(/`/g, ''));
+        const plainWord = inflected || (tech.length === 1 && isEnglishWord(w.lower) && written === w.lower && !w.parts && !asTool && !isVersion(next));
         if (!plainWord) {
           // "Node 22", "Postgres 16.2", "Postgres 16 upgrade": a version of it; not "Kafka 3 brokers" (a count: things counted
           // are plural), but "Node 20 LTS" (a release).
@@ -608,7 +608,7 @@ const countedFor = (tokens: readonly Token[], i: number) =>
   (tokens[i]!.lower === 'per' || (tokens[i]!.lower === 'each' && CONTENT.has(tokens[i + 1]?.word.pos ?? ''))) && !PER_TIME.test(tokens[i + 1]?.lower ?? '');
 
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
-function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[], text: string): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string; offset?: 'before' | 'after' } {
+function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string; offset?: 'before' | 'after' } {
   const at = tokenAt(view.tokens, v.start);
   const foreign = othersKeys(v, view, values);
   const free = view.tokens.map((t) => (foreign.has(t.word) || values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
@@ -665,8 +665,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[], text
   const whole = view.tokens.findIndex((t, i) => AGGREGATE.has(t.lower) || (t.lower === 'in' && view.tokens[i + 1]?.lower === 'total'));
   if (whole >= 0 && (perIndex < 0 || Math.abs(whole - at) < Math.abs(perIndex - at))) per = 'all';
   // A time before or after an event ("2 hours before the deadline", "30 minutes after it") is one of two offsets from it.
-  const side = v.kind === 'duration' ? /^\s*(before|after|prior to)\b/i.exec(text.slice(v.end))?.[1]?.toLowerCase() : undefined;
-  const offset = side === undefined ? undefined : side === 'after' ? 'after' : 'before';
+  const next = view.tokens.findIndex((t) => t.word.start >= v.end);
+  const side = v.kind === 'duration' && next >= 0 ? view.tokens[next]!.lower : '';
+  const offset = side === 'after' ? 'after' : side === 'before' || (side === 'prior' && view.tokens[next + 1]?.lower === 'to') ? 'before' : undefined;
   return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}), ...(offset ? { offset } : {}) };
 }
 
@@ -938,7 +939,7 @@ export function readFactText(content: string): FactEntity[] {
       // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
       const window = text.slice(Math.max(0, v.start - 30), v.start);
       if (v.kind === 'duration' && /\b(?:last|past|previous|trailing)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+the\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) continue;
-      const found = qualifiersOf(v, view, clauseValues, text);
+      const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const read = measureOf(v, view, clauseValues, quals.per);
       // "The ledger DB is `db-7.int.example.org`": an address a copula gives its subject is where that subject lives; so is
