@@ -1003,6 +1003,15 @@ describe('alignment', () => {
     expect(view.claims.every((c) => !c.anchors.includes('job'))).toBe(true);
   });
 
+  it('reads the nouns leading up to a component\'s name as what it is, no thing of their own ("the ledger stream `x`")', () => {
+    const view = viewOf(detectorFact('Staging ledger stream `audit.v3`: 12 replicas, retention 7 days.', { scope: 'data', hoursAgo: 1 }));
+    expect(mentions(view, 'ledger')).toBe(true);
+    expect(view.claims.every((c) => !c.anchors.includes('ledger'))).toBe(true);
+    expect(same('Staging ledger stream `audit.v3`: 12 replicas.', '`audit.v3` in staging has 24 replicas.')).toBe(true);
+    // A noun after the name, or another noun before a value, is still a thing of its own.
+    expect(same('`audit.v3` consumer pool: 12 workers.', '`audit.v3` has 24 workers.')).toBe(false);
+  });
+
   it('counts a config file as mentioned by its joined name, and that name by the file', () => {
     const byName = viewOf(detectorFact('billing: feature-gates = 4 (needed for the new checks)', { scope: 'svc', hoursAgo: 1 }));
     expect(mentions(byName, 'feature-gates.yaml')).toBe(true);

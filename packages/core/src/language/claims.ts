@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 22;
+export const EXTRACTOR_VERSION = 23;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -607,6 +607,19 @@ const PER_TIME = /^(?:second|minute|hour|day|week|month|year|sec|min)s?$/;
 const countedFor = (tokens: readonly Token[], i: number) =>
   (tokens[i]!.lower === 'per' || (tokens[i]!.lower === 'each' && CONTENT.has(tokens[i + 1]?.word.pos ?? ''))) && !PER_TIME.test(tokens[i + 1]?.lower ?? '');
 
+/** Is this noun one of up to three leading straight up to a component's name ("MSK topic `pings.v2`")? */
+function describesComponent(tokens: readonly Token[], i: number): boolean {
+  if (!NOUNISH.has(tokens[i]!.word.pos) || isComponent(tokens[i]!.word)) return false;
+  for (let k = i + 1, nouns = 1; k < tokens.length && nouns <= 3; k++) {
+    const w = tokens[k]!.word;
+    if (w.lower === '`') continue;
+    if (isComponent(w)) return true;
+    if (!NOUNISH.has(w.pos)) return false;
+    nouns++;
+  }
+  return false;
+}
+
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
 function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string; offset?: 'before' | 'after' } {
   const at = tokenAt(view.tokens, v.start);
@@ -1017,6 +1030,11 @@ export function readFactText(content: string): FactEntity[] {
       const identity = identities.find((v) => t.word.start >= v.start && t.word.end <= v.end);
       if (identity) {
         if (![...anchors.values()].includes(identity.value)) anchors.set(i, identity.value);
+        return;
+      }
+      // Nouns leading up to a component's name ("the MSK topic `x`", "our Redis `y`") say what it is: mentioned, no thing of their own.
+      if (describesComponent(view.tokens, i)) {
+        roles.push(t.lemma);
         return;
       }
       if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind) && !narrows(t.word, v))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i)) return;
