@@ -236,6 +236,13 @@ describe('claims', () => {
     expect(same('`lock_timeout` is 2s', 'The `reporting` role has lock_timeout 30s')).toBe(false);
   });
 
+  it('reads where a value is set (a chart, its values, a manifest) as no thing of its own', () => {
+    expect(same('quote-api prod pods: `resources.limits.memory: 2Gi`.', 'Prod helm values give each quote-api pod 3Gi of memory.')).toBe(true);
+    expect(same('`EXPORT_WAIT_MS=8000`', 'The exporter chart sets `EXPORT_WAIT_MS` to 20000')).toBe(true);
+    // A thing of its own still is one.
+    expect(same('quote-api prod pods: `resources.limits.memory: 2Gi`.', 'Prod sidecar of each quote-api pod: 3Gi of memory.')).toBe(false);
+  });
+
   it('reads how often a thing runs as a quality of what it takes: the hourly run is not the nightly one', () => {
     const during = (text: string) => claimsOf(text).find((c) => c.kind === 'duration' && c.measure === 'duration')!;
     expect(during('Hourly sync jobs take about 2 minutes').qualities).toContain('hourly');
@@ -778,6 +785,12 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The hourly rate for couriers is €16.10', 'money').cue).toBeUndefined();
     expect(claim('Couriers earn €15.40 an hour', 'money').anchors).not.toContain('hour');
     expect(claim('Moved the quote-api to eu-west-3 in the Q3 migration', 'region').anchors).not.toContain('q3');
+  });
+
+  it('reads what holds since an incident as a change it brought, and nothing else "after" opens', () => {
+    expect(claim('After INC-77 the export job retries 5 times').cue).toBe('change');
+    expect(claim('Since the outage, the export job retries 5 times').cue).toBe('change');
+    expect(claim('After the build the export job retries 5 times').cue).toBeUndefined();
   });
 
   it('does not read the window a figure was measured over as a figure of the thing', () => {

@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { COMPONENT_LIKE, familyOf, isFileName, isPath, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC, TIME_NOUNS } from './lexicon.ts';
+import { GENERIC, SETTING_PLACES, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
@@ -154,7 +154,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // setting's, whatever measure the words around them suggest, unless either fact names a thing the other does not (the
   // `reporting` role's `lock_timeout` is not the app's; each service sets its own `db_pool_max`).
   if (a.setting && a.setting === b.setting && a.fact.scope === b.fact.scope) {
-    const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w));
+    const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w) && !SETTING_PLACES.has(w));
     return familyOf(a.kind) === familyOf(b.kind) && a.env === b.env && own(a, b.view).length === 0 && own(b, a.view).length === 0;
   }
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
@@ -196,7 +196,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // The words of the other side's component ("search indexer" against search-indexer) are that component.
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
-  const ownOf = (x: Claim, y: Claim) => x.specificAnchors.filter((w) => !bareFileName(w) && !meets(y.view, w, x.view) &&
+  // Where a value is set (a file, "the helm values") is no thing of its own.
+  const ownOf = (x: Claim, y: Claim) => x.specificAnchors.filter((w) => !bareFileName(w) && !SETTING_PLACES.has(w) && !meets(y.view, w, x.view) &&
     !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) && !partOf(w, y.parts) && !short(w, x, y));
   const [ownA, ownB] = [ownOf(a, b), ownOf(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));

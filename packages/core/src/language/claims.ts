@@ -195,11 +195,13 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     words.slice(i + 1).some((x) => x.lower === 'to' || x.text === '=' || (x.text === ':' && i === 0)));
   // "From 1 July, the base rate is ...": what holds from a date on is a change.
   const fromDate = words[0]?.lower === 'from' && /^\s*from\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Z][a-z]+|[A-Z][a-z]+\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|next\s+(?:week|month|sprint|quarter|release))/i.test(clause.words.map((w) => w.text).join(' '));
+  // "After INC-412, autosave runs every 10 s", "Since the outage, ...": what holds since an incident is a change it brought.
+  const afterIncident = ['after', 'since', 'following'].includes(words[0]?.lower ?? '') && words.slice(1, 3).some((w, k) => INCIDENT.test(w.text) && (k === 0 || words[1]!.lower === 'the'));
   const described = new Set(words.filter((_, i) => describes(words, i)));
   // "Turned X on", "turned it off": the phrase's particle written after its object.
   const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
   const change =
-    turned || assigned || fromDate || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    turned || assigned || fromDate || afterIncident || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
@@ -710,6 +712,9 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   const next = view.tokens[at];
   return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
+
+/** An incident, by its id or its name. */
+const INCIDENT = /^(?:inc-?\d+|incident|outage|post-?mortem|sev-?\d)$/i;
 
 /** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
 const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;

@@ -120,6 +120,8 @@ export const COMPONENT_ROLES = new Set(words.component_roles);
 export const TEAM_HEADS = new Set(words.team_heads);
 /** What is stored and kept for a while (objects, backups, logs): what expires of them is kept no longer, a retention. */
 export const STORED_DATA = new Set(words.stored_data);
+/** Where a setting is written (a chart, its values, a manifest): where a value is set, not what it is about. */
+export const SETTING_PLACES = new Set<string>(words.setting_places);
 export const FREQUENCIES: Readonly<Record<string, number>> = words.frequencies;
 export const NUMBER_WORDS: Readonly<Record<string, number>> = words.number_words;
 export const MONTHS = words.months;
