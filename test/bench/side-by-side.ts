@@ -15,13 +15,21 @@
  * schema both builds can run on (the newer build migrates it first). Without `--worker` the
  * servers run no in-process detection, so the figures are the request path's alone; with it, each
  * run starts with no detection backlog. Needs Linux (/proc) and the ENGRAM_SECRET the bench used.
+ *
+ * A change to the schema or its SQL functions needs a database per build: copy the kept database
+ * before the newer build migrates it (`create database <copy> template <name>`) and give the base
+ * build the copy with `--base-database`, so each build answers with its own functions.
+ *
+ * On the embedded database, give the directory `npm run bench -- --embedded --keep` kept instead of
+ * a URL (`--database /tmp/engram-bench-xxxx`), and a copy of it (`cp -a`) as `--base-database`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import postgres from 'postgres';
+import { createDb, queryRows } from '@engram/db';
+import { sql as dsql, type SQL } from 'drizzle-orm';
 import { cliEnv, runScript, startCli } from '../support/cli.ts';
 import { proseText, QUERY_TOPICS } from './story.ts';
 import { median, percentile } from './stats.ts';
@@ -31,6 +39,8 @@ const { values: args } = parseArgs({
     base: { type: 'string' },
     head: { type: 'string', default: '.' },
     database: { type: 'string' },
+    // The base build's own copy of the kept database (for a change to the schema or its functions).
+    'base-database': { type: 'string' },
     modes: { type: 'string', default: 'query,commit' },
     rounds: { type: 'string', default: '5' },
     calls: { type: 'string', default: '800' },
@@ -48,27 +58,45 @@ const ROUNDS = Number(args.rounds);
 const CALLS = Number(args.calls);
 const WARM_UP = 100;
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
-const builds = [
-  { name: 'base', dir: path.resolve(args.base) },
-  { name: 'head', dir: path.resolve(args.head) },
-];
-
-const sql = postgres(args.database, { max: 1, onnotice: () => {} });
-const [bench] = await sql<{ engram_id: string }[]>`select engram_id from workspaces where name = 'bench' limit 1`;
-if (!bench) throw new Error('No workspace named "bench" on this database: point --database at one `npm run bench -- --keep` left.');
-const env = (extra: Record<string, string> = {}) =>
+/** A Postgres URL, or the directory an embedded bench database was kept in. */
+const embedded = (database: string) => !/^postgres(?:ql)?:/.test(database);
+const env = (database: string, extra: Record<string, string> = {}) =>
   cliEnv({
-    DATABASE_URL: args.database!,
+    ...(embedded(database) ? {} : { DATABASE_URL: database }),
     ENGRAM_SECRET: SECRET,
     PORT: '0',
     LOG_LEVEL: 'warn',
-    ENGRAM_DATA_DIR: fs.mkdtempSync('/tmp/engram-sbs-'),
+    ENGRAM_DATA_DIR: embedded(database) ? database : fs.mkdtempSync('/tmp/engram-sbs-'),
     ...(args['node-options'] ? { NODE_OPTIONS: args['node-options'] } : {}),
     ...extra,
   });
-const minted = await runScript(path.join(builds[1]!.dir, 'apps/server/src/cli.ts'), ['token', 'create', '--workspace', bench.engram_id, '--label', 'side-by-side'], env());
-const token = /egm_\S+/.exec(minted.stdout)?.[0];
-if (!token) throw new Error(`could not mint a token: ${minted.stderr}`);
+
+/** A build, its database (migrated by the build's own CLI) and a token for its bench workspace. */
+async function prepare(name: string, dir: string, database: string) {
+  const run = async (statement: SQL) => {
+    const handle = await createDb(embedded(database) ? { kind: 'pglite', dataDir: path.join(database, 'pgdata') } : { kind: 'postgres', url: database }, { maxConnections: 1 });
+    try {
+      return await queryRows<Record<string, unknown>>(handle.db, statement);
+    } finally {
+      await handle.close();
+    }
+  };
+  const [bench] = (await run(dsql`select engram_id from workspaces where name = 'bench' limit 1`)) as { engram_id: string }[];
+  if (!bench) throw new Error(`No workspace named "bench" on ${database}: point at one \`npm run bench -- --keep\` left.`);
+  const migrated = await runScript(path.join(dir, 'apps/server/src/cli.ts'), ['migrate'], env(database));
+  if (migrated.code !== 0) throw new Error(`${name} could not migrate ${database}: ${migrated.stderr}`);
+  const minted = await runScript(path.join(dir, 'apps/server/src/cli.ts'), ['token', 'create', '--workspace', bench.engram_id, '--label', 'side-by-side'], env(database));
+  const token = /egm_\S+/.exec(minted.stdout)?.[0];
+  if (!token) throw new Error(`could not mint a token: ${minted.stderr}`);
+  // With --worker, each run starts with no detection backlog.
+  const clearBacklog = () => run(dsql`update detection_jobs set status = 'done', finished_at = now() where status <> 'done'`);
+  return { name, dir, database, clearBacklog, token };
+}
+// The head first: on a shared database the newer build migrates it.
+const head = await prepare('head', path.resolve(args.head), args.database);
+const base = await prepare('base', path.resolve(args.base), args['base-database'] ?? args.database);
+const builds = [base, head];
+type Build = typeof head;
 
 /** CPU seconds (user + system) a process has used so far. */
 const cpuSeconds = (pid: number) => {
@@ -116,12 +144,12 @@ interface Run {
   p90: number;
   cpuMsPerCall: number;
 }
-async function runOnce(dir: string, mode: (typeof MODES)[number]): Promise<Run> {
-  if (args.worker) await sql`update detection_jobs set status = 'done', finished_at = now() where status <> 'done'`;
-  const server = await startCli(env(args.worker ? {} : { ENGRAM_IN_PROCESS_WORKER: 'false' }), 120_000, [process.execPath, path.join(dir, 'apps/server/src/cli.ts'), 'start']);
+async function runOnce(build: Build, mode: (typeof MODES)[number]): Promise<Run> {
+  if (args.worker) await build.clearBacklog();
+  const server = await startCli(env(build.database, args.worker ? {} : { ENGRAM_IN_PROCESS_WORKER: 'false' }), 120_000, [process.execPath, path.join(build.dir, 'apps/server/src/cli.ts'), 'start']);
   try {
     const client = new Client({ name: 'side-by-side', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${build.token}` } } }));
     for (let i = 0; i < WARM_UP; i++) await call(client, mode, i);
     await settled(server.child.pid!);
     const cpu0 = cpuSeconds(server.child.pid!);
@@ -143,23 +171,22 @@ const results = new Map<string, Run[]>();
 for (const mode of MODES) {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const build of round % 2 ? builds : [...builds].reverse()) {
-      const run = await runOnce(build.dir, mode);
+      const run = await runOnce(build, mode);
       const key = `${mode} ${build.name}`;
       results.set(key, [...(results.get(key) ?? []), run]);
       process.stderr.write(`  ${key} round ${round}: p50 ${run.p50.toFixed(2)} ms, p90 ${run.p90.toFixed(2)} ms, server CPU ${run.cpuMsPerCall.toFixed(2)} ms/call\n`);
     }
   }
 }
-await sql.end();
 
 const m = (runs: Run[], field: keyof Run) => median(runs.map((r) => r[field]));
 process.stdout.write(`\n${ROUNDS} rounds of ${CALLS} sequential calls each${args.worker ? ' (in-process detection on)' : ' (no in-process detection)'}; medians over rounds\n\n`);
 process.stdout.write('| call | base p50 | head p50 | change | base p90 | head p90 | base CPU/call | head CPU/call |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');
 for (const mode of MODES) {
-  const base = results.get(`${mode} base`)!;
-  const head = results.get(`${mode} head`)!;
-  const change = (m(head, 'p50') / m(base, 'p50') - 1) * 100;
+  const b = results.get(`${mode} base`)!;
+  const h = results.get(`${mode} head`)!;
+  const change = (m(h, 'p50') / m(b, 'p50') - 1) * 100;
   process.stdout.write(
-    `| ${mode} | ${m(base, 'p50').toFixed(2)} ms | ${m(head, 'p50').toFixed(2)} ms | ${change >= 0 ? '+' : ''}${change.toFixed(1)}% | ${m(base, 'p90').toFixed(2)} ms | ${m(head, 'p90').toFixed(2)} ms | ${m(base, 'cpuMsPerCall').toFixed(2)} ms | ${m(head, 'cpuMsPerCall').toFixed(2)} ms |\n`,
+    `| ${mode} | ${m(b, 'p50').toFixed(2)} ms | ${m(h, 'p50').toFixed(2)} ms | ${change >= 0 ? '+' : ''}${change.toFixed(1)}% | ${m(b, 'p90').toFixed(2)} ms | ${m(h, 'p90').toFixed(2)} ms | ${m(b, 'cpuMsPerCall').toFixed(2)} ms | ${m(h, 'cpuMsPerCall').toFixed(2)} ms |\n`,
   );
 }
