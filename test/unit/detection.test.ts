@@ -243,6 +243,17 @@ describe('settling: only what cannot be a mistake', () => {
     expect(pairs(outcome.conflicts)).toEqual([['probable_update', new Set([older.id, upgraded.id])]]);
   });
 
+  it('asks a later value of one setting key, a week or more on in its scope, as a probable update, not as a disagreement', () => {
+    const older = fact('Export batch cap: `EXPORT_BATCH_ROWS=500`.', { scope: 'data/export', hoursAgo: 900 });
+    const later = fact('Export batch size is `EXPORT_BATCH_ROWS=2000`; smaller batches starved the writer.', { scope: 'data/export', hoursAgo: 200 });
+    expect(pairs(analyze([older, later]).conflicts)).toEqual([['probable_update', new Set([older.id, later.id])]]);
+    // A day apart, two current facts disagree; so do two scopes, each setting its own.
+    const sameDay = fact('Export batch size is `EXPORT_BATCH_ROWS=2000`; smaller batches starved the writer.', { scope: 'data/export', hoursAgo: 880 });
+    expect(analyze([older, sameDay]).conflicts.map((c) => c.kind)).toEqual(['value_mismatch']);
+    const elsewhere = fact('Export batch size is `EXPORT_BATCH_ROWS=2000`; smaller batches starved the writer.', { scope: 'data/import', hoursAgo: 200 });
+    expect(analyze([older, elsewhere]).conflicts.map((c) => c.kind)).not.toContain('probable_update');
+  });
+
   it('links a replacement naming its old value and no measure to the fact of its scope stating that value, whatever measure it read', () => {
     const older = fact('`ledger export --target prod` runs daily at 02:00 UTC from the Airflow DAG `ledger_daily`.', { scope: 'data/ledger', hoursAgo: 900 });
     const moved = fact('Moved `ledger_daily` from 02:00 to 03:30 UTC: the 02:00 run kept racing the nightly backup.', { scope: 'data/ledger', hoursAgo: 100 });

@@ -90,6 +90,15 @@ export function probablyUpdates(older: Claim, newer: Claim): boolean {
   return (newer.cue === 'change' || newer.cue === 'correction' || announcesElsewhere(newer) || sameSession(older, newer)) && disagree(older, newer);
 }
 
+/**
+ * Is the newer claim a later value of one setting key, a week or more after the older, in its scope, with no history in
+ * the timeline? Settings change and agents do not always say so: asked as a probable update, not as two current facts
+ * disagreeing. (Every value in other words, in any scope, was tried: false alarms on four dev sets.)
+ */
+const restatesLater = (older: Claim, newer: Claim, timeline: readonly Claim[]) =>
+  older.setting !== undefined && older.setting === newer.setting && older.fact.scope === newer.fact.scope && time(newer) - time(older) >= STALE_AFTER_MS &&
+  !older.mode && !newer.mode && timeline.every((c) => c.fact.valid_until === null);
+
 /** Is the newer claim a later version of the product than every one the older names? Versions move forward. */
 const upgrades = (older: Claim, newer: Claim) =>
   newer.kind === 'version' && older.kind === 'version' && older.values.length > 0 && newer.values.length > 0 && newer.values.every((v) => older.values.every((o) => laterVersion(v, o)));
@@ -287,7 +296,7 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
         // the two say the same of it, nothing in either is outdated.
         if (alsoSays(older, newer) || alsoSays(newer, older)) continue;
         // A later version of the product with no change said is an upgrade too, unless a change already says so.
-        if (probablyUpdates(older, newer) || (updaters.length === 0 && upgrades(older, newer) && disagree(older, newer))) {
+        if (probablyUpdates(older, newer) || (updaters.length === 0 && (upgrades(older, newer) || restatesLater(older, newer, timeline)) && disagree(older, newer))) {
           updaters.push(newer);
           if (newer === latest) probable.push([older, newer]);
         } else if (disagree(older, newer)) {
