@@ -459,9 +459,7 @@ describe('claims', () => {
 
   it("reads a label's colon as naming its value when the only verb after it is in a clause of its own", () => {
     // The reason after the value ("because ...", ", since ...") makes no statement of what follows the colon.
-    // So does a clause of its own after a semicolon or a dash.
-    for (const text of ['Upload gateway request timeout: 45s because phone uploads are slow', 'Upload gateway request timeout: 45s, since phone uploads are slow',
-      'Upload gateway request timeout: 45s; retries are handled by the app', 'Upload gateway request timeout: 45s — retries are handled by the app']) {
+    for (const text of ['Upload gateway request timeout: 45s because phone uploads are slow', 'Upload gateway request timeout: 45s, since phone uploads are slow']) {
       expect(claim(text, 'duration')).toMatchObject({ measure: 'timeout', values: ['45'] });
     }
     // A statement after the colon still is one.
@@ -799,9 +797,6 @@ describe('explicit replacements and contrasts', () => {
     expect(claimsIn('quote-api p99 over the last 7 days: 180 ms').map((c) => c.values)).toEqual([['0.18']]);
     expect(claimsIn('Quote webhooks, last 30 days: 98.1% delivered first time').flatMap((c) => c.values)).toEqual(['98.1']);
     expect(claimsIn('quote-logs keeps the last 14 days of logs').some((c) => c.kind === 'duration')).toBe(true);
-    // Nor a rolling window, whose words name nothing.
-    expect(claim('Quote API availability target: 99.5% over a rolling 30 days', 'percentage').anchors).toEqual(['api', 'availability', 'quote']);
-    expect(claimsIn('Quote API availability target: 99.5% over a rolling 30 days').filter((c) => c.kind === 'duration')).toEqual([]);
   });
 
   it('lends an environment variable only to a clause measuring what its words name', () => {

@@ -914,7 +914,7 @@ export function readFactText(content: string): FactEntity[] {
   const replaced = replacedValues(text, values);
   const entities: FactEntity[] = [];
   const mentions = new Set<string>();
-  const inSpan = (w: Word, list: readonly { start: number; end: number }[]) => list.some((v) => w.start < v.end && w.end > v.start);
+  const inSpan = (w: Word, list: readonly Value[]) => list.some((v) => w.start < v.end && w.end > v.start);
   // A name between a count's number and what it counts narrows it ("2 HTTP/2 connections" are not the DB pool's).
   const narrows = (w: Word | undefined, v: Value) => w !== undefined && v.kind === 'count' && w.start > v.start && w.end < v.end && /[A-Z\d/]/.test(w.text);
 
@@ -950,19 +950,13 @@ export function readFactText(content: string): FactEntity[] {
       .map((words) => ENVIRONMENTS.all(words)[0]?.value).find((env) => env !== undefined) ?? labelOf(view)?.env ?? sentenceEnv(view);
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
-    const windows: { start: number; end: number }[] = [];
     for (const v of clauseValues) {
       if (replaced.has(v)) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
-      // So is a rolling window ("99.9% over a rolling 28 days"), whose words name nothing.
       const window = text.slice(Math.max(0, v.start - 30), v.start);
-      if (v.kind === 'duration' && /\b(?:last|past|previous|trailing|rolling)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+(?:the|a)\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) {
-        const opens = /\b(?:over|in|during|for|within)\s+(?:the|a)\s+\w+\s+$/i.exec(window);
-        if (opens) windows.push({ start: v.start - (window.length - opens.index), end: v.end });
-        continue;
-      }
+      if (v.kind === 'duration' && /\b(?:last|past|previous|trailing)\s+$/i.test(window) && (/\b(?:over|in|during|for|within)\s+the\s+\w+\s+$/i.test(window) || !/\b(?:keep|kept|retain|store|hold|retention)/i.test(window))) continue;
       const found = qualifiersOf(v, view, clauseValues);
       const quals = found.env || !asideEnv ? found : { ...found, env: asideEnv };
       const read = measureOf(v, view, clauseValues, quals.per);
@@ -1048,7 +1042,7 @@ export function readFactText(content: string): FactEntity[] {
         roles.push(t.lemma);
         return;
       }
-      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind) && !narrows(t.word, v))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i) || inSpan(t.word, windows)) return;
+      if (inSpan(t.word, valued.filter((v) => !IDENTITY_KINDS.has(v.kind) && !narrows(t.word, v))) || inSpan(t.word, [...replaced.keys()]) || qualifying.has(i)) return;
       const part = (t.word.parts !== undefined && !isComponent(t.word)) || isSetting(t.word);
       // A key's unit ("ms" of retention.ms) says how the figure is written, not what it is about.
       const a = part ? (CONTENT.has(t.word.pos) && !GENERIC.has(t.lemma) && !FUNCTION_WORDS.has(t.lower) && t.lower.length >= 2 && !unitOf(t.lemma) ? t.lemma : null) : anchorOf(t.word);

@@ -330,8 +330,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
 /** Does what follows a colon state something: a verb outside parentheses, before any subordinate clause? */
 function statesAfterColon(rest: readonly Word[]): boolean {
   const words = outsideParentheses(rest);
-  // Up to a subordinate clause or a clause of its own after a semicolon or a dash ("SLO: 99.9%; pages are computed from it").
-  const end = words.findIndex((x, k) => k > 0 && ((SUBORDINATORS.has(x.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON'].includes(x.pos)) || x.text === ';' || x.text === '—'));
+  const end = words.findIndex((x, k) => k > 0 && SUBORDINATORS.has(x.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON'].includes(x.pos));
   return words.slice(0, end < 0 ? undefined : end).some((x) => x.pos === 'VERB' || x.pos === 'AUX');
 }
 
