@@ -588,7 +588,7 @@ function settingOf(v: Value, view: ClauseView, text: string, values: readonly Va
     (aside && !values.some((x) => x.start >= v.end && x.start < v.end + aside[0].length) ? aside[1] : undefined);
   return key && SETTING_KEY.test(key) && !isFileName(key.toLowerCase()) ? key.toLowerCase() : undefined;
 }
-/** A setting's key: words joined by "_", or letters joined by "." ("retention.ms"; not a name like `pings.v2` or `next.js`'s product). */
+/** A setting's key: words joined by "_", or letters joined by "." ("retention.ms"; not a name like `audit.v3` or `next.js`'s product). */
 const SETTING_KEY = /^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:\.[a-z]+)+)$/i;
 /** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
 export const isPath = (c: string) => c.includes('/') && !c.includes('://');
@@ -609,7 +609,7 @@ const PER_TIME = /^(?:second|minute|hour|day|week|month|year|sec|min)s?$/;
 const countedFor = (tokens: readonly Token[], i: number) =>
   (tokens[i]!.lower === 'per' || (tokens[i]!.lower === 'each' && CONTENT.has(tokens[i + 1]?.word.pos ?? ''))) && !PER_TIME.test(tokens[i + 1]?.lower ?? '');
 
-/** Is this noun one of up to three leading straight up to a component's name ("MSK topic `pings.v2`")? */
+/** Is this noun one of up to three leading straight up to a component's name ("the Kafka topic `audit.v3`")? */
 function describesComponent(tokens: readonly Token[], i: number): boolean {
   if (!NOUNISH.has(tokens[i]!.word.pos) || isComponent(tokens[i]!.word)) return false;
   for (let k = i + 1, nouns = 1; k < tokens.length && nouns <= 3; k++) {
@@ -1037,7 +1037,7 @@ export function readFactText(content: string): FactEntity[] {
         if (![...anchors.values()].includes(identity.value)) anchors.set(i, identity.value);
         return;
       }
-      // Nouns leading up to a component's name ("the MSK topic `x`", "our Redis `y`") say what it is: mentioned, no thing of their own.
+      // Nouns leading up to a component's name ("the Kafka topic `x`", "our Redis `y`") say what it is: mentioned, no thing of their own.
       if (describesComponent(view.tokens, i)) {
         roles.push(t.lemma);
         return;
