@@ -28,6 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '@engram/config';
 import { createDb, queryRows } from '@engram/db';
 import { sql as dsql, type SQL } from 'drizzle-orm';
 import { cliEnv, runScript, startCli } from '../support/cli.ts';
@@ -74,7 +75,8 @@ const env = (database: string, extra: Record<string, string> = {}) =>
 /** A build, its database (migrated by the build's own CLI) and a token for its bench workspace. */
 async function prepare(name: string, dir: string, database: string) {
   const run = async (statement: SQL) => {
-    const handle = await createDb(embedded(database) ? { kind: 'pglite', dataDir: path.join(database, 'pgdata') } : { kind: 'postgres', url: database }, { maxConnections: 1 });
+    // The database as the build's server reads it from the same environment.
+    const handle = await createDb(loadConfig(env(database)).database, { maxConnections: 1 });
     try {
       return await queryRows<Record<string, unknown>>(handle.db, statement);
     } finally {
