@@ -55,10 +55,12 @@ export function settles(older: Claim, newer: Claim): string | null {
   // A person restored the older fact after this very settlement: the pair is theirs to settle.
   if (o.retired_by === 'restored' && o.retired_for_fact_id === n.id) return null;
   if (o.lineage_id === n.lineage_id) return 'the later fact corrects its lineage';
-  if (newer.mode || older.mode || !covers(n, o)) return null;
-  if (newer.values.length > 0 && namesReplaced(older, newer)) return 'the later fact names this value as the one it replaces';
-  if (sameSession(older, newer) && disagree(older, newer)) return 'the same agent refined its own note within a working session';
-  return null;
+  if (newer.mode || older.mode) return null;
+  // Whether the later fact speaks to all the earlier one states is asked last: it compares every claim of both.
+  const reason = newer.values.length > 0 && namesReplaced(older, newer) ? 'the later fact names this value as the one it replaces'
+    : sameSession(older, newer) && disagree(older, newer) ? 'the same agent refined its own note within a working session'
+    : null;
+  return reason && covers(n, o) ? reason : null;
 }
 
 /** Does the earlier claim's fact name what the change is said of (its own words and components beyond its scope's), or is the change said of nothing named? */
@@ -282,14 +284,16 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     // latest word: "raised to 40", then "is 20" again). They are asked about with their first change,
     // as they were when that change was committed, beside whatever conflict the rest raises.
     const unasked: [Claim, Claim][] = [];
+    // Only pairs with a trigger are judged: after a trigger, every later claim; after another claim, the later triggers.
+    const triggersAt = current.flatMap((c, k) => (triggerIds.has(c.fact.id) ? [k] : []));
     for (let i = 0; i < current.length; i++) {
       // Later claims saying the older one changed. A claim after them agreeing with one of them confirms
       // the change ("upgraded to 3.12", then "builds on 3.12.4"): the question stays the probable update.
       const updaters: Claim[] = [];
-      for (let j = i + 1; j < current.length; j++) {
+      const later = triggerIds.has(current[i]!.fact.id) ? Array.from({ length: current.length - i - 1 }, (_, k) => i + 1 + k) : triggersAt.filter((k) => k > i);
+      for (const j of later) {
         const [older, newer] = [current[i]!, current[j]!];
         if (older.fact.id === newer.fact.id) continue;
-        if (!triggerIds.has(older.fact.id) && !triggerIds.has(newer.fact.id)) continue;
         // Peers of one trigger can be two things: each pair must be about one thing itself.
         if (!sameThing(older, newer)) continue;
         // One fact states the other's value too, of another part of the thing ("hourly deltas, and the full rebuild daily"):

@@ -165,9 +165,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   }
   // Gone, then used: a later fact uses as current a joined name (a file, a service, a queue) an earlier fact said was
   // deleted or decommissioned. Ask whether it is back, or the later fact repeats what no longer holds.
+  const sayGone = facts.filter((f) => viewOf(f).gone.length > 0);
   for (const user of inStep) {
     if (!current(user) || viewOf(user).hedged || viewOf(user).deletion || viewOf(user).announces) continue;
-    for (const change of facts) {
+    for (const change of sayGone) {
       if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || viewOf(change).deletion || doubtful.has(user.id)) continue;
       const used = viewOf(change).gone.filter((g) => isJoinedName(g) && mentions(viewOf(user), g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
       if (used.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;

@@ -168,8 +168,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const met = (c: string, view: FactView) => mentions(view, c) || (!COMPONENT_LIKE.test(c) && view.scopeWords.has(c));
   // Beside a component both name, one is met by its last word ("billing-api's timeout to ledger-writer" / "billing-api ... the writer").
   const short = (c: string, x: Claim, other: Claim) => {
+    if (!x.components.some((o) => o !== c && other.components.includes(o))) return false;
     const last = /^[a-z]+-([a-z]{4,})$/.exec(c)?.[1];
-    return last !== undefined && !GENERIC.has(last) && other.view.mentions.has(last) && x.components.some((o) => o !== c && other.components.includes(o));
+    return last !== undefined && !GENERIC.has(last) && other.view.mentions.has(last);
   };
   // Beside a component both name, a config file one names is where it is set, not another thing ("transcode-worker in `values-prod.yaml`").
   const file = (c: string, x: Claim, other: Claim) => isFileName(c) && x.components.some((o) => o !== c && !isFileName(o) && other.components.includes(o));
@@ -197,23 +198,23 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   // Where a value is set (a file, "the helm values") is no thing of its own.
-  const ownOf = (x: Claim, y: Claim) => x.specificAnchors.filter((w) => !bareFileName(w) && !SETTING_PLACES.has(w) && !meets(y.view, w, x.view) &&
-    !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) && !partOf(w, y.parts) && !short(w, x, y));
-  const [ownA, ownB] = [ownOf(a, b), ownOf(b, a)];
+  const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
+    !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y));
+  const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
   // Not a setting of a kind one scope holds once (a database scope's default transaction level): what else one names does not make two.
   const oneSetting = a.kind === 'technology' && a.fact.scope === b.fact.scope && a.components.length + b.components.length === 0 && sharedWords >= 1;
   // Each names a thing of its own the other never mentions: two things.
-  if (ownA.length > 0 && ownB.length > 0) return false;
-  if ((ownA.length > 0 || ownB.length > 0) && sharedWords < 2 && !oneSetting) return false;
+  if (ownA && ownB) return false;
+  if ((ownA || ownB) && sharedWords < 2 && !oneSetting) return false;
   // No measure word on either side: the things named must be the same, not merely overlap.
-  if (a.measure === '' && (ownA.length > 0 || ownB.length > 0)) return false;
+  if (a.measure === '' && (ownA || ownB)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
   // Each names only what the other fact names too, in other words ("payouts" / "payout", "the DB" / "MySQL"); a version,
   // also when one names a component the other fact mentions and nothing else of its own ("`pg-main`, which is on 14" / "pg-main: 16.2").
-  if (ownA.length === 0 && ownB.length === 0 && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
+  if (!ownA && !ownB && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
   if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope;
