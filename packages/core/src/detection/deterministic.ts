@@ -235,12 +235,17 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     if (!triggerIds.has(fact.id) || fact.valid_until !== null) continue;
     for (const trigger of viewOf(fact).claims) {
       if (trigger.values.length === 0 && !trigger.previous) continue;
-      const met = [...candidatesOf(trigger, index)];
-      const peers = met.filter((c) => c === trigger || (c.fact.id !== fact.id && sameThing(trigger, c)));
-      if (pauseDue(met.length)) yield;
+      // A timeline is its newest claims: candidates are met newest first, until it has them all.
+      const met = [...candidatesOf(trigger, index)].sort(byTime);
+      const peers: Claim[] = [];
+      let scanned = 0;
+      while (scanned < met.length && peers.length < MAX_CLAIMS_PER_SLOT) {
+        const c = met[met.length - ++scanned]!;
+        if (c === trigger || (c.fact.id !== fact.id && sameThing(trigger, c))) peers.push(c);
+      }
+      if (pauseDue(scanned)) yield;
       if (peers.length < 2) continue;
-      peers.sort(byTime);
-      const timeline = peers.slice(-MAX_CLAIMS_PER_SLOT);
+      const timeline = peers.reverse();
       const key = timeline.map((c) => `${c.fact.id}/${c.index}`).join(',');
       if (seen.has(key)) continue;
       seen.add(key);
