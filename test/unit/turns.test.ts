@@ -4,8 +4,10 @@
  * timers run in between. The parts here hold the loop for a measured time each, so every turn is
  * over budget after a fixed number of parts on any machine (a slower one fits fewer).
  */
-import { nextTurn, partsWaiting, TURN_BUDGET_MS, yieldTurn } from '@engram/core';
+import { BACKGROUND_SHARE, backgroundPauseMs, nextTurn, partsWaiting, requestBegan, requestsBeingAnswered, TURN_BUDGET_MS, yieldTurn } from '@engram/core';
+import Fastify from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { registerAnsweringCount } from '../../apps/server/src/plugins/answering.ts';
 import { holdEventLoop } from '../support/hold-loop.ts';
 
 const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -76,5 +78,61 @@ describe('turns of the event loop for request work', () => {
     await yieldTurn();
     order.push('detection');
     expect(order).toEqual(['queued before', 'detection']);
+  });
+});
+
+describe('background work while requests are answered', () => {
+  it('pauses only while a request is being answered, for nine times the work just done, at most 100 ms', () => {
+    expect(requestsBeingAnswered()).toBe(0);
+    expect(backgroundPauseMs(4)).toBe(0);
+    const end = requestBegan();
+    expect(backgroundPauseMs(4)).toBeCloseTo((4 * (1 - BACKGROUND_SHARE)) / BACKGROUND_SHARE);
+    expect(backgroundPauseMs(0)).toBe(0);
+    expect(backgroundPauseMs(60)).toBe(100);
+    end();
+    end(); // ending twice counts once
+    expect(requestsBeingAnswered()).toBe(0);
+    expect(backgroundPauseMs(4)).toBe(0);
+  });
+
+  it('counts a request from arrival until its answer is done, whether it succeeds or fails, and no health probe', async () => {
+    const app = Fastify();
+    registerAnsweringCount(app);
+    const seen: number[] = [];
+    app.get('/ok', async () => {
+      seen.push(requestsBeingAnswered());
+      return { ok: true };
+    });
+    app.get('/healthz', async () => {
+      seen.push(requestsBeingAnswered());
+      return { status: 'ok' };
+    });
+    app.get('/fails', async () => {
+      seen.push(requestsBeingAnswered());
+      throw new Error('broken');
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let entered = 0;
+    app.get('/held', async () => {
+      entered++;
+      await released;
+      return { ok: true };
+    });
+    expect((await app.inject({ method: 'GET', url: '/ok' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/fails' })).statusCode).toBe(500);
+    // A health probe is not work anyone waits on.
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect(seen).toEqual([1, 1, 0]);
+    // Two requests held at once: both counted until released.
+    const both = Promise.all([app.inject({ method: 'GET', url: '/held' }), app.inject({ method: 'GET', url: '/held' })]);
+    while (entered < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(requestsBeingAnswered()).toBe(2);
+    release();
+    expect((await both).map((r) => r.statusCode)).toEqual([200, 200]);
+    // The connection is done with each answer on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(requestsBeingAnswered()).toBe(0);
+    await app.close();
   });
 });

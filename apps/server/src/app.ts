@@ -5,6 +5,7 @@ import { ENGRAM_VERSION } from '@engram/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.ts';
+import { registerAnsweringCount } from './plugins/answering.ts';
 import { registerAuditHook } from './plugins/audit.ts';
 import { frameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling, registerRequestDeadline } from './plugins/errors.ts';
 import { registerInputGuard, registerRequestGuard } from './plugins/request-guard.ts';
@@ -51,6 +52,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions): Promi
     void reply.header('x-request-id', request.id);
   });
 
+  registerAnsweringCount(app);
   registerErrorHandling(app, ctx.db.health);
   registerRequestDeadline(app, ctx.config.databaseLimits.requestDeadlineMs);
   registerRequestGuard(app, ctx.config);

@@ -76,10 +76,49 @@ export function nextTurn(): Promise<void> | undefined {
   return wait();
 }
 
-/** Background work's pause: always waits for a later turn, in line with request parts. */
-export function yieldTurn(): Promise<void> {
+/** Requests being answered (the HTTP layer counts them with {@link requestBegan}). */
+let requestsAnswering = 0;
+
+/** Counts a request as being answered until the returned function is called (once; later calls do nothing). */
+export function requestBegan(): () => void {
+  requestsAnswering++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    requestsAnswering--;
+  };
+}
+
+/**
+ * Background work's share of the process while requests are being answered. The in-process
+ * detector has a backlog under a steady load and used every turn it was given: it took about a
+ * third of the throughput of a busy workspace (docs/performance/2026-12-06-detection.md). Held to
+ * a tenth, it still drains its backlog at full speed once requests stop, and every run a request
+ * leaves time for.
+ */
+export const BACKGROUND_SHARE = 0.1;
+/** Longest pause after one slice of background work, so a long-held request cannot stall it. */
+const MAX_BACKGROUND_PAUSE_MS = 100;
+
+/**
+ * Background work's pause: waits for a later turn, in line with request parts; while requests are
+ * being answered, first for long enough that the `workedMs` just spent stays within BACKGROUND_SHARE.
+ */
+export async function yieldTurn(workedMs = 0): Promise<void> {
+  const pause = backgroundPauseMs(workedMs);
+  if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
   return wait();
 }
+
+/** How long background work that just spent `workedMs` pauses before its next turn (see yieldTurn). */
+export function backgroundPauseMs(workedMs: number): number {
+  if (requestsAnswering === 0 || workedMs <= 0) return 0;
+  return Math.min(MAX_BACKGROUND_PAUSE_MS, (workedMs * (1 - BACKGROUND_SHARE)) / BACKGROUND_SHARE);
+}
+
+/** Requests being answered (for tests and diagnostics). */
+export const requestsBeingAnswered = (): number => requestsAnswering;
 
 /** Parts waiting for a turn (for tests and diagnostics). */
 export const partsWaiting = (): number => line.length;

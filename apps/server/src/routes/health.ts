@@ -3,6 +3,9 @@ import { CONNECTIONS_QUIET_MS, databaseFault, pendingMigrations, probe, withinDe
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 
+/** The probes' paths: answered for load balancers and orchestrators, not work anyone waits on. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
 /** /readyz answers within this long whatever the database does. */
 export const READINESS_BUDGET_MS = 900;
 
