@@ -8,7 +8,8 @@
  * A request passes `nextTurn()` between its parts. While the loop is not busy it goes straight on
  * (no hop for a lone request); once the request work of the current turn reaches
  * TURN_BUDGET_MS, or others already wait, it waits in line. Background work (detection) yields
- * with `yieldTurn()` into the same line. The line is served in order of arrival, up to
+ * with `yieldTurn()` into the same line, after a pause that keeps it to BACKGROUND_SHARE of the
+ * process while requests are being answered. The line is served in order of arrival, up to
  * TURN_BUDGET_MS of parts per turn of the loop, with timers and sockets read between turns.
  */
 import { performance } from 'node:perf_hooks';
@@ -91,11 +92,10 @@ export function requestBegan(): () => void {
 }
 
 /**
- * Background work's share of the process while requests are being answered. The in-process
- * detector has a backlog under a steady load and used every turn it was given: it took about a
- * third of the throughput of a busy workspace (docs/performance/2026-12-06-detection.md). Held to
- * a tenth, it still drains its backlog at full speed once requests stop, and every run a request
- * leaves time for.
+ * Background work's share of the process while requests are being answered. Under a steady load
+ * the in-process detector always has a backlog and used every turn it was given, about a third of
+ * a busy workspace's throughput (docs/performance/2026-12-06-detection.md); held to a tenth, it
+ * catches up at full speed whenever no request is being answered.
  */
 export const BACKGROUND_SHARE = 0.1;
 /** Longest pause after one slice of background work, so a long-held request cannot stall it. */
