@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { analysisSteps, analyzeStatements, indexingSteps, mergeOutcomes, withAnnouncedUpdates } from '@engram/core';
+import { analyzeSlots, analyzeStatements, indexSlots, mergeOutcomes, withAnnouncedUpdates } from '@engram/core';
 import type { DetectorFact } from '@engram/db';
 import { detectorFact } from '../support/detector-facts.ts';
 import { fmt, median } from './stats.ts';
@@ -34,13 +34,6 @@ const facts = (): DetectorFact[] =>
     detectorFact(t.content, { scope: t.scope, agent: `bench-agent-${i % 50}`, hoursAgo: (texts.length - i) / 60, id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }),
   );
 
-const finish = <T>(steps: Generator<void, T>): T => {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-};
-
 const times: number[] = [];
 let digest = '';
 for (let run = 1; run <= RUNS; run++) {
@@ -48,10 +41,10 @@ for (let run = 1; run <= RUNS; run++) {
   const byId = new Map(all.map((f) => [f.id, f]));
   const outcomes: string[] = [];
   const started = performance.now();
-  const index = finish(indexingSteps(all));
+  const index = indexSlots(all);
   for (let at = SIZE; at < all.length; at += STEP) {
     const triggerIds = new Set(all.slice(at, at + STEP).filter((f) => f.valid_until === null).map((f) => f.id));
-    const slots = finish(analysisSteps(all, triggerIds, index));
+    const slots = analyzeSlots(all, triggerIds, index);
     const outcome = withAnnouncedUpdates(mergeOutcomes(slots, analyzeStatements(all, triggerIds)), all, triggerIds);
     for (const r of outcome.retirements) {
       const fact = byId.get(r.factId)!;

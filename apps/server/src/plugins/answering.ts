@@ -1,6 +1,6 @@
 import { requestBegan } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
-import { PROBE_PATHS } from '../routes/health.ts';
+import { isProbe } from '../routes/health.ts';
 
 /**
  * Counts the requests being answered, from arrival until the connection is done with the answer,
@@ -10,7 +10,7 @@ import { PROBE_PATHS } from '../routes/health.ts';
  */
 export function registerAnsweringCount(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (!PROBE_PATHS.has(request.url.split('?')[0] ?? '')) reply.raw.once('close', requestBegan());
+    if (!isProbe(request.url)) reply.raw.once('close', requestBegan());
     done();
   });
 }

@@ -1,7 +1,7 @@
 import type { Config } from '@engram/config';
 import { EngramError, InvalidInputError, unstorableTextProblems } from '@engram/core';
 import type { FastifyInstance } from 'fastify';
-import { PROBE_PATHS } from '../routes/health.ts';
+import { isProbe } from '../routes/health.ts';
 import { sendError } from './errors.ts';
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -77,13 +77,12 @@ export function checkRequestOrigin(policy: HostPolicy, host: string | undefined,
   return null;
 }
 
-
 /** Rejects requests whose Host or Origin this deployment does not serve (403). */
 export function registerRequestGuard(app: FastifyInstance, config: Config): void {
   const policy = hostPolicy(config);
   app.addHook('onRequest', async (request, reply) => {
     // Health checks come from load balancers that address the instance by its private IP.
-    if (PROBE_PATHS.has(request.url.split('?')[0] ?? '')) return;
+    if (isProbe(request.url)) return;
     const problem = checkRequestOrigin(policy, request.headers.host, request.headers.origin);
     if (problem) return sendError(reply, request, problem);
   });

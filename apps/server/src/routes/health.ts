@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.ts';
 
 /** The probes' paths: answered for load balancers and orchestrators, not work anyone waits on. */
-export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+/** Is this request URL (its path, with or without a query) a health probe's? */
+export const isProbe = (url: string): boolean => PROBE_PATHS.has(url.split('?')[0] ?? '');
 
 /** /readyz answers within this long whatever the database does. */
 export const READINESS_BUDGET_MS = 900;

@@ -289,16 +289,14 @@ export function* analysisSteps(facts: readonly DetectorFact[], triggerIds: Reado
     // latest word: "raised to 40", then "is 20" again). They are asked about with their first change,
     // as they were when that change was committed, beside whatever conflict the rest raises.
     const unasked: [Claim, Claim][] = [];
-    // Only pairs with a trigger are judged: after a trigger, every later claim; after another claim, the later triggers.
-    const triggersAt = current.flatMap((c, k) => (triggerIds.has(c.fact.id) ? [k] : []));
     for (let i = 0; i < current.length; i++) {
       // Later claims saying the older one changed. A claim after them agreeing with one of them confirms
       // the change ("upgraded to 3.12", then "builds on 3.12.4"): the question stays the probable update.
       const updaters: Claim[] = [];
-      const later = triggerIds.has(current[i]!.fact.id) ? Array.from({ length: current.length - i - 1 }, (_, k) => i + 1 + k) : triggersAt.filter((k) => k > i);
-      for (const j of later) {
+      for (let j = i + 1; j < current.length; j++) {
         const [older, newer] = [current[i]!, current[j]!];
         if (older.fact.id === newer.fact.id) continue;
+        if (!triggerIds.has(older.fact.id) && !triggerIds.has(newer.fact.id)) continue;
         // Peers of one trigger can be two things: each pair must be about one thing itself.
         if (!sameThing(older, newer)) continue;
         // One fact states the other's value too, of another part of the thing ("hourly deltas, and the full rebuild daily"):
