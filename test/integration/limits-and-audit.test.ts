@@ -102,6 +102,64 @@ describe.each(testDatabases())('rate limits and audit on $name', (engine) => {
     }
   });
 
+  it('reserves commits far below the limit, one statement for many, and gives back what it did not use', async () => {
+    pinClockToWindowStart();
+    const ws = await workspace({ commits_per_agent_per_hour: 1_000 });
+    const principal = await authenticateToken(handles[0]!.db, ws.ownerToken);
+    const limiter = new RateLimiter(handles[0]!.db, { syncMs: 0 });
+    const key = `agent:${ws.workspaceId}:reserving-agent:commits`;
+    const counted = async () =>
+      Number((await queryRows<{ count: number }>(handles[0]!.db, sql`select coalesce(sum(count), 0)::int as count from rate_limit_counters where key = ${key}`))[0]?.count);
+    const commit = () => limiter.commit({ workspaceId: ws.workspaceId, agentId: 'reserving-agent', settings: principal.settings });
+    try {
+      await commit();
+      // The first commit counted sixteen in the shared counter: itself and fifteen held for the next.
+      expect(await counted()).toBe(16);
+      for (let i = 0; i < 15; i++) await commit();
+      expect(await counted()).toBe(16);
+      await commit();
+      expect(await counted()).toBe(32);
+      // A sync keeps a reservation in use (the last commit was just now).
+      await limiter.flush();
+      expect(await counted()).toBe(32);
+      // Closing gives back the fifteen reserved and not used: the counter holds the commits made.
+      await limiter.close();
+      expect(await counted()).toBe(17);
+      // An instance whose reservation went unused for `freshMs` gives it back at its next sync.
+      const idle = new RateLimiter(handles[0]!.db, { syncMs: 0, freshMs: 0 });
+      await idle.commit({ workspaceId: ws.workspaceId, agentId: 'reserving-agent', settings: principal.settings });
+      expect(await counted()).toBe(33);
+      await idle.flush();
+      expect(await counted()).toBe(18);
+      await idle.close();
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('checks every commit on its own near the limit, and refuses early only while another instance holds a reservation', async () => {
+    pinClockToWindowStart();
+    const ws = await workspace({ commits_per_agent_per_hour: 40 });
+    const principal = await authenticateToken(handles[0]!.db, ws.ownerToken);
+    const [a, b] = [0, 1].map((i) => new RateLimiter(handles[i % handles.length]!.db, { syncMs: 0 }));
+    const commit = (limiter: RateLimiter) => limiter.commit({ workspaceId: ws.workspaceId, agentId: 'shared-agent', settings: principal.settings });
+    try {
+      // A reserves a tenth of the forty (itself and three more) and uses one.
+      await commit(a!);
+      let admitted = 0;
+      while (await commit(b!).then(() => true, () => false)) admitted++;
+      // B is refused once the counter holds forty: its own 36 and A's four.
+      expect(admitted).toBe(36);
+      // A still admits the three it holds, and nothing more.
+      for (let i = 0; i < 3; i++) await commit(a!);
+      await expect(commit(a!)).rejects.toMatchObject({ code: 'rate_limited' });
+      await expect(commit(b!)).rejects.toMatchObject({ code: 'rate_limited' });
+    } finally {
+      await a!.close();
+      await b!.close();
+    }
+  });
+
   it('limits requests per token per minute with HTTP 429 and Retry-After, across instances', async () => {
     pinClockToWindowStart();
     const ws = await workspace({ requests_per_token_per_minute: 4 });

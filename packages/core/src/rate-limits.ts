@@ -8,8 +8,10 @@
  * to the shared counter in the background (every `syncMs`). Near a limit, or with a stale view,
  * the hit is counted in the database before the request proceeds, so limits hold exactly where it
  * matters; far below them, other instances' hits are known within a second. Limits on what gets
- * stored (commits per agent, workspaces per address) are never admitted locally: each hit is
- * checked and counted in one statement (`admitHit`), so instances cannot pass them together.
+ * stored (commits per agent, workspaces per address) are never admitted on a local count: hits are
+ * checked and counted in the shared counter in one statement (`admitHit`), so instances cannot
+ * pass them together. Far below such a limit an instance reserves a few hits at once and admits
+ * them one by one (see RESERVE_SHARE); near it, every hit is checked and counted on its own.
  */
 import { admitHit, countHit, countHits, databaseFault, healthOf, withinDeadline, type CounterHits, type Database } from '@engram/db';
 import type { Principal } from './auth.ts';
@@ -49,9 +51,18 @@ interface Counter {
   workspaceId: string | null;
   /** Shared count as of the last database round trip (all instances). */
   synced: number;
-  /** Hits admitted here and not yet added to the shared count. */
+  /**
+   * Hits to add to the shared count at the next sync: admitted here and not yet counted there, or
+   * (negative) reserved hits given back unused.
+   */
   pending: number;
   syncedAt: number;
+  /** Exact hits counted in the shared counter for this instance and not yet admitted (a reservation). */
+  reserved: number;
+  /** When this instance last admitted an exact hit of this counter from its reservation. */
+  usedAt: number;
+  /** The reservation being made, which this instance's other hits of the counter wait for. */
+  reserving?: Promise<void>;
 }
 
 function limited(what: string, retryAfterSeconds: number): EngramError {
@@ -73,6 +84,17 @@ const SHARED_COUNT_WAIT_MS = 5_000;
  * with a small limit two instances together could pass it (a limit of 4 admitted a fifth request).
  */
 const LOCAL_ADMISSION_MIN_LIMIT = 20;
+
+/**
+ * How much of what is left of an exact limit one instance may reserve at once: 16 at most (so a
+ * busy agent's commits reach the database once in 16), and a tenth of the room left in the window,
+ * so a reservation is never more than 1 hit once fewer than 20 remain, and every hit near the limit
+ * is checked and counted on its own. What a reservation costs is that another instance may refuse
+ * a hit while this one still holds reserved hits it has not used: at most 16, and only until this
+ * one gives them back (after `freshMs` without using them, at its next sync, or when it closes).
+ */
+const RESERVE_SHARE = 0.1;
+const MAX_RESERVATION = 16;
 
 /** Shared fixed-window counters with local admission far below the limits. */
 export class RateLimiter {
@@ -111,17 +133,11 @@ export class RateLimiter {
         this.owed.push([rule.key, counter, counter.pending]);
         counter.pending = 0;
       }
-      counter = { windowStart, windowSeconds: rule.windowSeconds, workspaceId: rule.workspaceId ?? null, synced: 0, pending: 0, syncedAt: 0 };
+      counter = { windowStart, windowSeconds: rule.windowSeconds, workspaceId: rule.workspaceId ?? null, synced: 0, pending: 0, syncedAt: 0, reserved: 0, usedAt: 0 };
       this.counters.set(rule.key, counter);
     }
     const hits = rule.weight ?? 1;
-    if (rule.exact) {
-      const window = await admitHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, limit: rule.limit, workspaceId: rule.workspaceId, now: new Date(now), weight: hits });
-      counter.synced = window.count;
-      counter.syncedAt = now;
-      if (!window.admitted) throw limited(rule.what, Math.max(1, Math.ceil((window.windowEnd.getTime() - now) / 1000)));
-      return;
-    }
+    if (rule.exact) return this.#admitExact(rule, counter, hits, now);
     const estimate = counter.synced + counter.pending + hits;
     if (rule.limit >= LOCAL_ADMISSION_MIN_LIMIT && estimate <= rule.limit * this.localFraction && now - counter.syncedAt < this.freshMs) {
       counter.pending += hits;
@@ -153,18 +169,59 @@ export class RateLimiter {
   }
 
   /**
-   * Adds locally admitted hits to the shared counters (and refreshes this instance's view), all
-   * counters in one statement.
+   * An exact hit: admitted from this instance's reservation, else counted in the shared counter
+   * with the next reservation in one statement, and refused when even the hit alone would pass the
+   * limit. An instance makes one reservation of a counter at a time; its other hits wait for it.
    */
-  flush(): Promise<void> {
+  async #admitExact(rule: Rule, counter: Counter, hits: number, now: number): Promise<void> {
+    while (counter.reserved < hits && counter.reserving) await counter.reserving;
+    if (counter.reserved < hits) {
+      let refusal: EngramError | undefined;
+      const reserving = (async () => {
+        const room = rule.limit - counter.synced;
+        const block = Math.max(hits, Math.min(MAX_RESERVATION, Math.floor(room * RESERVE_SHARE)));
+        const admit = (weight: number) =>
+          admitHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, limit: rule.limit, workspaceId: rule.workspaceId, now: new Date(now), weight });
+        let window = await admit(block);
+        let reserved = block;
+        if (!window.admitted && block > hits) [window, reserved] = [await admit(hits), hits];
+        counter.synced = window.count;
+        counter.syncedAt = now;
+        if (window.admitted) counter.reserved += reserved;
+        else refusal = limited(rule.what, Math.max(1, Math.ceil((window.windowEnd.getTime() - now) / 1000)));
+      })();
+      counter.reserving = reserving.catch(() => {});
+      try {
+        await reserving;
+      } finally {
+        counter.reserving = undefined;
+      }
+      if (refusal) throw refusal;
+    }
+    counter.reserved -= hits;
+    counter.usedAt = now;
+  }
+
+  /**
+   * Adds locally admitted hits to the shared counters, gives back reservations unused for
+   * `freshMs` (all of them with `everything`), and refreshes this instance's view, all counters in
+   * one statement.
+   */
+  flush(everything = false): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const now = Date.now();
       const due: [string, Counter, number][] = [];
       for (const [key, counter] of this.counters) {
-        if (counter.pending > 0) {
+        const ended = counter.windowStart + counter.windowSeconds * 1000 <= now;
+        if (counter.reserved > 0 && !counter.reserving && (everything || ended || now - counter.usedAt >= this.freshMs)) {
+          // A window that has ended admits nothing more: what it holds is not given back to it.
+          if (!ended) counter.pending -= counter.reserved;
+          counter.reserved = 0;
+        }
+        if (counter.pending !== 0) {
           due.push([key, counter, counter.pending]);
           counter.pending = 0;
-        } else if (counter.windowStart + counter.windowSeconds * 1000 <= now) {
+        } else if (ended) {
           this.counters.delete(key);
         }
       }
@@ -222,7 +279,7 @@ export class RateLimiter {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.flush();
+    await this.flush(true);
   }
 
   /**
