@@ -498,6 +498,10 @@ describe('claims', () => {
     // An incident's write-up tells what happened then; a change made after it is a change.
     expect(readFact('Postmortem (billing-sync, 20 min): a driver upgrade that changed the default pool size.').some((e) => 'cue' in e && e.cue)).toBe(false);
     expect(claim('After the outage we raised the billing-sync pool to 40', 'number').cue).toBe('change');
+    // Not where the write-up's word only qualifies the subject's noun: what the team does about incidents now is a change.
+    const mentions = (text: string) => readFact(text).find((e) => e.type === 'mentions');
+    expect(mentions('Incident triage now happens in the `#triage` channel.')).toMatchObject({ announces: true, changed: expect.arrayContaining(['triage']) });
+    expect(mentions('Incident review: paging now goes through the vendor.')).not.toHaveProperty('announces');
     // A change on a date is a change, and a value holding since a date holds now.
     expect(claim('Raised the kiosk-app pool to 40 on 2026-03-03', 'number').mode).toBeUndefined();
     expect(claim('The kiosk-app pool is 40 since 2026-03-03', 'number').mode).toBeUndefined();

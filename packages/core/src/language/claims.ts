@@ -718,7 +718,18 @@ const INCIDENT = /^(?:inc-?\d+|incident|outage|post-?mortem|sev-?\d)$/i;
 
 /** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
 const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
-const opensWriteUp = (words: readonly Word[]) => WRITE_UP.test(words[0]?.text ?? '') || WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' '));
+/**
+ * Does the clause open with a write-up's label? Not where the word only qualifies the noun after it, the subject of a
+ * statement ("Incident coordination happens in …"), unless the clause is only a label, which a colon ended ("Incident
+ * review:", "Changelog quote-api 3.1:").
+ */
+function opensWriteUp(words: readonly Word[]): boolean {
+  const length = WRITE_UP.test(words[0]?.text ?? '') ? 1 : WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' ')) ? 2 : 0;
+  if (length === 0) return false;
+  const next = words[length];
+  const label = words.length <= length + 3 || words.slice(length, length + 4).some((w) => w.text === ':');
+  return label || !(next?.pos === 'NOUN' && /^[a-z]+$/.test(next.text));
+}
 
 /**
  * The tokens a value's claim is about: in the predicate, the clause before it and the phrase right after it (its noun,
