@@ -846,6 +846,10 @@ describe('named things said to be gone', () => {
     const pager = fact('Failed payout runs page Oyelaran Bello directly, as the only one who knows the bank adapter', { scope: 'services/payouts', hoursAgo: 900 });
     const away = fact('Oyelaran is on sabbatical leave until June; Dana Ortiz covers the bank adapter', { scope: 'team/payouts', hoursAgo: 10 });
     expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [pager.id, away.id]]]);
+    // A fact naming someone only as the one it replaced already says they are no longer there.
+    const handedOver = fact('Routing escalation lead changed from Maria Lopez to Kai Berg last week.', { scope: 'team/oncall', hoursAgo: 900 });
+    const onLeave = fact('Maria is on leave until February and off the `routing-primary` rotation.', { scope: 'team/oncall', hoursAgo: 10 });
+    expect(analyzeAll([handedOver, onLeave]).conflicts).toEqual([]);
   });
 
   it('reads a headline naming a thing and the word for its end as that thing gone', () => {

@@ -150,8 +150,12 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const replaced = (g: string) => claims.some((c) => c.previous?.includes(g) && claims.some((n) => n.kind === c.kind && n.values.length > 0));
     const asValue = (f: DetectorFact, g: string) => replaced(g) || (claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
     // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").
-    const named = (f: DetectorFact, g: string) => mentions(viewOf(f), g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => m.startsWith(`${g} `)));
-    const uses = (f: DetectorFact, g: string) => named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g);
+    const is = (name: string, g: string) => name === g || (/^\p{L}+$/u.test(g) && name.startsWith(`${g} `));
+    const named = (f: DetectorFact, g: string) => mentions(viewOf(f), g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g)));
+    // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
+    const onlyReplaced = (f: DetectorFact, g: string) =>
+      viewOf(f).claims.some((c) => c.previous?.some((p) => is(p, g))) && !viewOf(f).claims.some((c) => c.values.some((v) => is(v, g)));
+    const uses = (f: DetectorFact, g: string) => named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g) && !onlyReplaced(f, g);
     const users = facts
       .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => uses(f, g)))
       .filter((f) => !doubtful.has(f.id) && !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
