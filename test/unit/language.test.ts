@@ -152,6 +152,9 @@ describe('values by shape', () => {
   it('reads paths, URLs, emails, channels, handles and regions', () => {
     expect(shape('Carrier callbacks post to /v2/callbacks/dhl')).toMatchObject({ kind: 'path', value: '/v2/callbacks/dhl' });
     expect(shape('The job is defined in .github/workflows/nightly.yml')).toMatchObject({ kind: 'path', value: '.github/workflows/nightly.yml' });
+    // Not the sentence's full stop; a directory is the same path with or without its slash.
+    expect(shape('The job is defined in ci/jobs/nightly.yml.')).toMatchObject({ kind: 'path', value: 'ci/jobs/nightly.yml' });
+    expect(shape('Fixtures live under `test/fixtures/`')).toMatchObject({ kind: 'path', value: 'test/fixtures' });
     expect(shape('API docs live at https://docs.fernhill.dev/api/')).toMatchObject({ kind: 'url', value: 'https://docs.fernhill.dev/api' });
     expect(shape('The ops board is at grafana.ops.fernhill.internal/d/x1')).toMatchObject({ kind: 'url', value: 'grafana.ops.fernhill.internal/d/x1' });
     expect(shape('Abuse reports go to abuse@fernhill.dev')).toMatchObject({ kind: 'email', value: 'abuse@fernhill.dev' });
@@ -489,6 +492,8 @@ describe('claims', () => {
   it('reads a person named in an explicit replacement as the new holder of the role', () => {
     expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
     expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });
+    // Where a thing is kept, moved from a product into a path or an address.
+    expect(claim('We moved the design docs from Notion into `docs/design/` last week', 'path')).toMatchObject({ cue: 'change', values: ['docs/design'], previous: ['notion'] });
   });
 
   it('reads what happened on a date as a record of then, and a date label as qualifying what follows', () => {

@@ -160,12 +160,15 @@ const SHAPES: Shape[] = [
   },
   // Paths: API routes ("/v2/invoices", "/api/*") and files ("src/billing/retry.ts", ".github/workflows/ci.yml").
   { pattern: /(?<![\w.:/-])\/(?:[a-z0-9{}_.*:-]+\/?)*[a-z{*][a-z0-9{}_.*:-]*\/?(?![\w/])/gi, read: (m) => ({ kind: 'path', value: m[0].toLowerCase().replace(/\/$/, '') }) },
+  // Relative ones end in a name, not in the sentence's full stop ("see docs/setup.md."), or in a slash: a directory
+  // ("ops/runbooks/", the same path as "ops/runbooks").
   {
-    pattern: /(?<![\w./@$€£¥₹-])(?:[.~]?[\w.-]*\/)+[\w.*-]+(?![\w/])/g,
+    pattern: /(?<![\w./@$€£¥₹-])(?:[.~]?[\w.-]*\/)+(?:[\w.*-]*[\w*-]\/?)?(?![\w/])/g,
     read: (m) => {
-      const slashes = m[0].split('/').length - 1;
-      if (!/\.[a-z]{1,5}$/i.test(m[0]) && slashes < 2 && !/^[.~]/.test(m[0])) return null;
-      return { kind: 'path', value: m[0] };
+      const path = m[0].replace(/\/$/, '');
+      const slashes = path.split('/').length - 1;
+      if (!/[\w*-]$/.test(path) || (!/\.[a-z]{1,5}$/i.test(path) && slashes < (m[0].endsWith('/') ? 1 : 2) && !/^[.~]/.test(path))) return null;
+      return { kind: 'path', value: path };
     },
   },
   // Dotfiles: ".env.example", ".eslintrc.json" (".NET" is a product).
