@@ -852,6 +852,13 @@ describe('named things said to be gone', () => {
     expect(analyzeAll([handedOver, onLeave]).conflicts).toEqual([]);
   });
 
+  it('asks about a joined name said to be gone only where a fact names all of it, not one of its words', () => {
+    const removed = fact('Removed the `grafana-agent` DaemonSet from both clusters last week.', { scope: 'infra/k8s', hoursAgo: 100 });
+    const dashboards = fact('Service dashboards live in Grafana; alerts page through Opsgenie.', { scope: 'infra/observability', hoursAgo: 900 });
+    const scraper = fact('Node metrics are scraped by the `grafana-agent` DaemonSet every 15 s.', { scope: 'infra/observability', hoursAgo: 900 });
+    expect(analyzeAll([dashboards, scraper, removed]).conflicts.map((c) => c.factIds)).toEqual([[scraper.id, removed.id]]);
+  });
+
   it('reads a headline naming a thing and the word for its end as that thing gone', () => {
     const user = fact('weekly exports run on the `etl-box-3` host via cron', { scope: 'infra/etl', hoursAgo: 900 });
     expect(analyzeAll([user, fact('`etl-box-3` shut down fri, cron moved to k8s', { scope: 'infra/ci', hoursAgo: 10 })]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);

@@ -500,6 +500,8 @@ describe('claims', () => {
     expect(claim('The canary of kiosk-app served 5% of traffic on 2026-03-03', 'percentage').mode).toBe('event');
     expect(claim('Kiosk-app 2.3 (shipped 2026-01-12) had 12 open bugs', 'version').mode).toBe('event');
     expect(claim('Release train of 2026-03-09: owner is Ola Berg', 'name').mode).toBe('event');
+    // An acronym is a name, never a word's short form ("CD" is not "could"): no plan here.
+    expect(readFact('Argo CD syncs the apps repo every 3 minutes').find((e) => e.type === 'mentions')).not.toHaveProperty('hedged');
     // An incident's write-up tells what happened then; a change made after it is a change.
     expect(readFact('Postmortem (billing-sync, 20 min): a driver upgrade that changed the default pool size.').some((e) => 'cue' in e && e.cue)).toBe(false);
     expect(claim('After the outage we raised the billing-sync pool to 40', 'number').cue).toBe('change');

@@ -151,7 +151,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const asValue = (f: DetectorFact, g: string) => replaced(g) || (claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
     // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").
     const is = (name: string, g: string) => name === g || (/^\p{L}+$/u.test(g) && name.startsWith(`${g} `));
-    const named = (f: DetectorFact, g: string) => mentions(viewOf(f), g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g)));
+    const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g)));
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
     const onlyReplaced = (f: DetectorFact, g: string) =>
       viewOf(f).claims.some((c) => c.previous?.some((p) => is(p, g))) && !viewOf(f).claims.some((c) => c.values.some((v) => is(v, g)));
@@ -174,7 +174,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     if (!current(user) || viewOf(user).hedged || viewOf(user).deletion || viewOf(user).announces) continue;
     for (const change of sayGone) {
       if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || viewOf(change).deletion || doubtful.has(user.id)) continue;
-      const used = viewOf(change).gone.filter((g) => isJoinedName(g) && mentions(viewOf(user), g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
+      const used = viewOf(change).gone.filter((g) => isJoinedName(g) && namesGone(user, g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
       if (used.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
       doubtful.add(user.id);
       conflicts.push(staleRecord(user, change, `An earlier fact (${day(change)}) says ${used.join(', ')} is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`));
@@ -202,6 +202,20 @@ const staleRecord = (earlier: DetectorFact, later: DetectorFact, explanation: st
   question: `Which is right now, since ${sentence(later.content)}: that ${sentence(earlier.content)} still holds, or that it no longer does?`,
   explanation,
 });
+
+/**
+ * Does the fact name a thing said to be gone? By its name, or by every word of it in the text or the scope: a
+ * common word of the name is not left out, as it is where two facts are compared (`datadog-agent` gone says nothing
+ * of every fact naming Datadog).
+ */
+function namesGone(fact: DetectorFact, gone: string): boolean {
+  const view = viewOf(fact);
+  if (!mentions(view, gone)) return false;
+  // A file or a path is named as mentions() finds it ("ortools_backend.py" by a path to it).
+  if (/[./:]/.test(gone)) return true;
+  const parts = gone.split(/[-_]+/).filter((p) => p.length > 0);
+  return parts.length < 2 || view.mentions.has(gone) || parts.every((p) => view.mentions.has(p) || view.scopeWords.has(p));
+}
 
 /** Facts asked about per thing said to be gone: the newest that use it, so one retirement cannot flood the queue. */
 const GONE_USERS_ASKED = 3;

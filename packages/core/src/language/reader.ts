@@ -111,7 +111,10 @@ export function readText(text: string): TextReading {
     const start = found >= 0 ? found : cursor;
     const end = start + raw.length;
     cursor = end;
-    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma: String(lemmas[i]).toLowerCase(), pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
+    // An acronym is a name, not a word's short form: "CD" in "Argo CD" is not "could".
+    const acronym = /^[A-Z][A-Z0-9]+$/.test(raw) && (tags[i] === 'PROPN' || tags[i] === 'NOUN');
+    const lemma = acronym ? raw.toLowerCase() : String(lemmas[i]).toLowerCase();
+    words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const sentences: [number, number][] = [];
   // A sentence's span as wink reports it: its first and last token index.
