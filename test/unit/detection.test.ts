@@ -847,8 +847,8 @@ describe('named things said to be gone', () => {
     const away = fact('Oyelaran is on sabbatical leave until June; Dana Ortiz covers the bank adapter', { scope: 'team/payouts', hoursAgo: 10 });
     expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [pager.id, away.id]]]);
     // A fact naming someone only as the one it replaced already says they are no longer there.
-    const handedOver = fact('Routing escalation lead changed from Maria Lopez to Kai Berg last week.', { scope: 'team/oncall', hoursAgo: 900 });
-    const onLeave = fact('Maria is on leave until February and off the `routing-primary` rotation.', { scope: 'team/oncall', hoursAgo: 10 });
+    const handedOver = fact('The routing pager lead moved from Maria Lopez to Kai Berg.', { scope: 'team/oncall', hoursAgo: 900 });
+    const onLeave = fact('Maria is on leave until February and off the `pager-primary` rotation.', { scope: 'team/oncall', hoursAgo: 10 });
     expect(analyzeAll([handedOver, onLeave]).conflicts).toEqual([]);
   });
 

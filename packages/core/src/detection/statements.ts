@@ -205,8 +205,8 @@ const staleRecord = (earlier: DetectorFact, later: DetectorFact, explanation: st
 
 /**
  * Does the fact name a thing said to be gone? By its name, or by every word of it in the text or the scope: a
- * common word of the name is not left out, as it is where two facts are compared (`datadog-agent` gone says nothing
- * of every fact naming Datadog).
+ * common word of the name is not left out, as it is where two facts are compared (`grafana-agent` gone says nothing
+ * of every fact naming Grafana).
  */
 function namesGone(fact: DetectorFact, gone: string): boolean {
   const view = viewOf(fact);

@@ -720,7 +720,7 @@ const INCIDENT = /^(?:inc-?\d+|incident|outage|post-?mortem|sev-?\d)$/i;
 const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
 /**
  * Does the clause open with a write-up's label? Not where the word only qualifies the noun after it, the subject of a
- * statement ("Incident coordination happens in …"), unless the clause is only a label, which a colon ended ("Incident
+ * statement ("Incident triage happens in …"), unless the clause is only a label, which a colon ended ("Incident
  * review:", "Changelog quote-api 3.1:").
  */
 function opensWriteUp(words: readonly Word[]): boolean {
@@ -773,7 +773,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       const [a, b] = [values[i]!, values[j]!];
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
-      // Where a thing is kept, moved from a product to a path or an address ("moved the runbooks from Confluence into `ops/`").
+      // Where a thing is kept, moved from a product to a path or an address ("moved the design docs from Notion into `docs/design/`").
       const moved = ['name', 'technology'].includes(a.kind) && ['path', 'url'].includes(b.kind) && /\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before);
       // A name no list knows may be a person's: replaced by one ("from Dana to Lee Park"), it is.
       const kin = familyOf(a.kind) === familyOf(b.kind) || [a.kind, b.kind].sort().join() === 'name,person' || moved;

@@ -161,7 +161,7 @@ const SHAPES: Shape[] = [
   // Paths: API routes ("/v2/invoices", "/api/*") and files ("src/billing/retry.ts", ".github/workflows/ci.yml").
   { pattern: /(?<![\w.:/-])\/(?:[a-z0-9{}_.*:-]+\/?)*[a-z{*][a-z0-9{}_.*:-]*\/?(?![\w/])/gi, read: (m) => ({ kind: 'path', value: m[0].toLowerCase().replace(/\/$/, '') }) },
   // Relative ones end in a name, not in the sentence's full stop ("see docs/setup.md."), or in a slash: a directory
-  // ("ops/runbooks/", the same path as "ops/runbooks").
+  // ("test/fixtures/", the same path as "test/fixtures").
   {
     pattern: /(?<![\w./@$€£¥₹-])(?:[.~]?[\w.-]*\/)+(?:[\w.*-]*[\w*-]\/?)?(?![\w/])/g,
     read: (m) => {
