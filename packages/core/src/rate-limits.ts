@@ -65,7 +65,9 @@ interface Counter {
   reserving?: Promise<void>;
 }
 
-function limited(what: string, retryAfterSeconds: number): EngramError {
+/** Refused until the window ends (at `windowEndMs`): retry after the seconds left of it, at least one. */
+function limited(what: string, windowEndMs: number, now: number): EngramError {
+  const retryAfterSeconds = Math.max(1, Math.ceil((windowEndMs - now) / 1000));
   return new EngramError('rate_limited', `Rate limit reached: ${what}. Retry in ${retryAfterSeconds} s.`, {
     retry_after_seconds: retryAfterSeconds,
   });
@@ -158,13 +160,13 @@ export class RateLimiter {
       // hits are missed until then.
       if (!healthOf(this.db)?.report(error) && !databaseFault(error)) throw error;
       counter.pending += weight;
-      if (counter.synced + counter.pending > rule.limit) throw limited(rule.what, Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)));
+      if (counter.synced + counter.pending > rule.limit) throw limited(rule.what, windowStart + windowMs, now);
       return;
     }
     counter.synced = window.count;
     counter.syncedAt = now;
     if (window.count > rule.limit) {
-      throw limited(rule.what, Math.max(1, Math.ceil((window.windowEnd.getTime() - now) / 1000)));
+      throw limited(rule.what, window.windowEnd.getTime(), now);
     }
   }
 
@@ -176,30 +178,34 @@ export class RateLimiter {
   async #admitExact(rule: Rule, counter: Counter, hits: number, now: number): Promise<void> {
     while (counter.reserved < hits && counter.reserving) await counter.reserving;
     if (counter.reserved < hits) {
-      let refusal: EngramError | undefined;
-      const reserving = (async () => {
-        const room = rule.limit - counter.synced;
-        const block = Math.max(hits, Math.min(MAX_RESERVATION, Math.floor(room * RESERVE_SHARE)));
-        const admit = (weight: number) =>
-          admitHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, limit: rule.limit, workspaceId: rule.workspaceId, now: new Date(now), weight });
-        let window = await admit(block);
-        let reserved = block;
-        if (!window.admitted && block > hits) [window, reserved] = [await admit(hits), hits];
-        counter.synced = window.count;
-        counter.syncedAt = now;
-        if (window.admitted) counter.reserved += reserved;
-        else refusal = limited(rule.what, Math.max(1, Math.ceil((window.windowEnd.getTime() - now) / 1000)));
-      })();
-      counter.reserving = reserving.catch(() => {});
+      const reservation = this.#reserve(rule, counter, hits, now);
+      counter.reserving = reservation.then(() => undefined, () => undefined);
       try {
-        await reserving;
+        const refusal = await reservation;
+        if (refusal) throw refusal;
       } finally {
         counter.reserving = undefined;
       }
-      if (refusal) throw refusal;
     }
     counter.reserved -= hits;
     counter.usedAt = now;
+  }
+
+  /**
+   * Counts this instance's next reservation of an exact counter in the shared counter (see RESERVE_SHARE), or the
+   * hits alone when it does not fit; the refusal when even they do not.
+   */
+  async #reserve(rule: Rule, counter: Counter, hits: number, now: number): Promise<EngramError | undefined> {
+    const block = Math.max(hits, Math.min(MAX_RESERVATION, Math.floor((rule.limit - counter.synced) * RESERVE_SHARE)));
+    const admit = (weight: number) =>
+      admitHit(this.db, { key: rule.key, windowSeconds: rule.windowSeconds, limit: rule.limit, workspaceId: rule.workspaceId, now: new Date(now), weight });
+    let [window, weight] = [await admit(block), block];
+    if (!window.admitted && block > hits) [window, weight] = [await admit(hits), hits];
+    counter.synced = window.count;
+    counter.syncedAt = now;
+    if (!window.admitted) return limited(rule.what, window.windowEnd.getTime(), now);
+    counter.reserved += weight;
+    return undefined;
   }
 
   /**

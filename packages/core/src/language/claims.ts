@@ -771,13 +771,14 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   for (let i = 0; i < values.length; i++) {
     for (let j = i + 1; j < values.length; j++) {
       const [a, b] = [values[i]!, values[j]!];
+      // A name no list knows may be a person's: replaced by one ("from Dana to Lee Park"), it is.
+      const kin = familyOf(a.kind) === familyOf(b.kind) || [a.kind, b.kind].sort().join() === 'name,person';
+      // Where a thing is kept may move from a product to a path or an address ("moved the design docs from Notion into `docs/design/`").
+      const place = !kin && ['name', 'technology'].includes(a.kind) && ['path', 'url'].includes(b.kind);
+      if ((!kin && !place) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
       const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
-      // Where a thing is kept, moved from a product to a path or an address ("moved the design docs from Notion into `docs/design/`").
-      const moved = ['name', 'technology'].includes(a.kind) && ['path', 'url'].includes(b.kind) && /\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before);
-      // A name no list knows may be a person's: replaced by one ("from Dana to Lee Park"), it is.
-      const kin = familyOf(a.kind) === familyOf(b.kind) || [a.kind, b.kind].sort().join() === 'name,person' || moved;
-      if (!kin || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
+      if (place && !/\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before)) continue;
       const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
       if (
