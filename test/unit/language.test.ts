@@ -337,6 +337,14 @@ describe('claims', () => {
     expect(claim('Kai weighs 170 pounds')).toMatchObject({ kind: 'count', values: ['170'] });
   });
 
+  it('reads every figure of a list as counting the noun after its last one, so one of them agrees with the list', () => {
+    expect(claim('Thumbnails are cut at 1440p, 900p and 300p sizes')).toMatchObject({ kind: 'count', values: ['1440', '900', '300'] });
+    expect(claim('Shards hold 2, 4 or 8 partitions')).toMatchObject({ values: ['2', '4', '8'] });
+    expect(disagree(claim('Thumbnails are cut at 1440p, 900p and 300p sizes'), claim('The app downloads only the 900p size'))).toBe(false);
+    expect(disagree(claim('Thumbnails are cut at 1440p, 900p and 300p sizes'), claim('The app downloads only the 600p size'))).toBe(true);
+    expect(claimsIn('The timeout is 30, and 5 retries are allowed').map((c) => c.values)).not.toContainEqual(['30', '5']);
+  });
+
   it('reads a name between a count and what it counts as narrowing it: HTTP/2 connections are not the DB pool', () => {
     expect(claim('ledger-api keeps 4 HTTP/2 connections per pod').anchors).toContain('http/2');
     expect(same('ledger-api `DB_POOL_MAX` is 30 per pod', 'ledger-api keeps 4 HTTP/2 connections per pod')).toBe(false);

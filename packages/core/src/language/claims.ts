@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 23;
+export const EXTRACTOR_VERSION = 24;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -278,6 +278,34 @@ function anchorOf(w: Word, statement = false): string | null {
   return lemma.normalize('NFD').replace(/\p{M}/gu, '').replace(/`/g, '');
 }
 
+/**
+ * The noun a list of figures counts, read from the figure at `i` on: items alike ("2", or "1080" with the same glued
+ * unit), the last after "and" or "or" and followed by its noun. Undefined when `i` starts no such list or is its last item.
+ */
+function listNoun(words: readonly Word[], i: number): Word | undefined {
+  const glued = (k: number) => (words[k + 1]?.start === words[k]!.end && NOUNISH.has(words[k + 1]!.pos) ? words[k + 1]!.lower : '');
+  const unit = glued(i);
+  for (let k = i; ; ) {
+    let next = k + 1 + (unit ? 1 : 0);
+    const comma = words[next]?.lower === ',';
+    if (comma) next++;
+    const conjunction = ['and', 'or'].includes(words[next]?.lower ?? '');
+    if (conjunction) next++;
+    // Two figures with a comma before "and" are two clauses' ("the timeout is 30, and 5 retries are allowed").
+    if ((!comma && !conjunction) || (comma && conjunction && k === i)) return undefined;
+    if (words[next]?.pos !== 'NUM' || glued(next) !== unit) return undefined;
+    k = next;
+    if (conjunction) return nounAfter(words, k + 1 + (unit ? 1 : 0), k + 5);
+  }
+}
+
+/** The noun a figure counts, past adjectives and compound nouns from `j` ("3 read replicas", "40 end-to-end tests"). */
+function nounAfter(words: readonly Word[], j: number, last: number): Word | undefined {
+  while (j < words.length && j <= last && (words[j]!.pos === 'ADJ' || (NOUNISH.has(words[j]!.pos) && NOUNISH.has(words[j + 1]?.pos ?? '')))) j++;
+  const noun = words[j];
+  return noun && (NOUNISH.has(noun.pos) || noun.lower === 'times') && /^[a-z]/i.test(noun.text) ? noun : undefined;
+}
+
 /** Values the tagger finds: counts, bare numbers, versions after a name, booleans, names, teams and technologies. */
 function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonly Value[]): Value[] {
   const out: Value[] = [];
@@ -357,12 +385,13 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
         // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
-        let j = i + (high === undefined ? 1 : 3);
-        while (j < words.length && j <= i + 5 && (words[j]!.pos === 'ADJ' || (NOUNISH.has(words[j]!.pos) && NOUNISH.has(words[j + 1]?.pos ?? '')))) j++;
-        const noun = words[j];
-        if (noun && (NOUNISH.has(noun.pos) || noun.lower === 'times') && /^[a-z]/i.test(noun.text)) {
+        // "2, 4 and 8 vCPUs", "1080p, 720p and 360p renditions": each figure of a list counts the noun after its last one.
+        const listed = high === undefined ? listNoun(words, i) : undefined;
+        const noun = listed ?? nounAfter(words, i + (high === undefined ? 1 : 3), i + 5);
+        if (noun) {
           const of = noun.lower === 'times' || noun.lower === 'time' ? 'time' : noun.lemma.toLowerCase();
-          add({ kind: 'count', value: high === undefined ? String(value) : `${value}-${high}`, number: value, ...(high === undefined ? {} : { high }), of, text: text.slice(w.start, noun.end), start: w.start, end: noun.end });
+          const end = listed ? (words[i + 1]!.start === w.end && NOUNISH.has(words[i + 1]!.pos) ? words[i + 1]!.end : w.end) : noun.end;
+          add({ kind: 'count', value: high === undefined ? String(value) : `${value}-${high}`, number: value, ...(high === undefined ? {} : { high }), of, text: text.slice(w.start, end), start: w.start, end });
           continue;
         }
         // "pool_size=50", "max_connections is 200", "minReplicas 3", "batch size of 500", "cost factor 12", "max is actually 25".
