@@ -381,6 +381,10 @@ describe('claims', () => {
     // A heading whose head noun is a plan makes its sentence one.
     expect(claimsIn('Python 3.11 → 3.13 plan: ranking-api first; batch jobs after the freeze').filter((c) => c.kind === 'version').map((c) => c.mode)).toEqual(['plan']);
     expect(claim('We raised the ranking-api pool to 40 connections').mode).toBeUndefined();
+    // A version named as a piece of work's target is no version in use until the work is said to be done.
+    expect(claim('The Kotlin 2.1 migration is tracked as AND-311, waiting on a kapt fix', 'version').mode).toBe('plan');
+    expect(claim('The Kotlin 2.1 migration finished on Tuesday', 'version').mode).toBeUndefined();
+    expect(claim('The app builds with Kotlin 2.1', 'version').mode).toBeUndefined();
     // A date after "starting" is when a change took effect, not work starting.
     expect(claim('The storage budget was increased to $900 starting October 1', 'money')).toMatchObject({ values: ['900 usd'], cue: 'change' });
     expect(claim('The storage budget was increased to $900 starting October 1', 'money').mode).toBeUndefined();

@@ -742,6 +742,16 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
 
+/**
+ * Does the version name the target of a change spoken of as a piece of work ("the Node 22 upgrade is blocked", "v3
+ * migration: ticket OPS-9")? That is no version in use until the clause says the work is done ("... upgrade finished").
+ */
+function namesWorkTarget(v: Value, view: ClauseView): boolean {
+  if (v.kind !== 'version') return false;
+  const next = view.tokens.find((t) => t.word.start >= v.end && /\w/.test(t.lower) && t.word.pos !== 'ADV');
+  return next !== undefined && next.word.pos === 'NOUN' && isChangeWord(next.word) && !has(CHANGE.completion, view.tokens);
+}
+
 /** An incident, by its id or its name. */
 const INCIDENT = /^(?:inc-?\d+|incident|outage|post-?mortem|sev-?\d)$/i;
 
@@ -1183,7 +1193,7 @@ export function readFactText(content: string): FactEntity[] {
           type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
           components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}), ...(setting ? { setting } : {}),
-          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
+          ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : namesWorkTarget(v, view) ? { mode: 'plan' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
         };
         claims.set(key, claim);
