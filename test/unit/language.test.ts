@@ -674,10 +674,13 @@ describe('explicit replacements and contrasts', () => {
     expect(denial).toMatchObject({ subject: ['quoter'] });
   });
 
-  it('reads a clause that says it is history ("used to", "at the time") as what held then', () => {
+  it('reads a clause that says it is history ("used to", "at the time", "from before") as what held then', () => {
     expect(claim('Search in the old Kibana used to take ~3 s', 'duration').mode).toBe('event');
     expect(claim('the alert was late because the index was sampling at 40% at the time', 'percentage').mode).toBe('event');
     expect(claim('Search in Kibana takes ~3 s', 'duration').mode).toBeUndefined();
+    // So does what it says of data from before a time: that is where the old data is, not what is used now.
+    expect(claim('Traces from before the March cutover are kept in Honeycomb', 'technology').mode).toBe('event');
+    expect(claim('Traces are kept in Honeycomb', 'technology').mode).toBeUndefined();
   });
 
   it('reads a product named for the deal it is bought under ("the Datadog contract expires") as no product in use', () => {
