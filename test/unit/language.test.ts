@@ -58,6 +58,13 @@ describe('the reader', () => {
   it('reads a verb between a determiner and a noun as a noun that modifies it', () => {
     expect(readText('The owner of the build pipeline is Dana').words.find((w) => w.text === 'build')?.pos).toBe('NOUN');
   });
+
+  it('reads a verb inside code quotes as part of a command, not the sentence\'s verb', () => {
+    const words = readText('`run migrate` now stops when a lock is held').words;
+    expect(words.find((w) => w.text === 'run')?.pos).not.toBe('VERB');
+    expect(words.find((w) => w.text === 'stops')?.pos).toBe('VERB');
+    expect(readText('Deploys run migrate first').words.find((w) => w.text === 'run')?.pos).toBe('VERB');
+  });
 });
 
 describe('values by shape', () => {

@@ -125,6 +125,7 @@ export function readText(text: string): TextReading {
     retag(words[first]!, opening.pos, opening.lemma);
     fixPluralVerbs(words.slice(first, last + 1));
   }
+  nameCodeSpans(words);
   const merged = mergeIdentifiers(words, text);
   merged.forEach((w, i) => {
     if (i > 0) w.previous = merged[i - 1]!.lower;
@@ -157,6 +158,22 @@ const lowerReading = remembered(10_000, (word): { pos: PartOfSpeech; lemma: stri
   const tokens = pipeline.readDoc(word).tokens();
   return { pos: (tokens.out(propertyOf(pipeline, 'pos')) as unknown as PartOfSpeech[])[0]!, lemma: String((tokens.out(propertyOf(pipeline, 'lemma')) as unknown as string[])[0]).toLowerCase() };
 });
+
+/**
+ * Words between a pair of backticks are code: a command or an identifier (`make reindex`, `helm upgrade`), named, not
+ * said; a verb there is no verb of the sentence.
+ */
+function nameCodeSpans(words: Word[]): void {
+  let open = -1;
+  words.forEach((w, i) => {
+    if (w.text !== '`') return;
+    if (open < 0) open = i;
+    else {
+      for (const x of words.slice(open + 1, i)) if (x.pos === 'VERB' || x.pos === 'AUX') retag(x, 'X', x.lower);
+      open = -1;
+    }
+  });
+}
 
 /**
  * The tagger confuses a plural noun with a verb in the third person ("keep application *logs* in
