@@ -897,6 +897,21 @@ describe('named things said to be gone', () => {
     const history = fact('We removed `libs/quote-fallback` last month after the router went multi-region.', { scope: 'services/quotes', hoursAgo: 20 });
     expect(analyzeAll([deleted, history]).conflicts).toEqual([]);
   });
+
+  it('asks about a later fact stating a product an earlier fact said was shut down, and not one naming it only as a qualifier', () => {
+    const shut = fact('Search moved to OpenSearch and the Elasticsearch cluster was decommissioned.', { scope: 'services/search', hoursAgo: 400 });
+    expect(viewOf(shut).gone).toEqual(['elasticsearch']);
+    const tip = fact('Reindexing: run the reindex job against Elasticsearch, which holds the product index.', { scope: 'services/search', hoursAgo: 20 });
+    expect(analyzeAll([shut, tip]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [tip.id, shut.id]]]);
+    // A product qualifying what went is not itself gone ("Argo CD sync windows are removed" keeps Argo CD).
+    expect(viewOf(fact('Elasticsearch snapshot schedules are removed.', { scope: 'services/search', hoursAgo: 400 })).gone).toEqual([]);
+  });
+
+  it('reads capitalised words run together as a product\'s name, not a setting\'s key', () => {
+    const moved = fact('Paging moved from PagerDuty to Opsgenie last spring.', { scope: 'team/oncall', hoursAgo: 400 });
+    expect(viewOf(moved).claims.find((c) => c.values.includes('opsgenie'))?.previous).toEqual(['pagerduty']);
+    expect(viewOf(fact('The chart sets maxReplicas to 12.', { scope: 'infra', hoursAgo: 4 })).claims[0]).toMatchObject({ values: ['12'] });
+  });
 });
 
 describe('qualifiers and plans written as asides', () => {

@@ -65,6 +65,9 @@ const splitIdentifier = (text: string) =>
 function isSetting(w: Word): boolean {
   // Joined by dots, underscores or case; by hyphens only a measure and its unit ("timeout-minutes", a YAML key).
   if ((!/[_.]|[a-z][A-Z]/.test(w.text) && !(/^[a-z]+(?:-[a-z]+)+$/.test(w.text) && measureAndUnit(w.text))) || /^https?:/.test(w.text)) return false;
+  // Capitalised words run together are a product's name ("PagerDuty", "CircleCI"), not a key, unless code quotes or an
+  // assignment ("VisibilityTimeout=90s") say they are one.
+  if (/^\p{Lu}\p{Ll}+(?:\p{Lu}+\p{Ll}*)+$/u.test(w.text) && w.previous !== '`' && w.nextPos !== 'SYM') return false;
   const parts = splitIdentifier(w.text);
   if (parts.length === 0 || COMPONENT_ROLES.has(parts.at(-1)!)) return false;
   const says = (p: string) => (MEASURE_WORDS.word(p)?.some((m) => !m.kinds.has('technology')) ?? false) || EXTREMES.word(p) !== undefined;
@@ -1239,7 +1242,16 @@ export function readFactText(content: string): FactEntity[] {
     if (r.view.mode || r.view.negated) continue;
     const words = r.view.clause.words;
     const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
-    const names = (from: number, to: number) => words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, ''));
+    // And a product that is the head of what went, or names its one instance ("Redshift was shut down", "the Redshift
+    // cluster was decommissioned"; not "Argo CD sync windows are removed", which keeps Argo CD).
+    const products = (from: number, to: number) => r.clauseValues.filter((v) => {
+      if (v.kind !== 'technology' || to <= from || v.start < words[from]!.start || v.end > words[to - 1]!.end) return false;
+      let next = words.findIndex((w) => w.start >= v.end);
+      if (COMPONENT_ROLES.has(words[next]?.lemma ?? '')) next++;
+      while (next < to && (['be', 'get', 'have'].includes(words[next]!.lemma) || words[next]!.pos === 'ADV')) next++;
+      return next === to;
+    }).map((v) => v.value);
+    const names = (from: number, to: number) => [...words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, '')), ...products(from, to)];
     // "is archived" is a state, "are dropped" a habit, "were dropped" an act done; so is a headline ("`db-old` shut down").
     const goneMatches = CHANGE.gone.all(r.view.tokens).map((m) => ({ ...m, at: words.indexOf(r.view.tokens[m.index]!.word) }));
     const goneAt = new Set(goneMatches.map((m) => m.at));

@@ -39,7 +39,7 @@ const top = (scope: string) => scope.split('/')[0]!.toLowerCase();
  * `c:<family>:<measure>@<anchor>` for what each claim measures and names (`#<scope>` for a claim
  * that names nothing), `v:<family>:<value>` for the people, products and addresses it names,
  * `pos:`/`neg:` for what it asserts or denies, `dep:` for what it depends on, `a:` for the things
- * it mentions (found by deletion requests and dependencies), `gone:` for the joined names it says are gone.
+ * it mentions (found by deletion requests and dependencies), `gone:` for the names it says are gone.
  */
 export function matchKeysOf(entities: readonly FactEntity[], scope: string): string[] {
   const keys: string[] = [];
@@ -56,7 +56,7 @@ export function matchKeysOf(entities: readonly FactEntity[], scope: string): str
       keys.push(...e.target.map((w) => `dep:${w}`));
     } else if (e.type === 'mentions') {
       keys.push(...cap(e.value.filter((w) => /[a-z]/.test(w) && !GENERIC.has(w))).map((w) => `a:${w}`));
-      keys.push(...(e.gone ?? []).filter(isJoinedName).map((g) => `gone:${g}`));
+      keys.push(...(e.gone ?? []).map((g) => `gone:${g}`));
     }
   }
   return [...new Set(keys)].sort();
@@ -81,6 +81,8 @@ export function probeKeysOf(entities: readonly FactEntity[], scope: string): str
       const k = `c:${familyOf(e.kind)}:${e.measure}`;
       keys.push(`${k}#${top(scope)}`);
       if (e.anchors.length === 0 && e.components.length === 0) keys.push(...scopeWords.map((w) => `${k}@${w}`));
+      // A product it states looks for the facts that said it is gone (see statements.ts, "gone, then used").
+      if (e.kind === 'technology' && !e.mode) keys.push(...e.values.map((v) => `gone:${v}`));
     } else if (e.type === 'statement') {
       const other = e.positive ? 'neg' : 'pos';
       // A denial of a kind of technology ("no ORM") looks for assertions of that kind.
