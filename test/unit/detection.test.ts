@@ -907,9 +907,16 @@ describe('named things said to be gone', () => {
     expect(viewOf(fact('Elasticsearch snapshot schedules are removed.', { scope: 'services/search', hoursAgo: 400 })).gone).toEqual([]);
   });
 
-  it('reads capitalised words run together as a product\'s name, not a setting\'s key', () => {
+  it('reads capitalised words run together as a product\'s name, not a setting\'s key, and a product replaced as gone', () => {
     const moved = fact('Paging moved from PagerDuty to Opsgenie last spring.', { scope: 'team/oncall', hoursAgo: 400 });
     expect(viewOf(moved).claims.find((c) => c.values.includes('opsgenie'))?.previous).toEqual(['pagerduty']);
+    // Replaced, it is gone: a later fact that sends to it is asked about; one that denies it or tells its history is not.
+    const later = fact('The new disk alert posts to PagerDuty like the others.', { scope: 'team/oncall', hoursAgo: 20 });
+    expect(analyzeAll([moved, later]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [later.id, moved.id]]]);
+    const denial = fact('The mobile app never used PagerDuty.', { scope: 'team/oncall', hoursAgo: 20 });
+    const history = fact('Pages from before March live in the PagerDuty export.', { scope: 'team/oncall', hoursAgo: 20 });
+    expect(analyzeAll([moved, denial]).conflicts).toEqual([]);
+    expect(analyzeAll([moved, history]).conflicts).toEqual([]);
     expect(viewOf(fact('The chart sets maxReplicas to 12.', { scope: 'infra', hoursAgo: 4 })).claims[0]).toMatchObject({ values: ['12'] });
   });
 });

@@ -16,7 +16,7 @@
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { denies, mentions, viewOf } from '../language/align.ts';
-import { GENERIC } from '../language/lexicon.ts';
+import { GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
@@ -170,12 +170,19 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   // Gone, then used: a later fact uses as current a joined name (a file, a service, a queue) or states a product an
   // earlier fact said was deleted or decommissioned. Ask whether it is back, or the later fact repeats what no longer holds.
   const sayGone = facts.filter((f) => viewOf(f).gone.length > 0);
-  const statesProduct = (f: DetectorFact, g: string) => viewOf(f).claims.some((c) => c.kind === 'technology' && !c.mode && c.values.includes(g));
+  // A product: one the lists know, or one the change names as a product replaced or shut down (not a person away).
+  const isProduct = (change: DetectorFact, g: string) =>
+    TECHNOLOGIES.word(g) !== undefined || viewOf(change).claims.some((c) => (c.kind === 'technology' || c.kind === 'name') && c.previous?.includes(g));
+  // As a value it states (not a plan, a denial or history), else as what it does something to ("posts to <product>").
+  const statesProduct = (f: DetectorFact, g: string) => {
+    const stated = viewOf(f).claims.filter((c) => c.values.includes(g));
+    return stated.length > 0 ? stated.some((c) => !c.mode && !c.negated) : viewOf(f).statements.some((st) => st.positive && st.target.includes(g));
+  };
   for (const user of inStep) {
     if (!current(user) || viewOf(user).hedged || viewOf(user).deletion || viewOf(user).announces) continue;
     for (const change of sayGone) {
       if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || viewOf(change).deletion || doubtful.has(user.id)) continue;
-      const used = viewOf(change).gone.filter((g) => (isJoinedName(g) || statesProduct(user, g)) && namesGone(user, g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
+      const used = viewOf(change).gone.filter((g) => (isJoinedName(g) || (isProduct(change, g) && statesProduct(user, g))) && namesGone(user, g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
       if (used.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
       doubtful.add(user.id);
       conflicts.push(staleRecord(user, change, `An earlier fact (${day(change)}) says ${used.join(', ')} is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`));

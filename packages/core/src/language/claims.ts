@@ -1285,6 +1285,8 @@ export function readFactText(content: string): FactEntity[] {
     const at = departure ? r.view.tokens[departure.index]!.word.start : -1;
     for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
   }
+  // A product replaced by another ("moved from PagerDuty to Opsgenie") is gone too.
+  for (const e of entities) if (e.type === 'claim' && (e.kind === 'technology' || e.kind === 'name') && !e.mode && e.values.length > 0) for (const p of e.previous ?? []) gone.add(p);
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
   const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
   const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
@@ -1302,6 +1304,8 @@ export function readFactText(content: string): FactEntity[] {
  */
 function statementOf(view: ClauseView, values: readonly Value[], aside: readonly string[] = [], referent: readonly string[] = []): StatementEntity | null {
   if (view.mode || (view.clause.subordinator !== null && view.clause.subordinator !== 'and' && view.clause.subordinator !== ':')) return null;
+  // What a clause tells as history ("used to", "from before March") is not asserted now.
+  if (view.cue === null && has(CHANGE.history, view.tokens)) return null;
   const words = view.clause.words;
   // A denial's act is the verb its negation governs ("notify never calls X": calls, not notify).
   const negationAt = words.findIndex((w) => NEGATIONS.has(w.lower) || w.lemma === 'not');
