@@ -167,8 +167,9 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       conflicts.push(probableUpdateRecord(user, change, 'narrative_rules', `The earlier fact (${day(user)}) uses ${used.join(', ')}, which a later fact (${day(change)}) says is gone: "${clip(change.content)}". It`));
     }
   }
-  // Gone, then used: a later fact uses as current a joined name (a file, a service, a queue) or states a product an
-  // earlier fact said was deleted or decommissioned. Ask whether it is back, or the later fact repeats what no longer holds.
+  // Gone, then used: a later fact uses as current a joined name (a file, a service, a queue) an earlier fact said was
+  // deleted or decommissioned, or states in the same scope a product it said was replaced or shut down. Ask whether it
+  // is back, or the later fact repeats what no longer holds.
   const sayGone = facts.filter((f) => viewOf(f).gone.length > 0);
   // A product: one the lists know, or one the change names as a product replaced or shut down (not a person away).
   const isProduct = (change: DetectorFact, g: string) =>
@@ -182,7 +183,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     if (!current(user) || viewOf(user).hedged || viewOf(user).deletion || viewOf(user).announces) continue;
     for (const change of sayGone) {
       if (change.id === user.id || !current(change) || time(change) >= time(user) || viewOf(change).hedged || viewOf(change).deletion || doubtful.has(user.id)) continue;
-      const used = viewOf(change).gone.filter((g) => (isJoinedName(g) || (isProduct(change, g) && statesProduct(user, g))) && namesGone(user, g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
+      const used = viewOf(change).gone.filter((g) => (isJoinedName(g) || (user.scope === change.scope && isProduct(change, g) && statesProduct(user, g))) && namesGone(user, g) && !viewOf(user).gone.includes(g) && !viewOf(user).changed.has(g) && !viewOf(user).ended.has(g));
       if (used.length === 0 || conflicts.some((c) => c.factIds.includes(user.id) && c.factIds.includes(change.id))) continue;
       doubtful.add(user.id);
       conflicts.push(staleRecord(user, change, `An earlier fact (${day(change)}) says ${used.join(', ')} is gone: "${clip(change.content)}"; a later fact (${day(user)}) uses it: "${clip(user.content)}".`));
