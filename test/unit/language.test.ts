@@ -590,12 +590,15 @@ describe('claims', () => {
     expect(claim('The gateway allows 20 requests per second per user').per).toBe('user');
   });
 
-  it('reads a version that a release verb follows as a release, not as the version in use', () => {
+  it('reads a version that a release verb or noun follows as a release, not as the version in use', () => {
     expect(claim('ledger-sdk 2.8.3 fixes a leak in the retry loop').mode).toBe('event');
     expect(claim('The retry fix landed in ledger-sdk v2.8.4').mode).toBe('event');
     // A release that removes something is not itself gone.
     expect(claim('ledger-sdk 7.0.0 also drops the legacy client').previous).toBeUndefined();
     expect(claim('The billing worker runs ledger-sdk 2.8.3').mode).toBeUndefined();
+    // So is one the word for a release follows: its notes, its build, its pilot.
+    expect(claim('Kiosk 3.2.0 release notes: faster checkout and a receipt fix').mode).toBe('event');
+    expect(claim('Kiosk 3.2.0 pilot: no crashes reported', 'version').mode).toBe('event');
   });
 
   it('reads "is pinned to" as the value held, and "Pinned X to" as a change', () => {

@@ -742,7 +742,9 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   // The word after it ("also" aside) says what the release does, or that it is one.
   const at = view.tokens.findIndex((t) => t.word.start >= v.end && /\w/.test(t.lower) && t.word.pos !== 'ADV');
   const next = view.tokens[at];
-  return next !== undefined && (CHANGE.release.has(next.word) || (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
+  // Or names the release itself ("4.18.0 release notes", "5.0.0 (build 512)", "5.0.0 pilot"): a release's story, not the version in use.
+  return next !== undefined && (CHANGE.release.has(next.word) || CHANGE.releaseNouns.all(view.tokens.slice(at, at + 2)).some((m) => m.index === 0) ||
+    (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
 
 /**
