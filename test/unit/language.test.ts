@@ -186,6 +186,9 @@ describe('values by shape', () => {
     expect(shape('The dependency sync runs fortnightly').value).toBe(twoWeeks.value);
     expect(shape('Signing keys rotate every 15 minutes')).toMatchObject({ kind: 'duration', value: '900', measure: 'interval' });
     expect(shape('Snapshots are taken twice a day')).toMatchObject({ kind: 'duration', value: '43200', measure: 'interval' });
+    // "every second Thursday" is every other one, not once a second.
+    expect(valuesByShape(normalizeText('The release review is every second Thursday')).find((v) => v.kind === 'duration')?.value).toBe(twoWeeks.value);
+    expect(shape('The health probe runs every second').value).toBe('1');
   });
 
   it('reads a size tier written with its x\'s as a size, not as a header named with X-', () => {
@@ -409,6 +412,10 @@ describe('claims', () => {
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
     // An arrow the tagger splits in two still names the old value.
     expect(claim('intake hpa maxReplicas: 6 -> 12')).toMatchObject({ values: ['12'], previous: ['6'] });
+    // "from … to" between two points in time is a span, unless a word for a change comes first.
+    expect(claim('Batch imports pause from Saturday to Sunday', 'weekday')).toMatchObject({ values: ['saturday', 'sunday'] });
+    expect(claim('Batch imports pause from Saturday to Sunday', 'weekday').previous).toBeUndefined();
+    expect(claim('We moved batch imports from Saturday to Sunday', 'weekday')).toMatchObject({ values: ['sunday'], previous: ['saturday'] });
   });
 
   it('marks a change announced without the old value by its cue, with nothing named as replaced', () => {

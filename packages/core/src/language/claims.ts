@@ -825,6 +825,10 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (place && !/\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before)) continue;
       const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
+      // "from Friday 15:00 to Monday 06:00" is a span of time; it is a change only after a word for one ("moved from Friday to Monday").
+      const span = CALENDAR_KINDS.has(a.kind) && /^\s*(?:\S+\s+){0,3}?(?:to|until|till)\s+$/i.test(between) &&
+        !/\b(?:mov|chang|shift|switch|reschedul|push|pull|bump|updat|adjust|extend|shorten|postpon|slip|slid|delay|defer|br[io]ng|brought)\w*\s+(?:\S+\s+){0,5}?from\s+$/i.test(text.slice(Math.max(0, a.start - 60), a.start));
+      if (span) continue;
       if (
         // Not a range ("backoff from 2 s up to 5 min").
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
@@ -848,6 +852,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
   }
   return replaced;
 }
+
+/** Kinds of value that name a point in time, which "from … to" may span. */
+const CALENDAR_KINDS = new Set(['weekday', 'time', 'date']);
 
 /** A product no list knows, in an explicit replacement with one it does ("swapped esbuild for rspack"): one of the same kind. */
 function replacingProducts(text: string, values: readonly Value[]): Value[] {

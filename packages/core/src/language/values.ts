@@ -211,7 +211,10 @@ const SHAPES: Shape[] = [
   // "every 15 minutes", "every other week", "every day".
   {
     pattern: new RegExp(String.raw`\bevery\s+(other\s+)?(?:${NUMBER}\s*)?(${UNITS})\b`, 'gi'),
-    read: (m) => {
+    read: (m, text) => {
+      // "every second Friday", "every second week": the ordinal, every other one.
+      const ordinal = m[3]!.toLowerCase() === 'second' && !m[1] && !m[2] ? new RegExp(String.raw`^\s+(?:(${DAY})\b|(${UNITS})\b)`, 'i').exec(text.slice(m.index + m[0].length)) : null;
+      if (ordinal) return interval(2 * (ordinal[1] ? 7 * 86_400 : (unitOf(ordinal[2]!)?.factor ?? 0)));
       const unit = unitOf(m[3]!);
       if (unit?.family !== 'duration') return null;
       return interval(round(Number(m[2] ?? 1) * (m[1] ? 2 : 1) * unit.factor));
