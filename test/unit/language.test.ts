@@ -1137,6 +1137,8 @@ describe('names, tools and figures as software notes write them', () => {
 
   it('reads an incident id opening a sentence as a write-up of then, and a frequency after "the" as naming which job', () => {
     expect(claim('INC-88 (sev2, 40 min): checkout failed after a bad config push', 'duration').mode).toBe('event');
+    // Whatever its numbering ("INC-2024-117").
+    expect(claim('INC-2024-117 (sev2, 40 min): checkout failed after a bad config push', 'duration').mode).toBe('event');
     expect(claimsIn('The reports job runs after the nightly backup').some((c) => c.measure === 'interval')).toBe(false);
     expect(claim('Backups run nightly at 02:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
   });

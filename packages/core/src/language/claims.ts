@@ -758,10 +758,10 @@ function namesWorkTarget(v: Value, view: ClauseView): boolean {
 }
 
 /** An incident, by its id or its name. */
-const INCIDENT = /^(?:inc-?\d+|incident|outage|post-?mortem|sev-?\d)$/i;
+const INCIDENT = /^(?:inc-?\d+(?:-\d+)*|incident|outage|post-?mortem|sev-?\d)$/i;
 
 /** Words that open a write-up of what happened: an incident's ("Postmortem", "Outage", its id "INC-231") or a release's ("Changelog", "Release notes"). */
-const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+$/i;
+const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spective)?|changelog|release note)s?$|^inc-?\d+(?:-\d+)*$/i;
 /**
  * Does the clause open with a write-up's label? Not where the word only qualifies the noun after it, the subject of a
  * statement ("Incident triage happens in …"), unless the clause is only a label, which a colon ended ("Incident
