@@ -561,9 +561,12 @@ describe('claims', () => {
     expect(claimsIn('ledger reads from Postgres with `LEDGER_POOL_SIZE=12` connections').filter((c) => c.kind === 'technology').flatMap((c) => c.values)).toEqual(['postgres']);
   });
 
-  it('reads a figure compared in an alert condition as its threshold, not the figure itself', () => {
+  it('reads a figure compared in an alert condition, or a level something is done at, as its threshold, not the figure itself', () => {
     expect(claim('The ApiSlow alert fires when search-api p95 > 2s for 5 minutes', 'duration')).toMatchObject({ measure: 'threshold', values: ['2', '300'] });
     expect(claim('search-api p95 latency was 900ms at the Monday peak', 'duration').measure).toBe('latency');
+    // So is a bare percentage at which something is done.
+    expect(claim('The quota guard throttles the export worker at 95%', 'percentage').measure).toBe('threshold');
+    expect(same('The quota guard throttles the export worker at 95%', 'The export worker uses about 40% of the quota')).toBe(false);
   });
 
   it('reads container registries as products of one kind', () => {

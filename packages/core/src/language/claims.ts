@@ -757,6 +757,16 @@ function namesWorkTarget(v: Value, view: ClauseView): boolean {
   return next !== undefined && next.word.pos === 'NOUN' && isChangeWord(next.word) && !has(CHANGE.completion, view.tokens);
 }
 
+/**
+ * A percentage no measure word names, after a verb and "at", is the level at which something is done ("suspends the
+ * warehouse at 110%"), not a figure of that thing.
+ */
+function triggerLevel(v: Value, view: ClauseView): string {
+  if (v.kind !== 'percentage') return '';
+  const at = tokenAt(view.tokens, v.start);
+  return view.tokens[at - 1]?.lower === 'at' && view.tokens.slice(0, at - 1).some((t) => t.word.pos === 'VERB') ? 'threshold' : '';
+}
+
 /** An incident, by its id or its name. */
 const INCIDENT = /^(?:inc-?\d+(?:-\d+)*|incident|outage|post-?mortem|sev-?\d)$/i;
 
@@ -1047,7 +1057,7 @@ export function readFactText(content: string): FactEntity[] {
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
       const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
-      const name = compared ? 'threshold' : limit;
+      const name = compared ? 'threshold' : limit || triggerLevel(v, view);
       // A count no measure word names measures what it counts ("40 end-to-end tests").
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
     }
