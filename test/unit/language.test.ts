@@ -404,6 +404,7 @@ describe('claims', () => {
     expect(claim('We upgraded the payments SDK from 3.1 to 3.2')).toMatchObject({ values: ['3.2'], previous: ['3.1'], cue: 'change' });
     expect(claim('We raised the ledger-sync timeout from 30 seconds to 60 seconds', 'duration')).toMatchObject({ measure: 'timeout', values: ['60'], previous: ['30'] });
     expect(claim('The preview session TTL is now 10 minutes (was 5 minutes)', 'duration')).toMatchObject({ values: ['600'], previous: ['300'] });
+    expect(claim('The nightly compaction now takes 9 minutes (was ~25)', 'duration')).toMatchObject({ values: ['540'], previous: ['1500'] });
     expect(claim('The preview session TTL is 10 minutes, down from 30 minutes', 'duration')).toMatchObject({ values: ['600'], previous: ['1800'] });
     expect(claim('We replaced Sentry with Rollbar for error tracking', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['rollbar'], previous: ['sentry'] });
     expect(claim('Shipping alerts now go to #ship-ops instead of #ops', 'channel')).toMatchObject({ values: ['#ship-ops'], previous: ['#ops'] });

@@ -854,7 +854,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       } else if (
         /^\s*(?:\S+\s+){0,3}?(?:replac(?:ed|es|ing)|supersed(?:ed|es)|(?:took|takes)\s+over\s+(?:as\s+(?:\S+\s+){1,3})?from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
         /^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) ||
-        /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*$/i.test(between)
+        /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*(?:~|≈|about\s+|around\s+|approx\.?\s+)?$/i.test(between)
       ) {
         replaced.set(b, a);
       }
@@ -910,7 +910,7 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
     pair(v, /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(text.slice(before, v.start)), before);
     // "KEY_MS from 1000 to 250": the number a value goes to is in its unit too.
     if (/\bfrom\s+$/i.test(text.slice(before, v.start))) pair(v, /^\s*(?:to|→|->)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(text.slice(v.end, v.end + 20)), v.end);
-    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(\d+(?:\.\d+)?)(?![\w.%])/i;
+    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(?:~|≈|about\s+|around\s+|approx\.?\s+)?(\d+(?:\.\d+)?)(?![\w.%])/i;
     pair(v, was.exec(text.slice(v.end, v.end + 40)), v.end);
   }
   return out;
