@@ -472,6 +472,9 @@ describe('claims', () => {
     // When it is for names no thing of its own.
     expect(claim('Set `replicaCount: 5` for `ledger-api` in `values-prod.yaml` ahead of the statewide Schoology rollout in Ohio').components).not.toContain('schoology');
     expect(claim('The ledger-api worker pool is set to 24').cue).toBeUndefined();
+    // A third person's present after "and" says what a thing does, not a change made.
+    expect(readFact('Billing consumes the events and moves an invoice to PAID once every line has settled').some((e) => 'cue' in e)).toBe(false);
+    expect(readFact('Moved each booking to RELEASED').some((e) => 'cue' in e)).toBe(true);
   });
 
   it("reads what follows a label's colon as the holder of the role the label names, dates in parentheses or not", () => {

@@ -151,7 +151,8 @@ function changeDone(words: readonly Word[], i: number): boolean {
   // "a fixed 4 pods", "the updated config": a participle after a determiner describes a thing, it reports no change.
   if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET') return false;
   // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
-  const reported = i === 0 || FIRST_PERSON.has(words[i - 1]!.lower);
+  // Not a third person's present ("..., and moves an order to READY once ..."): what a thing does, a habit.
+  const reported = (i === 0 && !(w.lower !== w.lemma && /s$/.test(w.lower))) || FIRST_PERSON.has(words[i - 1]?.lower ?? '');
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = namesTarget(after);
   if (describes(words, i)) return false;
