@@ -46,6 +46,8 @@ describe('the reader', () => {
     expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
     // A prefix written with its trailing underscore keeps it, and not the bracket after it.
     expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
+    // A clause spliced on after a comma keeps its first word, the key it sets.
+    expect(readText('Broker config: acks=all, min_insync_replicas = 2').clauses.map((c) => c.words.map((w) => w.text).join(' '))).toContain('min_insync_replicas = 2');
   });
 
   it('reads a plural noun the tagger could take for a verb as a noun', () => {
