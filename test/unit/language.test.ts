@@ -263,6 +263,10 @@ describe('claims', () => {
     expect(during('Hourly sync jobs take about 2 minutes').qualities).toContain('hourly');
     expect(sameThing(during('The nightly reindex finishes in ~40 minutes'), during('Hourly reindex runs take ~3 minutes'))).toBe(false);
     expect(sameThing(during('The nightly reindex finishes in ~40 minutes'), during('The reindex now takes ~25 minutes'))).toBe(true);
+    // "the weekly reset" says which reset: the day it runs on is that reset's day, not an interval.
+    expect(claim('Moved the weekly quota reset to Sunday', 'weekday').measure).toBe('');
+    const day = (text: string) => claimsOf(text).find((c) => c.kind === 'weekday')!;
+    expect(sameThing(day('The weekly quota reset is on Monday at 00:00 UTC'), day('Moved the weekly quota reset to Sunday'))).toBe(true);
   });
 
   it('reads an amount of money no word names as what a thing costs', () => {

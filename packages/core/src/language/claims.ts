@@ -544,6 +544,8 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
+    // "the weekly reset": which reset, not how often a day or a time recurs.
+    if (measure.name === 'interval' && (v.kind === 'weekday' || v.kind === 'time') && /ly$/.test(view.tokens[found.index]!.lower)) continue;
     // Whom a bare figure is counted for is not what it measures ("16 to 24 per node"); a count of a noun may be ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
     // "the busiest pod at 17.8k": one thing at a level; a count names its things in the plural ("6 pods", "replicas at 12").
