@@ -347,6 +347,11 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     current.push(w);
   }
   flush();
+  // A sentence that ends inside parentheses (the tokenizer cuts "(MR !2291)" at "!") still has the clause they interrupted.
+  if (interrupted !== null) {
+    ({ words: current, subordinator } = interrupted);
+    flush();
+  }
 }
 
 /** Does what follows a colon state something: a verb outside parentheses, before any subordinate clause? */
