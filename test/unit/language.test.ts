@@ -384,6 +384,11 @@ describe('claims', () => {
     expect(claim('Next quarter we will move the ranking-api to OpenSearch', 'technology').mode).toBe('plan');
     expect(claim('The team is migrating the ranking job queue to SQS', 'technology').mode).toBe('plan');
     expect(claim('If the soak test passes, we raise the ranking-api pool to 40 connections').mode).toBe('if');
+    // A fact announcing a change is hedged by a plan or a condition in the change's sentence, not by a rule in another one.
+    const hedged = (text: string) => readFact(text).find((e) => e.type === 'mentions')?.hedged === true;
+    expect(hedged("Swapped the hosted build agents for our own runners. Jobs without the runner tag won't get picked up.")).toBe(false);
+    expect(hedged('We will swap the hosted build agents for our own runners.')).toBe(true);
+    expect(hedged('Swapped the hosted build agents for our own runners, and if the queue grows we will add more.')).toBe(true);
     expect(claim('We are evaluating a ranking-api pool of 40 connections').mode).toBe('plan');
     // A change part of the way through ("14 of 20 services moved") is under way; all of them moved is done; a part that states no change is a state.
     expect(claim('14 of 20 services moved to Kafka', 'technology').mode).toBe('plan');

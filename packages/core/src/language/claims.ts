@@ -1310,7 +1310,10 @@ export function readFactText(content: string): FactEntity[] {
   // A product replaced by another ("moved from PagerDuty to Opsgenie") is gone too.
   for (const e of entities) if (e.type === 'claim' && (e.kind === 'technology' || e.kind === 'name') && !e.mode && e.values.length > 0) for (const p of e.previous ?? []) gone.add(p);
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
-  const hedged = read.some((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
+  // Of the change, when the fact announces one: a hedge in another sentence ("Jobs without the tag won't run") is a rule of its own.
+  const hedges = read.filter((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
+  const cued = new Set(read.filter((r) => !r.view.mode && r.view.cue !== null).map((r) => r.view.clause.sentence));
+  const hedged = hedges.some((r) => cued.size === 0 || cued.has(r.view.clause.sentence));
   const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
   entities.push({
     type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}),
