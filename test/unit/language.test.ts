@@ -628,6 +628,7 @@ describe('claims', () => {
     expect(claim('Kiosk 3.2.0 pilot: no crashes reported', 'version').mode).toBe('event');
     // Or a version the clause is about, where it says where that release is in its life: rolled out, approved, live.
     expect(claim('Kiosk 3.3.0 reached 100% on Google Play today', 'version').mode).toBe('event');
+    expect(claim('Submitted Kiosk 3.4.0 to App Review today', 'version').mode).toBe('event');
     expect(claim('Released `kiosk-web-2026.04.02.1`: receipt reprint', 'version').mode).toBe('event');
     expect(claim('The kiosk backend runs Postgres 16', 'version').mode).toBeUndefined();
   });
