@@ -340,8 +340,6 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
       })();
     if (joinedStatement || spliced || (w.lower === 'but' && current.length > 2)) {
       flush();
-      // A spliced clause opens with its subject, which is a word of it (unlike "and" or "but").
-      if (spliced && !joinedStatement && w.lower !== 'but') current.push(w);
       continue;
     }
     current.push(w);
