@@ -744,8 +744,7 @@ function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   if (/\b(?:ship(?:s|ped)?|released|land(?:s|ed)?|fixed|added|introduced|available|removed)\s+(?:in|since)\s+(?:`?[\w.@/-]+`?\s+)?`?v?$/i.test(text.slice(Math.max(0, v.start - 48), v.start))) return true;
   // A version the clause is about, where it says where that release is in its life ("Android 4.12.0 reached 100% on Google
   // Play", "Released `web-2026.11.10.2`: ..."): the release's story.
-  const at0 = tokenAt(view.tokens, v.start);
-  const subject = !view.tokens.slice(0, at0).some((t) => (t.word.pos === 'VERB' || t.word.pos === 'AUX') && !CHANGE.releaseLifecycle.has(t.word));
+  const subject = !view.tokens.slice(0, tokenAt(view.tokens, v.start)).some((t) => (t.word.pos === 'VERB' || t.word.pos === 'AUX') && !CHANGE.releaseLifecycle.has(t.word));
   if (subject && CHANGE.releaseLifecycle.all(view.tokens).length > 0) return true;
   // The word after it ("also" aside) says what the release does, or that it is one.
   const at = view.tokens.findIndex((t) => t.word.start >= v.end && /\w/.test(t.lower) && t.word.pos !== 'ADV');
