@@ -359,6 +359,8 @@ describe('claims', () => {
     expect(disagree(claim('Thumbnails are cut at 1440p, 900p and 300p sizes'), claim('The app downloads only the 900p size'))).toBe(false);
     expect(disagree(claim('Thumbnails are cut at 1440p, 900p and 300p sizes'), claim('The app downloads only the 600p size'))).toBe(true);
     expect(claimsIn('The timeout is 30, and 5 retries are allowed').map((c) => c.values)).not.toContainEqual(['30', '5']);
+    // "between 2 and 8 nodes" is a range, not a list.
+    expect(claim('The autoscaler keeps the pool between 2 and 8 nodes', 'count').values).toEqual(['2-8']);
   });
 
   it('reads a name between a count and what it counts as narrowing it: HTTP/2 connections are not the DB pool', () => {

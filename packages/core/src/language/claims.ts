@@ -386,7 +386,9 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         const goesTo = ['→', '->', '>'].includes(previous?.text ?? '') || (previous?.lower === 'to' && /^\d/.test(words[i - 2]?.text ?? ''));
         if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '=' || goesTo))) continue;
         // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
-        const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from');
+        // "between 3 and 10 pods" too: a range, not a list.
+        const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from') ||
+          (words[i + 1]?.lower === 'and' && words[i - 1]?.lower === 'between');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
         // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
         // "2, 4 and 8 vCPUs", "1080p, 720p and 360p renditions": each figure of a list counts the noun after its last one.
