@@ -586,6 +586,10 @@ describe('claims', () => {
     expect(same('The quota guard throttles the export worker at 95%', 'The export worker uses about 40% of the quota')).toBe(false);
   });
 
+  it('reads the window a rate is counted over ("per 10 minutes") as a window, not a duration of the thing', () => {
+    expect(claim('The login guard allows 5 attempts per account per 10 minutes', 'duration').measure).toBe('window');
+  });
+
   it('reads container registries as products of one kind', () => {
     expect(claim('Moved the kiosk images from Quay to Amazon ECR', 'technology')).toMatchObject({ measure: 'container_registry', values: ['ecr'], previous: ['quay'] });
   });

@@ -1066,7 +1066,8 @@ export function readFactText(content: string): FactEntity[] {
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
       const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
-      const name = compared ? 'threshold' : limit || triggerLevel(v, view);
+      // "10 attempts per account per 15 minutes": the window a rate is counted over, compared only with windows.
+      const name = compared ? 'threshold' : v.kind === 'duration' && /\bper\s+$/i.test(window) ? 'window' : limit || triggerLevel(v, view);
       // A count no measure word names measures what it counts ("40 end-to-end tests").
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
     }
