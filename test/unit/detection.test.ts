@@ -908,13 +908,14 @@ describe('named things said to be gone', () => {
   });
 
   it('reads capitalised words run together as a product\'s name, not a setting\'s key, and a product replaced as gone', () => {
-    const moved = fact('Paging moved from PagerDuty to Opsgenie last spring.', { scope: 'team/oncall', hoursAgo: 400 });
-    expect(viewOf(moved).claims.find((c) => c.values.includes('opsgenie'))?.previous).toEqual(['pagerduty']);
+    const moved = fact('Builds moved from CircleCI to Buildkite last spring.', { scope: 'ci', hoursAgo: 400 });
+    expect(viewOf(moved).claims.find((c) => c.values.includes('buildkite'))?.previous).toEqual(['circleci']);
+    expect(viewOf(fact('Alerting moved from PageKeeper to Opsgenie last spring.', { scope: 'team/oncall', hoursAgo: 400 })).claims.find((c) => c.values.includes('opsgenie'))?.previous).toEqual(['pagekeeper']);
     // Replaced, it is gone: a later fact that sends to it is asked about; one that denies it or tells its history is not.
-    const later = fact('The new disk alert posts to PagerDuty like the others.', { scope: 'team/oncall', hoursAgo: 20 });
+    const later = fact('The new release job runs on CircleCI like the others.', { scope: 'ci', hoursAgo: 20 });
     expect(analyzeAll([moved, later]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['stale', [later.id, moved.id]]]);
-    const denial = fact('The mobile app never used PagerDuty.', { scope: 'team/oncall', hoursAgo: 20 });
-    const history = fact('Pages from before March live in the PagerDuty export.', { scope: 'team/oncall', hoursAgo: 20 });
+    const denial = fact('The mobile app never used CircleCI.', { scope: 'ci', hoursAgo: 20 });
+    const history = fact('Build logs from before March live in the CircleCI export.', { scope: 'ci', hoursAgo: 20 });
     expect(analyzeAll([moved, denial]).conflicts).toEqual([]);
     expect(analyzeAll([moved, history]).conflicts).toEqual([]);
     expect(viewOf(fact('The chart sets maxReplicas to 12.', { scope: 'infra', hoursAgo: 4 })).claims[0]).toMatchObject({ values: ['12'] });

@@ -386,7 +386,7 @@ describe('claims', () => {
     expect(claim('If the soak test passes, we raise the ranking-api pool to 40 connections').mode).toBe('if');
     // A fact announcing a change is hedged by a plan or a condition in the change's sentence, not by a rule in another one.
     const hedged = (text: string) => readFact(text).find((e) => e.type === 'mentions')?.hedged === true;
-    expect(hedged("Swapped the hosted build agents for our own runners. Jobs without the runner tag won't get picked up.")).toBe(false);
+    expect(hedged("Swapped the hosted build agents for our own runners. Staging deploys won't start without an approval.")).toBe(false);
     expect(hedged('We will swap the hosted build agents for our own runners.')).toBe(true);
     expect(hedged('Swapped the hosted build agents for our own runners, and if the queue grows we will add more.')).toBe(true);
     expect(claim('We are evaluating a ranking-api pool of 40 connections').mode).toBe('plan');
@@ -486,7 +486,7 @@ describe('claims', () => {
     expect(claim('Set `replicaCount: 5` for `ledger-api` in `values-prod.yaml` ahead of the statewide Schoology rollout in Ohio').components).not.toContain('schoology');
     expect(claim('The ledger-api worker pool is set to 24').cue).toBeUndefined();
     // A third person's present after "and" says what a thing does, not a change made.
-    expect(readFact('Billing consumes the events and moves an invoice to PAID once every line has settled').some((e) => 'cue' in e)).toBe(false);
+    expect(readFact('The janitor scans old uploads and moves each file to cold storage').some((e) => 'cue' in e)).toBe(false);
     expect(readFact('Moved each booking to RELEASED').some((e) => 'cue' in e)).toBe(true);
   });
 

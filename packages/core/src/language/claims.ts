@@ -65,7 +65,7 @@ const splitIdentifier = (text: string) =>
 function isSetting(w: Word): boolean {
   // Joined by dots, underscores or case; by hyphens only a measure and its unit ("timeout-minutes", a YAML key).
   if ((!/[_.]|[a-z][A-Z]/.test(w.text) && !(/^[a-z]+(?:-[a-z]+)+$/.test(w.text) && measureAndUnit(w.text))) || /^https?:/.test(w.text)) return false;
-  // Capitalised words run together are a product's name ("PagerDuty", "CircleCI"), not a key, unless code quotes or an
+  // Capitalised words run together are a product's name ("CircleCI", "LaunchDarkly"), not a key, unless code quotes or an
   // assignment ("VisibilityTimeout=90s") say they are one.
   if (/^\p{Lu}\p{Ll}+(?:\p{Lu}+\p{Ll}*)+$/u.test(w.text) && w.previous !== '`' && w.nextPos !== 'SYM') return false;
   const parts = splitIdentifier(w.text);
@@ -151,7 +151,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   // "a fixed 4 pods", "the updated config": a participle after a determiner describes a thing, it reports no change.
   if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET') return false;
   // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
-  // Not a third person's present ("..., and moves an order to READY once ..."): what a thing does, a habit.
+  // Not a third person's present ("..., and marks each invoice PAID"): what a thing does, a habit.
   const reported = (i === 0 && !(w.lower !== w.lemma && /s$/.test(w.lower))) || FIRST_PERSON.has(words[i - 1]?.lower ?? '');
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = namesTarget(after);
@@ -386,12 +386,12 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         const goesTo = ['→', '->', '>'].includes(previous?.text ?? '') || (previous?.lower === 'to' && /^\d/.test(words[i - 2]?.text ?? ''));
         if (value >= 1900 && value <= 2100 && !w.text.includes('.') && !(previous && (KEY_SHAPE.test(previous.text) || previous.text === '=' || goesTo))) continue;
         // "3–12 replicas": a range of what follows ("from 18 to 20" is a change, not a range).
-        // "between 3 and 10 pods" too: a range, not a list.
+        // "between 2 and 8 nodes" too: a range, not a list.
         const ranged = ['-', '–'].includes(words[i + 1]?.lower ?? '') || (words[i + 1]?.lower === 'to' && words[i - 1]?.lower !== 'from') ||
           (words[i + 1]?.lower === 'and' && words[i - 1]?.lower === 'between');
         const high = ranged && /^\d+(?:\.\d+)?$/.test(words[i + 2]?.text ?? '') ? Number(words[i + 2]!.text) : undefined;
         // "3 read replicas", "8 times", "40 end-to-end tests": a count of the noun it qualifies.
-        // "2, 4 and 8 vCPUs", "1080p, 720p and 360p renditions": each figure of a list counts the noun after its last one.
+        // "2, 4 and 8 vCPUs", "1440p, 900p and 300p thumbnails": each figure of a list counts the noun after its last one.
         const listed = high === undefined ? listNoun(words, i) : undefined;
         const noun = listed ?? nounAfter(words, i + (high === undefined ? 1 : 3), i + 5);
         if (noun) {
@@ -546,7 +546,7 @@ function measureOf(v: Value, view: ClauseView, values: readonly Value[], per: st
   for (const found of MEASURE_WORDS.all(view.tokens.map((t) => (inValue(t) ? { lower: '', lemma: '' } : t)))) {
     const measure = found.value.find(takes);
     if (!measure) continue;
-    // "the weekly reset": which reset, not how often a day or a time recurs.
+    // "the weekly quota reset": which reset, not how often a day or a time recurs.
     if (measure.name === 'interval' && (v.kind === 'weekday' || v.kind === 'time') && /ly$/.test(view.tokens[found.index]!.lower)) continue;
     // Whom a bare figure is counted for is not what it measures ("16 to 24 per node"); a count of a noun may be ("500 rows per page").
     if (v.kind !== 'count' && found.index > 0 && countedFor(view.tokens, found.index - 1)) continue;
@@ -744,14 +744,14 @@ function envInName(text: string): string | undefined {
 function namesRelease(v: Value, view: ClauseView, text: string): boolean {
   if (v.kind !== 'version') return false;
   if (/\b(?:ship(?:s|ped)?|released|land(?:s|ed)?|fixed|added|introduced|available|removed)\s+(?:in|since)\s+(?:`?[\w.@/-]+`?\s+)?`?v?$/i.test(text.slice(Math.max(0, v.start - 48), v.start))) return true;
-  // A version the clause is about, where it says where that release is in its life ("Android 4.12.0 reached 100% on Google
-  // Play", "Released `web-2026.11.10.2`: ..."): the release's story.
+  // A version the clause is about, where it says where that release is in its life ("Kiosk 3.3.0 reached 100% on the store",
+  // "Released `kiosk-web-2026.04.02.1`: ..."): the release's story.
   const subject = !view.tokens.slice(0, tokenAt(view.tokens, v.start)).some((t) => (t.word.pos === 'VERB' || t.word.pos === 'AUX') && !CHANGE.releaseLifecycle.has(t.word));
   if (subject && CHANGE.releaseLifecycle.all(view.tokens).length > 0) return true;
   // The word after it ("also" aside) says what the release does, or that it is one.
   const at = view.tokens.findIndex((t) => t.word.start >= v.end && /\w/.test(t.lower) && t.word.pos !== 'ADV');
   const next = view.tokens[at];
-  // Or names the release itself ("4.18.0 release notes", "5.0.0 (build 512)", "5.0.0 pilot"): a release's story, not the version in use.
+  // Or names the release itself ("3.2.0 release notes", "3.2.0 (build 77)", "3.2.0 pilot"): a release's story, not the version in use.
   return next !== undefined && (CHANGE.release.has(next.word) || CHANGE.releaseNouns.all(view.tokens.slice(at, at + 2)).some((m) => m.index === 0) ||
     (next.word.lemma === 'be' && view.tokens.slice(at + 1, at + 4).some((t) => t.lemma === 'release')));
 }
@@ -767,8 +767,8 @@ function namesWorkTarget(v: Value, view: ClauseView): boolean {
 }
 
 /**
- * A percentage no measure word names, after a verb and "at", is the level at which something is done ("suspends the
- * warehouse at 110%"), not a figure of that thing.
+ * A percentage no measure word names, after a verb and "at", is the level at which something is done ("throttles the
+ * export worker at 95%"), not a figure of that thing.
  */
 function triggerLevel(v: Value, view: ClauseView): string {
   if (v.kind !== 'percentage') return '';
@@ -844,7 +844,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (place && !/\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before)) continue;
       const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
-      // "from Friday 15:00 to Monday 06:00" is a span of time; it is a change only after a word for one ("moved from Friday to Monday").
+      // "from Saturday 02:00 to Sunday 04:00" is a span of time; it is a change only after a word for one ("moved from Saturday to Sunday").
       const span = CALENDAR_KINDS.has(a.kind) && /^\s*(?:\S+\s+){0,3}?(?:to|until|till)\s+$/i.test(between) &&
         !/\b(?:mov|chang|shift|switch|reschedul|push|pull|bump|updat|adjust|extend|shorten|postpon|slip|slid|delay|defer|br[io]ng|brought)\w*\s+(?:\S+\s+){0,5}?from\s+$/i.test(text.slice(Math.max(0, a.start - 60), a.start));
       if (span) continue;
@@ -1066,7 +1066,7 @@ export function readFactText(content: string): FactEntity[] {
       const comparison = /(?:[<>]=?|[≥≤]|\b(?:exceeds?|above|over|below|under))\s*$/i;
       const condition = CONDITIONS.has(view.clause.subordinator ?? '') && view.clause.subordinator !== 'unless';
       const compared = condition && (comparison.test(text.slice(Math.max(0, v.start - 10), v.start)) || (/\bfor\s+$/i.test(text.slice(Math.max(0, v.start - 5), v.start)) && clauseValues.some((o) => comparison.test(text.slice(Math.max(0, o.start - 10), o.start)))));
-      // "10 attempts per account per 15 minutes": the window a rate is counted over, compared only with windows.
+      // "5 attempts per account per 10 minutes": the window a rate is counted over, compared only with windows.
       const name = compared ? 'threshold' : v.kind === 'duration' && /\bper\s+$/i.test(window) ? 'window' : limit || triggerLevel(v, view);
       // A count no measure word names measures what it counts ("40 end-to-end tests").
       drafts.push({ v, measure: name || (v.kind === 'count' ? (v.of ?? '') : ''), measureAt: measure.at, quals, gone: gone.has(v) });
@@ -1271,8 +1271,8 @@ export function readFactText(content: string): FactEntity[] {
     if (r.view.mode || r.view.negated) continue;
     const words = r.view.clause.words;
     const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
-    // And a product that is the head of what went, or names its one instance ("Redshift was shut down", "the Redshift
-    // cluster was decommissioned"; not "Argo CD sync windows are removed", which keeps Argo CD).
+    // And a product that is the head of what went, or names its one instance ("Jenkins was shut down", "the Elasticsearch
+    // cluster was decommissioned"; not "Elasticsearch snapshot schedules are removed", which keeps Elasticsearch).
     const products = (from: number, to: number) => r.clauseValues.filter((v) => {
       if (v.kind !== 'technology' || to <= from || v.start < words[from]!.start || v.end > words[to - 1]!.end) return false;
       let next = words.findIndex((w) => w.start >= v.end);
@@ -1314,10 +1314,10 @@ export function readFactText(content: string): FactEntity[] {
     const at = departure ? r.view.tokens[departure.index]!.word.start : -1;
     for (const v of r.clauseValues) if ((v.kind === 'person' || v.kind === 'name') && v.end <= at) gone.add(v.value);
   }
-  // A product replaced by another ("moved from PagerDuty to Opsgenie") is gone too.
+  // A product replaced by another ("swapped CircleCI for Buildkite") is gone too.
   for (const e of entities) if (e.type === 'claim' && (e.kind === 'technology' || e.kind === 'name') && !e.mode && e.values.length > 0) for (const p of e.previous ?? []) gone.add(p);
   // A plan, work in progress or any condition ("if the build cache misses, CI falls back to ..."): behaviour or intent, not a change made.
-  // Of the change, when the fact announces one: a hedge in another sentence ("Jobs without the tag won't run") is a rule of its own.
+  // Of the change, when the fact announces one: a hedge in another sentence ("Staging deploys will need an approval") is a rule of its own.
   const hedges = read.filter((r) => r.view.mode || r.view.clause.subordinator === 'if' || r.view.clause.subordinator === 'unless' || (r.view.clause.words.length > 0 && CHANGE.conditional.has(r.view.clause.words[0]!)));
   const cued = new Set(read.filter((r) => !r.view.mode && r.view.cue !== null).map((r) => r.view.clause.sentence));
   const hedged = hedges.some((r) => cued.size === 0 || cued.has(r.view.clause.sentence));

@@ -160,7 +160,7 @@ const lowerReading = remembered(10_000, (word): { pos: PartOfSpeech; lemma: stri
 });
 
 /**
- * Words between a pair of backticks are code: a command or an identifier (`make reindex`, `helm upgrade`), named, not
+ * Words between a pair of backticks are code: a command or an identifier (`run migrate`, `helm upgrade`), named, not
  * said; a verb there is no verb of the sentence.
  */
 function nameCodeSpans(words: Word[]): void {
@@ -345,7 +345,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     current.push(w);
   }
   flush();
-  // A sentence that ends inside parentheses (the tokenizer cuts "(MR !2291)" at "!") still has the clause they interrupted.
+  // A sentence that ends inside parentheses (the tokenizer cuts "(MR !77)" at "!") still has the clause they interrupted.
   if (interrupted !== null) {
     ({ words: current, subordinator } = interrupted);
     flush();

@@ -212,7 +212,7 @@ const SHAPES: Shape[] = [
   {
     pattern: new RegExp(String.raw`\bevery\s+(other\s+)?(?:${NUMBER}\s*)?(${UNITS})\b`, 'gi'),
     read: (m, text) => {
-      // "every second Friday", "every second week": the ordinal, every other one.
+      // "every second Thursday", "every second week": the ordinal, every other one.
       const ordinal = m[3]!.toLowerCase() === 'second' && !m[1] && !m[2] ? new RegExp(String.raw`^\s+(?:(${DAY})\b|(${UNITS})\b)`, 'i').exec(text.slice(m.index + m[0].length)) : null;
       if (ordinal) return interval(2 * (ordinal[1] ? 7 * 86_400 : (unitOf(ordinal[2]!)?.factor ?? 0)));
       const unit = unitOf(m[3]!);
