@@ -23,7 +23,7 @@ const DATA = path.join(import.meta.dirname, '../data/detection');
 /**
  * Per stories file: minimum precision and recall of the confusions, minimum share of the explicit
  * updates applied, and the most no_flag / current expectations that may be broken. Each bar is the
- * figure measured on 2026-12-02 (`agents5-dev` and `workspace5-dev`: 2026-12-04; `agents6-dev` and `workspace6-dev`: 2026-12-06; `agents7-dev`, `workspace7-dev`, `agents8-dev` and `workspace8-dev`: 2026-12-06, later;
+ * figure measured on 2026-12-02 (`agents5-dev` and `workspace5-dev`: 2026-12-04; `agents6-dev` and `workspace6-dev`: 2026-12-06; `agents7-dev`, `workspace7-dev`, `agents8-dev` and `workspace8-dev`: 2026-12-06, later; `agents9-dev`, `workspace9-dev`, `agents10-dev` and `workspace10-dev`: 2026-12-06, late;
  * docs/detection.md) less one story's worth: one more false alarm,
  * one fewer confusion found, one more violation; two fewer updates applied, since a question about
  * an announced change depends on which facts a run reads together, and how commits coalesce into
@@ -56,6 +56,10 @@ const BARS: Record<string, { precision: number; recall: number; applied: number;
   'workspace7-dev-stories.json': { precision: 0.54, recall: 1, applied: 0.5, violations: 3 },
   'agents8-dev-stories.json': { precision: 0.93, recall: 0.24, applied: 0.53, violations: 1 },
   'workspace8-dev-stories.json': { precision: 0.42, recall: 1, applied: 0.58, violations: 1 },
+  'agents9-dev-stories.json': { precision: 0.9, recall: 0.23, applied: 0.64, violations: 2 },
+  'workspace9-dev-stories.json': { precision: 0.7, recall: 1, applied: 0.75, violations: 1 },
+  'agents10-dev-stories.json': { precision: 0.84, recall: 0.07, applied: 0.52, violations: 2 },
+  'workspace10-dev-stories.json': { precision: 0.29, recall: 1, applied: 0.66, violations: 1 },
 };
 
 describe('conflict detection on the story files', () => {
