@@ -845,8 +845,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       const between = text.slice(a.end, b.start).replace(/`/g, '');
       if (between.length > 60) continue;
       // "from Saturday 02:00 to Sunday 04:00" is a span of time; it is a change only after a word for one ("moved from Saturday to Sunday").
+      const lead = /^(.*)\bfrom\s+$/is.exec(text.slice(Math.max(0, a.start - 60), a.start))?.[1] ?? '';
       const span = CALENDAR_KINDS.has(a.kind) && /^\s*(?:\S+\s+){0,3}?(?:to|until|till)\s+$/i.test(between) &&
-        !/\b(?:mov|chang|shift|switch|reschedul|push|pull|bump|updat|adjust|extend|shorten|postpon|slip|slid|delay|defer|br[io]ng|brought)\w*\s+(?:\S+\s+){0,5}?from\s+$/i.test(text.slice(Math.max(0, a.start - 60), a.start));
+        !lead.split(/[^A-Za-z]+/).filter(Boolean).slice(-6).some((w) => inChangeFamily(w.toLowerCase()));
       if (span) continue;
       if (
         // Not a range ("backoff from 2 s up to 5 min").
