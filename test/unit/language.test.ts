@@ -79,6 +79,14 @@ describe('values by shape', () => {
     expect(shape('Raw clickstream is kept for 7 years').value).toBe(String(7 * 365 * 86_400));
   });
 
+  it('reads a duration written in parts, largest first, as one duration', () => {
+    expect(shape('The nightly vacuum takes 1h 30m')).toMatchObject({ kind: 'duration', value: '5400' });
+    expect(shape('WORKER_DRAIN_TIMEOUT=2m30s')).toMatchObject({ kind: 'duration', value: '150' });
+    expect(shape('The lease is held for 2 hours and 15 minutes').value).toBe(shape('The lease is held for 135 minutes').value);
+    // Not parts of one duration: steps of a backoff, each its own.
+    expect(shapes('Retries back off 2s 4s 8s')).toEqual([['duration', '2'], ['duration', '4'], ['duration', '8']]);
+  });
+
   it('reads sizes in bytes, binary and decimal units apart', () => {
     expect(shape('The renderer heap limit is 1 GiB').value).toBe(String(1024 ** 3));
     expect(shape('The renderer heap limit is 1024 MiB').value).toBe(String(1024 ** 3));

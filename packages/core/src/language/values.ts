@@ -55,6 +55,7 @@ export function normalizeText(content: string): string {
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
 const UNITS = UNIT_SPELLINGS.map(escape).join('|');
+const DURATION_UNITS = UNIT_SPELLINGS.filter((u) => unitOf(u)?.family === 'duration').map(escape).join('|');
 const TZ = String.raw`(?:\s*(utc|gmt|z|cet|cest|eet|eest|est|edt|cst|cdt|mst|mdt|pst|pdt|pt|et|ist|jst|bst|aest|sgt))?`;
 const CLOCK = String.raw`(?:([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s*([ap])\.?m\.?)?|(1[0-2]|0?[1-9])\s*([ap])\.?m\.?|(noon|midnight))`;
 const MONTH = MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)}|\\.)?`).join('|');
@@ -238,6 +239,16 @@ const SHAPES: Shape[] = [
       if (/^times?$/i.test(m[2]!)) return null;
       const rate = round(Number(m[1]) / per);
       return { kind: 'rate', value: String(rate), number: rate, of: m[2]!.toLowerCase().split(' ').at(-1)!.replace(/s$/, '') };
+    },
+  },
+  // A duration written in parts, largest first ("1h30m", "3m 25s", "2 hours 15 minutes", Go's "2h45m0s"): one duration, their sum.
+  {
+    pattern: new RegExp(String.raw`(?<![\w.])${NUMBER}\s?(?:${DURATION_UNITS})(?:\s?(?:and\s)?${NUMBER}\s?(?:${DURATION_UNITS})){1,3}(?![\w/])`, 'gi'),
+    read: (m) => {
+      const parts = [...m[0].matchAll(new RegExp(String.raw`${NUMBER}\s?(${DURATION_UNITS})`, 'gi'))].map((p) => ({ amount: Number(p[1]), unit: unitOf(p[2]!)! }));
+      if (parts.some((p, i) => i > 0 && p.unit.factor >= parts[i - 1]!.unit.factor)) return null;
+      const seconds = round(parts.reduce((sum, p) => sum + p.amount * p.unit.factor, 0));
+      return { kind: 'duration' as const, value: String(seconds), number: seconds };
     },
   },
   // Quantities with units and their ranges: "30 s", "512Mi", "2-5 minutes", "99.9%", "1000 req/s", "30-second".
