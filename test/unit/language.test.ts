@@ -1130,6 +1130,17 @@ describe('alignment', () => {
 describe('names, tools and figures as software notes write them', () => {
   const view = (content: string, scope = 'svc') => viewOf(detectorFact(content, { scope, hoursAgo: 1 }));
 
+  it('reads a commit hash as a name, not its leading digits as a count', () => {
+    expect(claimsIn('Rolled the quote gateway back to `4fa90c2` this morning')).toEqual([]);
+    expect(claimsIn('Rolled the quote gateway back to 4 pods this morning')).toMatchObject([{ kind: 'count', values: ['4'] }]);
+  });
+
+  it('reads a number after a word of time as which one of a sequence ("day 3", "sprint 14"), not as a figure', () => {
+    expect(claimsIn('Load test day 2: the quote-api held 900 rps').map((c) => c.values)).toEqual([['900']]);
+    expect(claimsIn('Rollout paused on day 5 of the staged release')).toEqual([]);
+    expect(claimsIn('Sprint 14 closed with the quote-api at 3 replicas').map((c) => c.values)).toEqual([['3']]);
+  });
+
   it('counts a directory as mentioned by the joined name of the component it holds', () => {
     expect(mentions(view('Owner of quote-sdk is Ben Ito'), 'libs/quote-sdk')).toBe(true);
     expect(mentions(view('Owner of quote-sdk is Ben Ito'), 'libs/price-sdk')).toBe(false);

@@ -360,7 +360,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         add({ kind: 'count', value: String(Number(joined[1])), number: Number(joined[1]), of: joined[2]!.replace(/s$/, ''), text: w.text, start: w.start, end: w.end });
         continue;
       }
-      if (w.pos === 'NUM' && /^\d+(?:\.\d+)?$/.test(w.text) && free(w.start, w.end)) {
+      // Not the digits opening an identifier that mixes digits and letters (a commit "3be91c4", a build "20b7a").
+      if (w.pos === 'NUM' && /^\d+(?:\.\d+)?$/.test(w.text) && free(w.start, w.end) && !/^\d+[a-z]+\d\w*/i.test(text.slice(w.start, w.start + 40))) {
         const value = Number(w.text);
         const previous = words[i - 1];
         // "Kafka 3.7": a version of the name before it.
@@ -1008,6 +1009,8 @@ export function readFactText(content: string): FactEntity[] {
   const dates = values.filter((v) => v.kind === 'date');
   const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
   const day = (v: Value) => days.has(v);
+  // "day 3", "sprint 14", "week 2": a number after a word of time says which one of a sequence it is, not a figure.
+  const numbered = (v: Value) => v.kind === 'number' && /^\d{1,3}$/.test(v.text) && TIME_NOUNS.has(/(\w+)\s+$/.exec(text.slice(Math.max(0, v.start - 12), v.start))?.[1]?.toLowerCase() ?? '');
   // A label qualifies what follows it in its sentence: an environment ("In staging: ..."), or a date, making it a record of then.
   const labels = new Map<number, { env?: string; dated: boolean; past: boolean; start: number }>();
   views.forEach((view, i) => {
@@ -1036,7 +1039,7 @@ export function readFactText(content: string): FactEntity[] {
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
-      if (replaced.has(v)) continue;
+      if (replaced.has(v) || numbered(v)) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
@@ -1092,11 +1095,13 @@ export function readFactText(content: string): FactEntity[] {
     for (const k of keys) named.add(k);
     // An environment variable ("HOOK_SIGNING_SECRET") is a setting's key too, though named as a component.
     for (const w of view.clause.words) if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(w.text)) keys.add(w.lower);
-    // A noun numbered or lettered ("Module 0", "Service B", "Region 2") names one of several.
+    // A noun numbered or lettered ("Module 0", "Service B", "Region 2", "day 3") names one of several.
     view.clause.words.forEach((w, i, ws) => {
       const next = ws[i + 1];
-      if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
+      const value = values.find((v) => next && next.start < v.end && next.end > v.start);
+      if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && (!value || numbered(value))) named.add(`${w.lower} ${next.lower}`);
     });
+    for (const v of clauseValues) if (numbered(v)) named.add(`${/(\w+)\s+$/.exec(text.slice(0, v.start))![1]!.toLowerCase()} ${v.text}`);
     for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end) && w.start < trailing) named.add(w.lower);
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
