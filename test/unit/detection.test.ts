@@ -712,6 +712,15 @@ describe('changes announced in words no slot links', () => {
     expect(analyzeAll([one, other]).conflicts).toEqual([]);
   });
 
+  it('asks nothing when each names tracked items of its own, none in common: two findings alike in words are two things', () => {
+    const one = fact('Audit day 1: finding AUD-311 — the billing export bucket allows public listing; owner is platform', { scope: 'security', hoursAgo: 900 });
+    const other = fact('Audit day 2: finding AUD-312 — the billing webhook skips signature checks. Fixed and shipped the same day', { scope: 'security', hoursAgo: 10 });
+    expect(asked(analyzeAll([one, other]))).toEqual([]);
+    // The same item named in both is the link.
+    const followUp = fact('Audit day 3: for AUD-311 the billing export bucket was switched to private listing', { scope: 'security', hoursAgo: 5 });
+    expect(asked(analyzeAll([one, followUp]))).toEqual([[one.id, followUp.id]]);
+  });
+
   it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
     const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
     const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });

@@ -56,6 +56,8 @@ interface Change {
   /** What else it names that tells facts apart. */
   words: string[];
   components: string[];
+  /** The issue keys it names. */
+  items: string[];
 }
 
 function changeOf(later: DetectorFact): Change {
@@ -69,6 +71,7 @@ function changeOf(later: DetectorFact): Change {
     about: [...view.changed].filter((w) => !GENERIC.has(w) && !ownScope(view, w)),
     words: distinctive(later).filter((w) => !replaced.has(w)),
     components: componentsOf(view),
+    items: trackedItems(later.content),
   };
 }
 
@@ -107,6 +110,9 @@ function affinity(earlier: DetectorFact, change: Change): number {
   // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
   // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
   // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one.
+  // So does each naming tracked items of its own, none in common (a finding SEC-215 against SEC-216, INC-12 against INC-14).
+  const items = trackedItems(earlier.content);
+  if (change.items.length > 0 && items.length > 0 && !change.items.some((x) => items.includes(x))) return 0;
   const [later, earlierComponents] = [thingsOf(change.components), thingsOf(componentsOf(view))];
   if (later.length > 0 && earlierComponents.length > 0 && !later.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
   // Where the earlier fact states the measure that changed only as another setting (a minimum against a changed maximum)
@@ -137,6 +143,9 @@ function affinity(earlier: DetectorFact, change: Change): number {
 const measuresMeet = (c: Claim, d: Claim) =>
   !(c.extreme && d.extreme && c.extreme !== d.extreme) &&
   (c.measure !== '' ? d.measure === c.measure || (d.measure === '' && QUANTITIES.has(familyOf(c.kind))) : QUANTITIES.has(familyOf(c.kind)) && familyOf(c.kind) !== 'count');
+
+/** The issue keys a fact names ("SEC-215", "INC-0412"): an upper-case project key and a number of at least two digits. */
+const trackedItems = (content: string): string[] => content.match(/\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g) ?? [];
 
 /** The components a fact names (joined identifiers: `billing-api`, `pool_mode`). */
 const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];
