@@ -101,6 +101,12 @@ describe('values by shape', () => {
     expect(shape('The error budget is 0.5%')).toMatchObject({ kind: 'percentage', value: '0.5' });
   });
 
+  it('reads a weekday a schedule names, not the day of one event nor a named day of the calendar', () => {
+    expect(shapes('Deploys are frozen on Fridays')).toEqual([['weekday', 'friday']]);
+    expect(shapes("Quiet week apart from Tuesday's paging storm")).toEqual([]);
+    expect(shapes('The Black Friday freeze starts at noon')).toEqual([['time', '12:00']]);
+  });
+
   it('reads times of day in 24 hours, with their zone and ranges', () => {
     expect(shape('Standup is at 9:30am CET')).toMatchObject({ kind: 'time', value: '09:30 cet' });
     expect(shape('The freeze check runs at 9am UTC').value).toBe(shape('The freeze check runs at 09:00 UTC').value);
@@ -551,6 +557,8 @@ describe('claims', () => {
     expect(claim('The canary of kiosk-app served 5% of traffic on 2026-03-03', 'percentage').mode).toBe('event');
     expect(claim('Kiosk-app 2.3 (shipped 2026-01-12) had 12 open bugs', 'version').mode).toBe('event');
     expect(claim('Release train of 2026-03-09: owner is Ola Berg', 'name').mode).toBe('event');
+    // Also when no verb follows the label's colon, and past a remark in it.
+    expect(claimsIn('Rota change Tue Mar 10 at 09:00 Lisbon time (Ola → Kai primary): Kai → Mia secondary').every((c) => c.mode === 'event')).toBe(true);
     // An acronym is a name, never a word's short form ("CD" is not "could"): no plan here.
     expect(readFact('Argo CD syncs the apps repo every 3 minutes').find((e) => e.type === 'mentions')).not.toHaveProperty('hedged');
     // An incident's write-up tells what happened then; a change made after it is a change.

@@ -1024,6 +1024,19 @@ export function readFactText(content: string): FactEntity[] {
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
     if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
   });
+  // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Handoff Mon Dec 7 at 09:00
+  // (Ana → Bo primary): Bo → Cy secondary"): a colon after the date, with no verb between them. Not a period's label ("Week of
+  // 2026-03-02: ..."): that holds for the period, and is compared with what is said of the same one (align.ts, periodOf).
+  for (const view of views) {
+    const sentence = view.clause.sentence;
+    if (labels.has(sentence) || view.clause.subordinator !== null) continue;
+    const colon = /:\s/.exec(text.slice(view.clause.start, view.clause.end))?.index;
+    if (colon === undefined) continue;
+    const before = views.filter((o) => o.clause.sentence === sentence).flatMap((o) => o.clause.words).filter((w) => w.start >= view.clause.start && w.end <= view.clause.start + colon);
+    const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.start + colon);
+    // ("Berlin time" names a zone, no period.)
+    if (dated && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time'))) labels.set(sentence, { dated, past: false, start: view.clause.start });
+  }
   const labelOf = (view: ClauseView) => [labels.get(view.clause.sentence)].find((label) => label && view.clause.start >= label.start);
   // A clause naming no environment holds in the one an earlier clause of its sentence names ("In staging ...; it keeps 2 pods").
   const sentenceEnv = (view: ClauseView) => views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start < view.clause.start && o.clause.subordinator !== '(')

@@ -147,9 +147,10 @@ const SHAPES: Shape[] = [
       return { kind: 'date', value: `${year ?? '-'}-${pad(month)}-${pad(day)}` };
     },
   },
-  // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too.
+  // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too. Not the day of one event ("Saturday's
+  // page", "Friday's outage"), nor a named day of the trade's calendar ("Black Friday", "Cyber Monday").
   {
-    pattern: new RegExp(String.raw`\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b|\b(weekdays|weekends)\b`, 'gi'),
+    pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
