@@ -1138,6 +1138,13 @@ describe('alignment', () => {
 describe('names, tools and figures as software notes write them', () => {
   const view = (content: string, scope = 'svc') => viewOf(detectorFact(content, { scope, hoursAgo: 1 }));
 
+  it('reads a repository named in code quotes as a path, and a label naming CI after another word as no environment', () => {
+    expect(shapes('The `acme/web-shop` repo builds on every push')).toEqual([['path', 'acme/web-shop']]);
+    expect(shapes('Writes are read/write and sockets TCP/UDP')).toEqual([]);
+    expect(claimsIn('Desktop CI (`desktop.yml`) runs on 16-core runners: a full build takes 14 minutes').some((c) => c.env)).toBe(false);
+    expect(claim('In staging: the quote-api runs 2 pods', 'count').env).toBe('staging');
+  });
+
   it('reads a commit hash as a name, not its leading digits as a count', () => {
     expect(claimsIn('Rolled the quote gateway back to `4fa90c2` this morning')).toEqual([]);
     expect(claimsIn('Rolled the quote gateway back to 4 pods this morning')).toMatchObject([{ kind: 'count', values: ['4'] }]);

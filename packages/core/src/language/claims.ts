@@ -1017,7 +1017,7 @@ export function readFactText(content: string): FactEntity[] {
     // Past a remark in parentheses that is part of the label ("INC-12 (Sev3, 2026-10-21): ...").
     const next = views.slice(i + 1).find((o) => o.clause.subordinator !== '(');
     if (view.clause.subordinator === '(' || next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
-    const env = ENVIRONMENTS.all(view.clause.words)[0]?.value;
+    const env = ENVIRONMENTS.all(view.clause.words).find((m) => namesEnvironment(view.clause.words[m.index]!.lower, view.clause.words[m.index - 1]?.lower))?.value;
     const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= next.clause.start);
     // Or a past period ("Exports last week: ...", "Over the past 30 days: ...", "Seen last Friday: ...").
     const words = view.clause.words;

@@ -163,13 +163,15 @@ const SHAPES: Shape[] = [
   // Paths: API routes ("/v2/invoices", "/api/*") and files ("src/billing/retry.ts", ".github/workflows/ci.yml").
   { pattern: /(?<![\w.:/-])\/(?:[a-z0-9{}_.*:-]+\/?)*[a-z{*][a-z0-9{}_.*:-]*\/?(?![\w/])/gi, read: (m) => ({ kind: 'path', value: m[0].toLowerCase().replace(/\/$/, '') }) },
   // Relative ones end in a name, not in the sentence's full stop ("see docs/setup.md."), or in a slash: a directory
-  // ("test/fixtures/", the same path as "test/fixtures").
+  // ("test/fixtures/", the same path as "test/fixtures"). One slash between two names is a path only in code quotes (a
+  // repository, "`acme/web`"): in prose it is "and/or", "TCP/UDP".
   {
     pattern: /(?<![\w./@$€£¥₹-])(?:[.~]?[\w.-]*\/)+(?:[\w.*-]*[\w*-]\/?)?(?![\w/])/g,
-    read: (m) => {
+    read: (m, text) => {
       const path = m[0].replace(/\/$/, '');
       const slashes = path.split('/').length - 1;
-      if (!/[\w*-]$/.test(path) || (!/\.[a-z]{1,5}$/i.test(path) && slashes < (m[0].endsWith('/') ? 1 : 2) && !/^[.~]/.test(path))) return null;
+      const quoted = text[m.index - 1] === '`' && text[m.index + m[0].length] === '`';
+      if (!/[\w*-]$/.test(path) || (!/\.[a-z]{1,5}$/i.test(path) && slashes < (m[0].endsWith('/') || quoted ? 1 : 2) && !/^[.~]/.test(path))) return null;
       return { kind: 'path', value: path };
     },
   },
