@@ -1143,6 +1143,9 @@ describe('names, tools and figures as software notes write them', () => {
     expect(shapes('Writes are read/write and sockets TCP/UDP')).toEqual([]);
     expect(claimsIn('Desktop CI (`desktop.yml`) runs on 16-core runners: a full build takes 14 minutes').some((c) => c.env)).toBe(false);
     expect(claim('In staging: the quote-api runs 2 pods', 'count').env).toBe('staging');
+    // Nor do tests in the plural name the test environment, even after a label.
+    expect(claimsIn('Mobile CI runs on 8-core runners: unit tests and lint take 12 minutes').some((c) => c.env)).toBe(false);
+    expect(claim('In test the quote-api runs 2 pods', 'count').env).toBe('test');
   });
 
   it('reads a commit hash as a name, not its leading digits as a count', () => {

@@ -127,9 +127,9 @@ function tokensOf(clause: Clause): Token[] {
   return out;
 }
 
-/** Does an environment word name one here? "dev tooling", "live traffic": some do only after a preposition ("in dev"). */
+/** Does an environment word name one here? "dev tooling", "live traffic": some do only after a preposition ("in dev"); in the plural none does ("unit tests"). */
 const namesEnvironment = (lower: string, previous: string | undefined) =>
-  !ENVIRONMENT_NEEDS_PREPOSITION.has(lower) || ['in', 'on', 'for', 'to', 'against'].includes(previous ?? '');
+  !ENVIRONMENT_NEEDS_PREPOSITION.has(lower.replace(/s$/, '')) || (ENVIRONMENT_NEEDS_PREPOSITION.has(lower) && ['in', 'on', 'for', 'to', 'against'].includes(previous ?? ''));
 const has = (table: { all: (list: readonly Matchable[]) => unknown[] }, tokens: readonly Matchable[]) => table.all(tokens).length > 0;
 /** A word of a change verb's family ("migrate", "migration", "migrating"), by its Porter stem: "started the migration" is a change begun. */
 const CHANGE_STEMS = new Set(changeData.change_verbs.filter((v) => !v.includes(' ')).map((v) => porterStem(v)));
