@@ -1148,6 +1148,12 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claim('In test the quote-api runs 2 pods', 'count').env).toBe('test');
   });
 
+  it('reads things counted "as of" a moment as a count taken then, and a setting "as of" a day or a release as a change', () => {
+    expect(claimsIn('The archive bucket held 18,200 objects as of 2026-04-02 06:00 UTC').some((c) => c.cue)).toBe(false);
+    expect(claim('The export size cap is 200 as of Monday', 'number').cue).toBe('change');
+    expect(claimsIn('Each org gets 3 sandboxes as of the 4.2 release').find((c) => c.values.includes('3'))?.cue).toBe('change');
+  });
+
   it('reads a commit hash as a name, not its leading digits as a count', () => {
     expect(claimsIn('Rolled the quote gateway back to `4fa90c2` this morning')).toEqual([]);
     expect(claimsIn('Rolled the quote gateway back to 4 pods this morning')).toMatchObject([{ kind: 'count', values: ['4'] }]);

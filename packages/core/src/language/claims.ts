@@ -204,8 +204,12 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const described = new Set(words.filter((_, i) => describes(words, i)));
   // "Turned X on", "turned it off": the phrase's particle written after its object.
   const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
+  // "12,400 rows as of Monday 09:00": things counted at a moment, not a change that holds from then ("the limit is 500 as of
+  // Monday", "5 seats as of the 2.1 release").
+  const moment = (w: Word | undefined) => w !== undefined && (/^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}/.test(w.text) || MONTH_WORDS.has(w.lower) || WEEKDAYS.some((d) => w.lower.startsWith(d.slice(0, 3))) || ['today', 'yesterday', 'tonight', 'now'].includes(w.lower));
+  const snapshot = (t: Token, i: number) => t.lower === 'as' && tokens[i + 1]?.lower === 'of' && moment(tokens[i + 2]?.word) && tokens[i - 1]?.word.pos === 'NOUN' && tokens[i - 1]!.lower !== tokens[i - 1]!.lemma && tokens[i - 2]?.word.pos === 'NUM';
   const change =
-    turned || assigned || fromDate || afterIncident || has(CHANGE.markers, tokens.filter((t) => !update(t) && !described.has(t.word))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    turned || assigned || fromDate || afterIncident || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
