@@ -1154,6 +1154,11 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claimsIn('Each org gets 3 sandboxes as of the 4.2 release').find((c) => c.values.includes('3'))?.cue).toBe('change');
   });
 
+  it('reads "N of M" as a change part of the way through only beside the change, not as a count after a comma', () => {
+    expect(claimsIn('Moved 12 of 30 workers to the arm64 pool').every((c) => c.mode === 'plan')).toBe(true);
+    expect(claimsIn('The disk alarm now fires at 85%, 2 of 3 five-minute checks').some((c) => c.mode)).toBe(false);
+  });
+
   it('reads a commit hash as a name, not its leading digits as a count', () => {
     expect(claimsIn('Rolled the quote gateway back to `4fa90c2` this morning')).toEqual([]);
     expect(claimsIn('Rolled the quote gateway back to 4 pods this morning')).toMatchObject([{ kind: 'count', values: ['4'] }]);

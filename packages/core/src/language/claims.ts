@@ -215,8 +215,11 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
-  // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way.
-  const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM');
+  // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way; not a
+  // count after a comma, away from the change ("now fires at 450 ms, 3 of 5 datapoints" is how an alarm counts).
+  const changedAt = [...CHANGE.markers.all(tokens).map((m) => words.indexOf(tokens[m.index]!.word)), ...words.flatMap((w, i) => (isChangeWord(w) ? [i] : []))];
+  const apart = (i: number) => changedAt.length > 0 && changedAt.every((c) => words.slice(Math.min(c, i), Math.max(c, i)).some((x) => x.text === ','));
+  const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM' && !apart(i));
   return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
 
