@@ -1159,6 +1159,11 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claimsIn('The disk alarm now fires at 85%, 2 of 3 five-minute checks').some((c) => c.mode)).toBe(false);
   });
 
+  it('knows identity providers as one kind, so a move from one to another is a change of it', () => {
+    expect(claim('Staff sign-in for the billing console is the Keycloak realm `ops`', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['keycloak'] });
+    expect(claim('Billing console SSO moved to Entra ID', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['entra id'], cue: 'change' });
+  });
+
   it('reads a commit hash as a name, not its leading digits as a count', () => {
     expect(claimsIn('Rolled the quote gateway back to `4fa90c2` this morning')).toEqual([]);
     expect(claimsIn('Rolled the quote gateway back to 4 pods this morning')).toMatchObject([{ kind: 'count', values: ['4'] }]);
