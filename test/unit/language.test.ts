@@ -1159,6 +1159,11 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claimsIn('The disk alarm now fires at 85%, 2 of 3 five-minute checks').some((c) => c.mode)).toBe(false);
   });
 
+  it("reads a vendor's hosted offering (\"Grafana Cloud\") as a product of its own, of the same kind", () => {
+    expect(claimsIn('Dashboards moved to Grafana Cloud last week').find((c) => c.kind === 'technology')).toMatchObject({ measure: 'monitoring', values: ['grafana cloud'] });
+    expect(claimsIn('We run Grafana in the cloud').find((c) => c.kind === 'technology')).toMatchObject({ values: ['grafana'] });
+  });
+
   it('knows identity providers as one kind, so a move from one to another is a change of it', () => {
     expect(claim('Staff sign-in for the billing console is the Keycloak realm `ops`', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['keycloak'] });
     expect(claim('Billing console SSO moved to Entra ID', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['entra id'], cue: 'change' });

@@ -349,8 +349,11 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           // "Node from 18 to 20": both versions of it.
           const [from, old, to, now] = words.slice(i + tech.length, i + tech.length + 4);
           if (from?.lower === 'from' && to?.lower === 'to' && isVersion(old) && isVersion(now)) [old, now].forEach(version);
-          add({ kind: 'technology', value: tech.value.name, of: tech.value.kind, text: written, start: w.start, end: span.at(-1)!.end });
-          i += tech.length - 1;
+          // "Terraform Cloud", "Grafana Cloud": a vendor's hosted offering is a product of its own, of the same kind.
+          const hosted = next?.text === 'Cloud' ? next : undefined;
+          const end = hosted ?? span.at(-1)!;
+          add({ kind: 'technology', value: hosted ? `${tech.value.name} cloud` : tech.value.name, of: tech.value.kind, text: text.slice(w.start, end.end), start: w.start, end: end.end });
+          i += tech.length - 1 + (hosted ? 1 : 0);
           continue;
         }
       }
