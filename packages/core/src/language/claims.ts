@@ -216,7 +216,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way; not a
-  // count after a comma, away from the change ("now fires at 450 ms, 3 of 5 datapoints" is how an alarm counts).
+  // count after a comma, away from the change ("the disk alarm now pages at 85%, 2 of 3 checks" is how an alarm counts).
   const changedAt = [...CHANGE.markers.all(tokens).map((m) => words.indexOf(tokens[m.index]!.word)), ...words.flatMap((w, i) => (isChangeWord(w) ? [i] : []))];
   const apart = (i: number) => changedAt.length > 0 && changedAt.every((c) => words.slice(Math.min(c, i), Math.max(c, i)).some((x) => x.text === ','));
   const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM' && !apart(i));
@@ -370,7 +370,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
         add({ kind: 'count', value: String(Number(joined[1])), number: Number(joined[1]), of: joined[2]!.replace(/s$/, ''), text: w.text, start: w.start, end: w.end });
         continue;
       }
-      // Not the digits opening an identifier that mixes digits and letters (a commit "3be91c4", a build "20b7a").
+      // Not the digits opening an identifier that mixes digits and letters (a commit "9c41e0a", a build "20b7a").
       if (w.pos === 'NUM' && /^\d+(?:\.\d+)?$/.test(w.text) && free(w.start, w.end) && !/^\d+[a-z]+\d\w*/i.test(text.slice(w.start, w.start + 40))) {
         const value = Number(w.text);
         const previous = words[i - 1];
@@ -1034,7 +1034,7 @@ export function readFactText(content: string): FactEntity[] {
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
     if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
   });
-  // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Handoff Mon Dec 7 at 09:00
+  // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Rota change Tue Mar 10 at 09:00
   // (Ana → Bo primary): Bo → Cy secondary"): a colon after the date, with no verb between them. Not a period's label ("Week of
   // 2026-03-02: ..."): that holds for the period, and is compared with what is said of the same one (align.ts, periodOf).
   for (const view of views) {
@@ -1044,7 +1044,7 @@ export function readFactText(content: string): FactEntity[] {
     if (colon === undefined) continue;
     const before = views.filter((o) => o.clause.sentence === sentence).flatMap((o) => o.clause.words).filter((w) => w.start >= view.clause.start && w.end <= view.clause.start + colon);
     const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.start + colon);
-    // ("Berlin time" names a zone, no period.)
+    // ("Lisbon time" names a zone, no period.)
     if (dated && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time'))) labels.set(sentence, { dated, past: false, start: view.clause.start });
   }
   const labelOf = (view: ClauseView) => [labels.get(view.clause.sentence)].find((label) => label && view.clause.start >= label.start);

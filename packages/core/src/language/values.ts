@@ -147,8 +147,8 @@ const SHAPES: Shape[] = [
       return { kind: 'date', value: `${year ?? '-'}-${pad(month)}-${pad(day)}` };
     },
   },
-  // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too. Not the day of one event ("Saturday's
-  // page", "Friday's outage"), nor a named day of the trade's calendar ("Black Friday", "Cyber Monday").
+  // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too. Not the day of one event ("Tuesday's
+  // deploy", "Friday's outage"), nor a named day of the trade's calendar ("Black Friday", "Cyber Monday").
   {
     pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
