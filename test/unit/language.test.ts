@@ -1164,6 +1164,10 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claimsIn('We run Grafana in the cloud').find((c) => c.kind === 'technology')).toMatchObject({ values: ['grafana'] });
   });
 
+  it('knows the common feature-flag services as one kind', () => {
+    expect(claim('The checkout flags moved from Unleash to ConfigCat', 'technology')).toMatchObject({ measure: 'feature_flags', values: ['configcat'], previous: ['unleash'] });
+  });
+
   it('knows identity providers as one kind, so a move from one to another is a change of it', () => {
     expect(claim('Staff sign-in for the billing console is the Keycloak realm `ops`', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['keycloak'] });
     expect(claim('Billing console SSO moved to Entra ID', 'technology')).toMatchObject({ measure: 'identity_provider', values: ['entra id'], cue: 'change' });
