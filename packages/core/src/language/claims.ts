@@ -1020,7 +1020,10 @@ export function readFactText(content: string): FactEntity[] {
   const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
   const day = (v: Value) => days.has(v);
   // "day 3", "sprint 14", "week 2": a number after a word of time says which one of a sequence it is, not a figure.
-  const numbered = (v: Value) => v.kind === 'number' && /^\d{1,3}$/.test(v.text) && TIME_NOUNS.has(/(\w+)\s+$/.exec(text.slice(Math.max(0, v.start - 12), v.start))?.[1]?.toLowerCase() ?? '');
+  const numbered = (v: Value) => {
+    const noun = v.kind === 'number' && /^\d{1,3}$/.test(v.text) ? /(\w+)\s+$/.exec(text.slice(Math.max(0, v.start - 12), v.start))?.[1]?.toLowerCase() : undefined;
+    return noun && TIME_NOUNS.has(noun) ? `${noun} ${v.text}` : undefined;
+  };
   // A label qualifies what follows it in its sentence: an environment ("In staging: ..."), or a date, making it a record of then.
   const labels = new Map<number, { env?: string; dated: boolean; past: boolean; start: number }>();
   views.forEach((view, i) => {
@@ -1062,7 +1065,7 @@ export function readFactText(content: string): FactEntity[] {
     const gone = goneValues(view, clauseValues, text);
     const drafts: { v: Value; measure: string; measureAt: number; quals: ReturnType<typeof qualifiersOf>; gone: boolean }[] = [];
     for (const v of clauseValues) {
-      if (replaced.has(v) || numbered(v)) continue;
+      if (replaced.has(v) || numbered(v) !== undefined) continue;
       // "PUT /v2/users/{id}": a path after an HTTP method names the endpoint, the thing the clause is about.
       if (v.kind === 'path' && /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/.test(text.slice(Math.max(0, v.start - 8), v.start))) continue;
       // "p99 140 ms over the last 7 days": the window a figure was measured over; not a figure kept ("keeps the last 7 days").
@@ -1121,10 +1124,9 @@ export function readFactText(content: string): FactEntity[] {
     // A noun numbered or lettered ("Module 0", "Service B", "Region 2", "day 3") names one of several.
     view.clause.words.forEach((w, i, ws) => {
       const next = ws[i + 1];
-      const value = values.find((v) => next && next.start < v.end && next.end > v.start);
-      if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && (!value || numbered(value))) named.add(`${w.lower} ${next.lower}`);
+      if (next && /^\p{Lu}\p{Ll}+$/u.test(w.text) && /^(?:[A-Z]|\d{1,2})$/.test(next.text) && !values.some((v) => next.start < v.end && next.end > v.start)) named.add(`${w.lower} ${next.lower}`);
     });
-    for (const v of clauseValues) if (numbered(v)) named.add(`${/(\w+)\s+$/.exec(text.slice(0, v.start))![1]!.toLowerCase()} ${v.text}`);
+    for (const one of clauseValues.map(numbered)) if (one) named.add(one);
     for (const [i, w] of view.clause.words.entries()) if (isNameWord(w, i === 0 && view.clause.subordinator === null) && !inSpan(w, values) && !platform(w.end) && w.start < trailing) named.add(w.lower);
     const anchors = new Map<number, string>();
     // Kinds of the components named ("cron" of "the `legacy-export` cron"): mentioned, though no anchor.
