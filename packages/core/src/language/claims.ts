@@ -217,8 +217,10 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
   // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way; not a
   // count after a comma, away from the change ("the disk alarm now pages at 85%, 2 of 3 checks" is how an alarm counts).
-  const changedAt = [...CHANGE.markers.all(tokens).map((m) => words.indexOf(tokens[m.index]!.word)), ...words.flatMap((w, i) => (isChangeWord(w) ? [i] : []))];
-  const apart = (i: number) => changedAt.length > 0 && changedAt.every((c) => words.slice(Math.min(c, i), Math.max(c, i)).some((x) => x.text === ','));
+  const apart = (i: number) => {
+    const changedAt = [...CHANGE.markers.all(tokens).map((m) => words.indexOf(tokens[m.index]!.word)), ...words.flatMap((w, k) => (isChangeWord(w) ? [k] : []))];
+    return changedAt.length > 0 && changedAt.every((c) => words.slice(Math.min(c, i), Math.max(c, i)).some((x) => x.text === ','));
+  };
   const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM' && !apart(i));
   return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
 }
@@ -1019,6 +1021,7 @@ export function readFactText(content: string): FactEntity[] {
   const dates = values.filter((v) => v.kind === 'date');
   const days = new Set(dates.filter((v) => !dates.some((o) => o !== v && (RANGE.test(text.slice(o.end, v.start)) || RANGE.test(text.slice(v.end, o.start))))));
   const day = (v: Value) => days.has(v);
+  const datedIn = (start: number, end: number) => values.some((v) => day(v) && v.start >= start && v.end <= end);
   // "day 3", "sprint 14", "week 2": a number after a word of time says which one of a sequence it is, not a figure.
   const numbered = (v: Value) => {
     const noun = v.kind === 'number' && /^\d{1,3}$/.test(v.text) ? /(\w+)\s+$/.exec(text.slice(Math.max(0, v.start - 12), v.start))?.[1]?.toLowerCase() : undefined;
@@ -1031,7 +1034,7 @@ export function readFactText(content: string): FactEntity[] {
     const next = views.slice(i + 1).find((o) => o.clause.subordinator !== '(');
     if (view.clause.subordinator === '(' || next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
     const env = ENVIRONMENTS.all(view.clause.words).find((m) => namesEnvironment(view.clause.words[m.index]!.lower, view.clause.words[m.index - 1]?.lower))?.value;
-    const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= next.clause.start);
+    const dated = datedIn(view.clause.start, next.clause.start);
     // Or a past period ("Exports last week: ...", "Over the past 30 days: ...", "Seen last Friday: ...").
     const words = view.clause.words;
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
@@ -1046,9 +1049,10 @@ export function readFactText(content: string): FactEntity[] {
     const colon = /:\s/.exec(text.slice(view.clause.start, view.clause.end))?.index;
     if (colon === undefined) continue;
     const before = views.filter((o) => o.clause.sentence === sentence).flatMap((o) => o.clause.words).filter((w) => w.start >= view.clause.start && w.end <= view.clause.start + colon);
-    const dated = values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.start + colon);
     // ("Lisbon time" names a zone, no period.)
-    if (dated && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time'))) labels.set(sentence, { dated, past: false, start: view.clause.start });
+    if (datedIn(view.clause.start, view.clause.start + colon) && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time'))) {
+      labels.set(sentence, { dated: true, past: false, start: view.clause.start });
+    }
   }
   const labelOf = (view: ClauseView) => [labels.get(view.clause.sentence)].find((label) => label && view.clause.start >= label.start);
   // A clause naming no environment holds in the one an earlier clause of its sentence names ("In staging ...; it keeps 2 pods").

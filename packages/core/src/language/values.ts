@@ -56,6 +56,8 @@ export function normalizeText(content: string): string {
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`;
 const UNITS = UNIT_SPELLINGS.map(escape).join('|');
 const DURATION_UNITS = UNIT_SPELLINGS.filter((u) => unitOf(u)?.family === 'duration').map(escape).join('|');
+/** One part of a duration written in parts ("1h", "30 minutes"). */
+const DURATION_PART = new RegExp(String.raw`${NUMBER}\s?(${DURATION_UNITS})`, 'gi');
 const TZ = String.raw`(?:\s*(utc|gmt|z|cet|cest|eet|eest|est|edt|cst|cdt|mst|mdt|pst|pdt|pt|et|ist|jst|bst|aest|sgt))?`;
 const CLOCK = String.raw`(?:([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s*([ap])\.?m\.?)?|(1[0-2]|0?[1-9])\s*([ap])\.?m\.?|(noon|midnight))`;
 const MONTH = MONTHS.map((m) => `${m.slice(0, 3)}(?:${m.slice(3)}|\\.)?`).join('|');
@@ -248,7 +250,7 @@ const SHAPES: Shape[] = [
   {
     pattern: new RegExp(String.raw`(?<![\w.])${NUMBER}\s?(?:${DURATION_UNITS})(?:\s?(?:and\s)?${NUMBER}\s?(?:${DURATION_UNITS})){1,3}(?![\w/])`, 'gi'),
     read: (m) => {
-      const parts = [...m[0].matchAll(new RegExp(String.raw`${NUMBER}\s?(${DURATION_UNITS})`, 'gi'))].map((p) => ({ amount: Number(p[1]), unit: unitOf(p[2]!)! }));
+      const parts = [...m[0].matchAll(DURATION_PART)].map((p) => ({ amount: Number(p[1]), unit: unitOf(p[2]!)! }));
       if (parts.some((p, i) => i > 0 && p.unit.factor >= parts[i - 1]!.unit.factor)) return null;
       const seconds = round(parts.reduce((sum, p) => sum + p.amount * p.unit.factor, 0));
       return { kind: 'duration' as const, value: String(seconds), number: seconds };
