@@ -590,6 +590,15 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([manager, backup, change]).conflicts)).toEqual([['probable_update', new Set([backup.id, change.id])]]);
   });
 
+  it('asks nothing of a fact holding no value of the share a monthly report compares with its own last month', () => {
+    const promise = fact('The escalation queue takes about 6% of refund requests and billing ops staff it.', { scope: 'support/refunds', hoursAgo: 400 });
+    const report = fact('March: 1,940 refund requests completed (84%, up from 79% in February), thanks to the escalation queue.', { scope: 'support/refunds', hoursAgo: 20 });
+    expect(analyzeAll([promise, report]).conflicts).toEqual([]);
+    // A change of that share, old value named, is still asked about.
+    const changed = fact('The share of refund requests in the escalation queue went from 6% to 4% after the new form.', { scope: 'support/refunds', hoursAgo: 20 });
+    expect(pairs(analyzeAll([promise, changed]).conflicts)).toEqual([['probable_update', new Set([promise.id, changed.id])]]);
+  });
+
   it('flags a fact that holds until something ends as stale once a later fact says it ended', () => {
     const paused = fact('Writes to the refunds table are paused until the index rebuild finishes', { scope: 'payments', hoursAgo: 200 });
     const done = fact('The refunds index rebuild finished this morning', { scope: 'payments', hoursAgo: 20 });

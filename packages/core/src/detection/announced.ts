@@ -124,15 +124,13 @@ function affinity(earlier: DetectorFact, change: Change): number {
   const shared = change.words.filter((w) => mentions(view, w)).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB"), or another value of the
   // measure that changed (a queue backend, an owner), is one more thing in common.
-  const otherValue = change.claims.some(
-    (c) =>
-      c.values.length > 0 &&
-      view.claims.some(
-        (d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && measuresMeet(c, d) && !d.values.some((v) => c.values.includes(v)),
-      ),
-  );
-  // A change naming the old value ("from 2.3 to 2.4") updates what states that value, or another of its measure.
-  if (change.replaced.size > 0 && oldValues === 0 && !otherValue) return 0;
+  const otherValueOf = (c: Claim) =>
+    c.values.length > 0 &&
+    view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && measuresMeet(c, d) && !d.values.some((v) => c.values.includes(v)));
+  const otherValue = change.claims.some(otherValueOf);
+  // A change naming the old value ("from 2.3 to 2.4") updates what states that value, or another value of the measure it
+  // names: a share of nothing named ("78%, up from 73%") has no other value.
+  if (change.replaced.size > 0 && oldValues === 0 && !change.claims.some((c) => c.measure !== '' && (c.previous?.length ?? 0) > 0 && otherValueOf(c))) return 0;
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }
 
