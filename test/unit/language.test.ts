@@ -435,6 +435,9 @@ describe('claims', () => {
     expect(claim('The preview session TTL is 10 minutes, down from 30 minutes', 'duration')).toMatchObject({ values: ['600'], previous: ['1800'] });
     expect(claim('We replaced Sentry with Rollbar for error tracking', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['rollbar'], previous: ['sentry'] });
     expect(claim('Shipping alerts now go to #ship-ops instead of #ops', 'channel')).toMatchObject({ values: ['#ship-ops'], previous: ['#ops'] });
+    expect(claim('Checkout now charges cards through Adyen instead of Stripe', 'technology')).toMatchObject({ values: ['adyen'], previous: ['stripe'] });
+    // Two products of different kinds are a choice of source, not one product swapped for another.
+    expect(claimsIn('The latency panel reads from Prometheus rather than Snowflake').filter((c) => c.previous)).toEqual([]);
     expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
     // A value said to be gone is replaced by none.
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });

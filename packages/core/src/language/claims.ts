@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 25;
+export const EXTRACTOR_VERSION = 26;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -876,7 +876,8 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
         replaced.set(a, b);
       } else if (
         /^\s*(?:\S+\s+){0,3}?(?:replac(?:ed|es|ing)|supersed(?:ed|es)|(?:took|takes)\s+over\s+(?:as\s+(?:\S+\s+){1,3})?from)\s+(?:the\s+|our\s+)?$/i.test(between) ||
-        /^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) ||
+        // Not two products of different kinds: "charts read from Prometheus rather than BigQuery" says which source, not a swap.
+        (/^\s*(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+)?$/i.test(between) && !(a.kind === 'technology' && b.kind === 'technology' && a.of !== b.of)) ||
         /^\s*(?:[\w-]+\s+){0,2}(?:[\w-]+)?\s*[(,;—–-]?\s*(?:was|were|previously|formerly|prev\.?|up\s+from|down\s+from|used\s+to\s+be|before:?|old:?)\s*(?:~|≈|about\s+|around\s+|approx\.?\s+)?$/i.test(between)
       ) {
         replaced.set(b, a);
