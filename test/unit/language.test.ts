@@ -556,6 +556,15 @@ describe('claims', () => {
     expect(claim('We moved the design docs from Notion into `docs/design/` last week', 'path')).toMatchObject({ cue: 'change', values: ['docs/design'], previous: ['notion'] });
   });
 
+  it('reads a figure of what is left of something used up as a reading at its moment', () => {
+    expect(claim('Checkout latency budget remaining this week: 62%', 'percentage').mode).toBe('event');
+    expect(claim('Build minutes left on the CI plan: 1,200', 'number').mode).toBe('event');
+    expect(readFact('Build minutes left on the CI plan: 1,200').find((e) => e.type === 'mentions')).not.toHaveProperty('ended');
+    // Not what remains of a set, nor a person who left.
+    expect(claim('The remaining 2 replicas run in staging', 'count').mode).toBeUndefined();
+    expect(claimsIn('Dana left the billing team in May').some((c) => c.mode === 'event')).toBe(false);
+  });
+
   it('reads what happened on a date as a record of then, and a date label as qualifying what follows', () => {
     expect(claim('The canary of kiosk-app served 5% of traffic on 2026-03-03', 'percentage').mode).toBe('event');
     expect(claim('Kiosk-app 2.3 (shipped 2026-01-12) had 12 open bugs', 'version').mode).toBe('event');

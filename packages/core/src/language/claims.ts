@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 26;
+export const EXTRACTOR_VERSION = 27;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -143,6 +143,16 @@ const namesTarget = (after: readonly string[]) => after.some((x, k) => ['to', 'f
 function describes(words: readonly Word[], i: number): boolean {
   if (!['that', 'which'].includes(words[i - 1]?.lower ?? '') || !NOUNISH.has(words[i - 2]?.pos ?? '')) return false;
   return !namesTarget(words.slice(i + 1, i + 6).map((x) => x.lower));
+}
+
+/**
+ * Is the word at `i` what is left of something used up ("error budget remaining today: 81%", "quota left this month: 40%"):
+ * "remaining" or "left" after a noun, with no object of its own (not "Dana left the team")?
+ */
+function leftOver(words: readonly Word[], i: number): boolean {
+  const [w, next] = [words[i]!, words[i + 1]];
+  return (w.lower === 'remaining' || w.lower === 'left') && words[i - 1]?.pos === 'NOUN' &&
+    (!next || ['PUNCT', 'ADV', 'ADP', 'NUM', 'SYM'].includes(next.pos) || (next.pos === 'DET' && TIME_NOUNS.has(words[i + 2]?.lemma ?? '')));
 }
 
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
@@ -1228,7 +1238,8 @@ export function readFactText(content: string): FactEntity[] {
     // bugs") states what held then, not now.
     // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
     // So does one that says it is history ("used to take 3 s", "was sampling at 40% at the time").
-    const event = incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
+    // So does a figure of what is left of something used up: a reading at its moment, which later readings follow.
+    const event = view.clause.words.some((_, i, words) => leftOver(words, i)) || incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
@@ -1300,7 +1311,7 @@ export function readFactText(content: string): FactEntity[] {
     e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : []))].sort();
   // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
   const ended = said((v) => v.clause.words.some((w, i, words) =>
-    (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))));
+    (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && !leftOver(words, i) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))));
   // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
