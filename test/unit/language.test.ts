@@ -972,6 +972,9 @@ describe('alignment', () => {
     expect(claimsIn('On Discovery, every PR gets a review from the owner').some((c) => c.kind === 'person' || c.kind === 'name')).toBe(false);
     // Each naming a thing of its own the other never mentions: two things.
     expect(same('The invoice queue retries 5 times', 'The refund webhook retries 3 times')).toBe(false);
+    // A window of the day and a moment of it are two things; two windows are one.
+    expect(same('Refund batches close at 18:00 UTC', 'Refund batches are processed 06:00–12:00 UTC', 'billing/refunds')).toBe(false);
+    expect(same('Refund batches run 06:00–12:00 UTC', 'Refund batches now run 07:00–13:00 UTC', 'billing/refunds')).toBe(true);
     // A call's direction: the timeout from A to B is not B's to A. A joined name opening its sentence before the verb is a component.
     expect(same('Client timeout from quote-api to tax-service is 500 ms', 'tax-service gives up on calls to quote-api after 5000 ms', 'quotes', 'tax')).toBe(false);
     const [older, newer] = [claimsOf('os-ledger runs OpenSearch 2.11 with 9 data nodes', 'search', 10), claimsOf('os-quotes is OpenSearch 2.13', 'search')].map((cs) => cs.find((c) => c.kind === 'version')!);

@@ -160,6 +160,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A share no measure word names ("62% of requests are polls") is a share of what its own words say: the same only of one component.
   if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
+  // A window of the day ("00:00–14:00") and a moment of it ("at 20:00") are two things: what is open then, what happens then.
+  if (a.kind === 'time' && b.kind === 'time' && a.values.some(isWindow) !== b.values.some(isWindow)) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
   const [va, vb] = [a.view, b.view];
@@ -267,6 +269,8 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
+/** A time of day that is a window ("09:00-17:00 utc"), not a moment. */
+const isWindow = (v: string) => /^\d{2}:\d{2}-/.test(v);
 
 /** Are two canonical values of one family the same value? */
 export function sameValue(kind: string, x: string, y: string): boolean {
