@@ -972,6 +972,9 @@ describe('alignment', () => {
     expect(claimsIn('On Discovery, every PR gets a review from the owner').some((c) => c.kind === 'person' || c.kind === 'name')).toBe(false);
     // Each naming a thing of its own the other never mentions: two things.
     expect(same('The invoice queue retries 5 times', 'The refund webhook retries 3 times')).toBe(false);
+    // A date of one tracked item is not one of another; of the same item it is.
+    expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'RFC-12 posted. Review until Sep 12.', 'security')).toBe(false);
+    expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'The SEC-41 review is now due Oct 7.', 'security')).toBe(true);
     // A window of the day and a moment of it are two things; two windows are one.
     expect(same('Refund batches close at 18:00 UTC', 'Refund batches are processed 06:00–12:00 UTC', 'billing/refunds')).toBe(false);
     expect(same('Refund batches run 06:00–12:00 UTC', 'Refund batches now run 07:00–13:00 UTC', 'billing/refunds')).toBe(true);

@@ -15,7 +15,7 @@
  * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { mentions, namesOtherItems, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf, MEASURE_VOCABULARY } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -56,8 +56,6 @@ interface Change {
   /** What else it names that tells facts apart. */
   words: string[];
   components: string[];
-  /** The issue keys it names. */
-  items: string[];
 }
 
 function changeOf(later: DetectorFact): Change {
@@ -71,7 +69,6 @@ function changeOf(later: DetectorFact): Change {
     about: [...view.changed].filter((w) => !GENERIC.has(w) && !ownScope(view, w)),
     words: distinctive(later).filter((w) => !replaced.has(w)),
     components: componentsOf(view),
-    items: trackedItems(later.content),
   };
 }
 
@@ -111,9 +108,7 @@ function affinity(earlier: DetectorFact, change: Change): number {
   // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
   // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one.
   // So does each naming tracked items of its own, none in common (a finding AUD-311 against AUD-312, INC-12 against INC-14).
-  // (The earlier fact's text is read only when the change names a key: most name none.)
-  const otherItems = (items: readonly string[]) => items.length > 0 && !change.items.some((x) => items.includes(x));
-  if (change.items.length > 0 && otherItems(trackedItems(earlier.content))) return 0;
+  if (namesOtherItems(change.view, view)) return 0;
   const [later, earlierComponents] = [thingsOf(change.components), thingsOf(componentsOf(view))];
   if (later.length > 0 && earlierComponents.length > 0 && !later.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
   // Where the earlier fact states the measure that changed only as another setting (a minimum against a changed maximum)
@@ -142,9 +137,6 @@ function affinity(earlier: DetectorFact, change: Change): number {
 const measuresMeet = (c: Claim, d: Claim) =>
   !(c.extreme && d.extreme && c.extreme !== d.extreme) &&
   (c.measure !== '' ? d.measure === c.measure || (d.measure === '' && QUANTITIES.has(familyOf(c.kind))) : QUANTITIES.has(familyOf(c.kind)) && familyOf(c.kind) !== 'count');
-
-/** The issue keys a fact's text names ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
-const trackedItems = (content: string): string[] => content.match(/\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g) ?? [];
 
 /** The components a fact names (joined identifiers: `billing-api`, `pool_mode`). */
 const componentsOf = (view: FactView) => [...new Set(view.claims.flatMap((c) => c.components))];

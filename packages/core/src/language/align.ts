@@ -35,6 +35,8 @@ export interface FactView {
   mentioned: Map<string, boolean>;
   /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
   technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
+  /** The issue keys its text names ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
+  items: readonly string[];
 }
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
@@ -69,6 +71,7 @@ export function viewOf(fact: DetectorFact): FactView {
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
+    items: fact.content.match(/\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g) ?? [],
   };
   const at = fact.committed_at.getTime();
   for (const e of claimEntities) {
@@ -162,6 +165,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
   // A window of the day ("00:00–14:00") and a moment of it ("at 20:00") are two things: what is open then, what happens then.
   if (a.kind === 'time' && b.kind === 'time' && a.values.some(isWindow) !== b.values.some(isWindow)) return false;
+  // A date of one tracked item is not one of another (SEC-12's deadline, RFC-7's review), whatever both call it.
+  if (a.kind === 'date' && namesOtherItems(a.view, b.view)) return false;
   // A version of an unnamed product compares with nothing.
   if (a.kind === 'version' && (!a.of || !b.of || a.of !== b.of)) return false;
   const [va, vb] = [a.view, b.view];
@@ -227,6 +232,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const things = [...named.specificAnchors, ...named.components];
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bare.view, x));
 }
+
+/** Do both facts name tracked items (issue keys), none of them in common? */
+export const namesOtherItems = (a: FactView, b: FactView) => a.items.length > 0 && b.items.length > 0 && !a.items.some((x) => b.items.includes(x));
 
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
