@@ -590,6 +590,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([manager, backup, change]).conflicts)).toEqual([['probable_update', new Set([backup.id, change.id])]]);
   });
 
+  it('asks a change naming only the component its scope names of an earlier fact naming another', () => {
+    const before = fact('Redis 6.2 on `cache.m5.large` with one replica; cluster mode is off.', { scope: 'services/matchups', hoursAgo: 400 });
+    const now = fact('Matchups cache is now Valkey 7.2, cluster mode on with 2 shards.', { scope: 'services/matchups', hoursAgo: 20 });
+    expect(pairs(analyzeAll([before, now]).conflicts)).toEqual([['probable_update', new Set([before.id, now.id])]]);
+  });
+
   it('asks nothing of a fact holding no value of the share a monthly report compares with its own last month', () => {
     const promise = fact('The escalation queue takes about 6% of refund requests and billing ops staff it.', { scope: 'support/refunds', hoursAgo: 400 });
     const report = fact('March: 1,940 refund requests completed (84%, up from 79% in February), thanks to the escalation queue.', { scope: 'support/refunds', hoursAgo: 20 });

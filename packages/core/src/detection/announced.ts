@@ -104,12 +104,14 @@ function affinity(earlier: DetectorFact, change: Change): number {
   const oldValues = [...change.replaced].filter((v) => statesReplaced(view, change, v)).length;
   if (oldValues === 0 && !change.about.some((w) => mentions(view, w))) return 0;
   if (change.claims.some((c) => c.components.some((x) => x.includes('_') && !mentions(view, x)))) return 0;
-  // Each names components of its own and the later names none of the earlier's: two things ("kb-sync leaked
-  // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
-  // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one.
-  // So does each naming tracked items of its own, none in common (a finding AUD-311 against AUD-312, INC-12 against INC-14).
+  // Each naming tracked items of its own, none in common: two things (a finding AUD-311 against AUD-312, INC-12 against INC-14).
   if (namesOtherItems(change.view, view)) return 0;
-  const [later, earlierComponents] = [thingsOf(change.components), thingsOf(componentsOf(view))];
+  // So does each naming components of its own when the later names none of the earlier's ("kb-sync leaked
+  // connections; fixed" is not an update of "bulk-import timed out"), however alike their words.
+  // A setting's key (`ttl_seconds`) or a file is shared by many things: it does not make them one; nor does the
+  // component its scope names (`leaderboards` in scope services/leaderboards), what every fact of the scope is about.
+  const own = (v: FactView, components: readonly string[]) => thingsOf(components).filter((x) => !ownScope(v, x));
+  const [later, earlierComponents] = [own(change.view, change.components), own(view, componentsOf(view))];
   if (later.length > 0 && earlierComponents.length > 0 && !later.some((x) => mentions(view, x)) && !earlierComponents.some((x) => mentions(change.view, x))) return 0;
   // Where the earlier fact states the measure that changed only as another setting (a minimum against a changed maximum)
   // and not the value replaced, it is not what changed.
