@@ -605,6 +605,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([promise, changed]).conflicts)).toEqual([['probable_update', new Set([promise.id, changed.id])]]);
   });
 
+  it('flags a fact that holds for as long as something lasts as stale once a later fact says it ended', () => {
+    const routed = fact('SMS codes go through Twilio for as long as the Twilio contract runs.', { scope: 'auth/sms', hoursAgo: 900 });
+    const ended = fact('The Twilio contract ended Oct 31 and was not renewed.', { scope: 'vendors', hoursAgo: 20 });
+    expect(pairs(analyzeAll([routed, ended]).conflicts)).toEqual([['stale', new Set([routed.id, ended.id])]]);
+  });
+
   it('flags a fact that holds until something ends as stale once a later fact says it ended', () => {
     const paused = fact('Writes to the refunds table are paused until the index rebuild finishes', { scope: 'payments', hoursAgo: 200 });
     const done = fact('The refunds index rebuild finished this morning', { scope: 'payments', hoursAgo: 20 });

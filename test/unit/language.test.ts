@@ -492,6 +492,15 @@ describe('claims', () => {
     expect(readFact('The kiosk app sends crash telemetry to Sentry').filter((e) => e.type === 'statement')).toMatchObject([{ positive: true, verb: 'send' }]);
     expect(readFact('Forget the note about the WireGuard gateway').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['wireguard', 'gateway']) });
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
+    // What holds only for a while: for as long as a thing lasts, while someone is out or some work is in progress.
+    const dependency = (text: string) => readFact(text).find((e) => e.type === 'dependency');
+    expect(dependency('SMS codes go through Twilio for as long as the Twilio contract runs')).toMatchObject({ target: ['twilio', 'contract'], ends: true });
+    expect(dependency('While Dana is on leave, Lee approves schema changes')).toMatchObject({ target: ['dana'], ends: true });
+    expect(dependency('Old exports stay on while the Parquet migration is in progress')).toMatchObject({ target: ['parquet', 'migration'], ends: true });
+    // Not a condition that holds each time it recurs, nor "while" of two things at once.
+    expect(dependency('The app pings every 15 seconds while a trip is active')).toBeUndefined();
+    expect(dependency('Readiness fails while the producer buffer is more than 80% full')).toBeUndefined();
+    expect(dependency('Reads go to the replica, while writes go to the primary')).toBeUndefined();
   });
 
   it('reads "Set X to N" as a change the writer made, and "X is set to N" as the value it holds', () => {

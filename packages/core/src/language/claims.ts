@@ -10,7 +10,7 @@
 import type { FactEntity } from '@engram/db';
 import humanNames from 'human-names';
 import {
-  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, TIME_NOUNS, WEEKDAYS, MONTHS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
+  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, TEMPORARY_STATES, TIME_NOUNS, WEEKDAYS, MONTHS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
   GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
   withJoinedForms, type Matchable,
 } from './lexicon.ts';
@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 27;
+export const EXTRACTOR_VERSION = 28;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1491,6 +1491,19 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
       const target = words.slice(at >= 0 ? at + 1 : 0).map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
         .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
+    }
+    // "for as long as the contract runs", "while the migration is in progress", "while Ana is out": the fact holds while
+    // its subject lasts. Not a condition that recurs ("while a route is active", "as long as any replica is up", "while
+    // the buffer is full"): the rule holds each time.
+    const longAs = words.findIndex((w, i) => w.lower === 'as' && words[i + 1]?.lower === 'long' && words[i + 2]?.lower === 'as');
+    const during = sub === 'while' ? 0 : words[0]?.lower === 'while' ? 1 : -1;
+    const rest = words.slice(longAs >= 0 ? longAs + 3 : Math.max(during, 0)).filter((w) => w.pos !== 'PUNCT');
+    // Up to its verb; one the tagger read as a noun ("the contract runs") is its last word.
+    const verb = rest.findIndex((w) => w.pos === 'VERB' || w.pos === 'AUX');
+    const temporary = longAs >= 0 || (during >= 0 && rest[verb]?.lemma === 'be' && rest.slice(verb + 1).some((w) => TEMPORARY_STATES.has(w.lower)));
+    if (temporary && rest.length > 0 && !['a', 'an', 'any', 'each', 'every'].includes(rest[0]!.lower)) {
+      const target = rest.slice(0, verb >= 0 ? verb : rest.length - 1).map((w) => anchorOf(w)).filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
+      if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ends: true });
     }
     // "signs with Ana's key": the fact holds while Ana holds it.
     words.forEach((w, i) => {
