@@ -981,6 +981,9 @@ describe('alignment', () => {
     expect(claimsIn('On Discovery, every PR gets a review from the owner').some((c) => c.kind === 'person' || c.kind === 'name')).toBe(false);
     // Each naming a thing of its own the other never mentions: two things.
     expect(same('The invoice queue retries 5 times', 'The refund webhook retries 3 times')).toBe(false);
+    // Versions pinned in two repositories, one named only in a remark, are two things; one repository's, one thing.
+    expect(same('Switched `acme/web` test jobs to `ubuntu-24.04` runners.', 'Mobile CI (`mobile.yml` in `acme/mobile`) runs on `ubuntu-22.04` runners', 'ci')).toBe(false);
+    expect(same('Switched `acme/web` test jobs to `ubuntu-24.04` runners.', 'Our test jobs run on `ubuntu-22.04` runners', 'ci')).toBe(true);
     // A date of one tracked item is not one of another; of the same item it is.
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'RFC-12 posted. Review until Sep 12.', 'security')).toBe(false);
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'The SEC-41 review is now due Oct 7.', 'security')).toBe(true);

@@ -188,8 +188,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
   if ((a.modifier && !meets(vb, a.modifier, va)) || (b.modifier && !meets(va, b.modifier, vb))) return false;
   // A version is of its product: within one scope, what else the clause names does not make it another thing, unless
-  // each names a path of its own ("apps/shop/.nvmrc" and "apps/blog/.nvmrc" pin two apps' versions).
-  const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components].some((p) => isPath(p) && !mentions(other, p));
+  // each fact names a path of its own, anywhere in it ("apps/shop/.nvmrc" and "apps/blog/.nvmrc" pin two apps' versions;
+  // "runners of `acme/web`" and "mobile CI (in `acme/mobile`)" are two repositories' runners).
+  const ownPath = (x: Claim, other: FactView) => [...x.anchors, ...x.components, ...x.view.mentions].some((p) => isPath(p) && !mentions(other, p));
   if (a.kind === 'version' && a.fact.scope === b.fact.scope) return !(ownPath(a, vb) && ownPath(b, va));
   // In two scopes, a product's version is of two installs when each fact names a thing of its own ("`orders-db`: Postgres
   // 15" / "Postgres 16 on `ledger-db`").
