@@ -49,7 +49,7 @@ export function normalizeText(content: string): string {
     // A unit in parentheses after its figure ("CACHE_TTL=300 (seconds)") is the figure's unit.
     .replace(/(\d)\s*\(\s*([a-z]+)\s*\)/gi, (m, digit: string, unit: string) => (unitOf(unit) ? `${digit} ${unit}` : m))
     .replace(/\bhalf an? (hour|minute|day)\b/gi, (_, unit: string) => ({ hour: '30 minutes', minute: '30 seconds', day: '12 hours' })[unit.toLowerCase()]!)
-    .replace(/\b(after|for|in|within|every|of|than|to|under|over|is|about|around|take|takes|took)\s+an?\s+(second|minute|hour|day|week|month|year)\b/gi, '$1 1 $2')
+    .replace(/\b(after|for|in|within|every|of|than|to|under|over|is|about|around|take|takes|took|keeps?|kept|retains?|holds?|lasts?)\s+an?\s+(?:full\s+|whole\s+)?(second|minute|hour|day|week|month|year)\b/gi, '$1 1 $2')
     .replace(numberWord, (w: string) => String(NUMBER_WORDS[w.toLowerCase()]));
 }
 
