@@ -590,6 +590,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([manager, backup, change]).conflicts)).toEqual([['probable_update', new Set([backup.id, change.id])]]);
   });
 
+  it('meets a component named by its path in one scope and in words in another', () => {
+    const owned = fact('`services/billing` is owned by the Core team (lead: Dana Lee).', { scope: 'billing', hoursAgo: 300 });
+    const other = fact('The billing service belongs to the Ledger squad under Ana Reyes; reviews for `services/billing` go to them.', { scope: 'team/oncall', hoursAgo: 100 });
+    expect(pairs(analyze([owned, other]).conflicts)).toEqual([['cross_scope', new Set([owned.id, other.id])]]);
+  });
+
   it('asks a change naming only the component its scope names of an earlier fact naming another', () => {
     const before = fact('Redis 6.2 on `cache.m5.large` with one replica; cluster mode is off.', { scope: 'services/matchups', hoursAgo: 400 });
     const now = fact('Matchups cache is now Valkey 7.2, cluster mode on with 2 shards.', { scope: 'services/matchups', hoursAgo: 20 });

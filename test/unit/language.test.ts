@@ -492,6 +492,8 @@ describe('claims', () => {
     expect(readFact('The kiosk app sends crash telemetry to Sentry').filter((e) => e.type === 'statement')).toMatchObject([{ positive: true, verb: 'send' }]);
     expect(readFact('Forget the note about the WireGuard gateway').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['wireguard', 'gateway']) });
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
+    // The lead a team is under holds a role; it is no component of what the team owns.
+    expect(claim('The billing service belongs to the Ledger squad under Ana Reyes.', 'team').components).toEqual([]);
     // What holds only for a while: for as long as a thing lasts, while someone is out or some work is in progress.
     const dependency = (text: string) => readFact(text).find((e) => e.type === 'dependency');
     expect(dependency('SMS codes go through Twilio for as long as the Twilio contract runs')).toMatchObject({ target: ['twilio', 'contract'], ends: true });

@@ -138,8 +138,14 @@ function indexKeys(c: Claim): string[] {
   const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return [...(c.setting ? [`setting:${c.setting}`] : []), ...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].map((a) => `${k}@${a}`)), scopeKey(c)];
+  return [...(c.setting ? [`setting:${c.setting}`] : []), ...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), scopeKey(c)];
 }
+const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
+/** A thing named, in the singular too, and a path also by its last segment: "`services/payments`" meets "the payments service". */
+const forms = (a: string): string[] => {
+  const last = /^[\w.-]+\/([a-z][\w-]*)$/.exec(a)?.[1];
+  return [...new Set([a, singular(a), ...(last ? [singular(last)] : [])])];
+};
 /** A claim's family in its scope, whatever its measure: where a replacement naming its old value and no measure looks. */
 const familyScopeKey = (c: Claim) => `${familyOf(c.kind)}%${c.fact.scope}`;
 const scopeKey = (c: Claim) => `${kindKey(c)}%${c.fact.scope}`;

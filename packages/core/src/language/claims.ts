@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 29;
+export const EXTRACTOR_VERSION = 30;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1248,7 +1248,8 @@ export function readFactText(content: string): FactEntity[] {
     for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
       const vocabulary = MEASURE_VOCABULARY.get(measure);
       const about = new Set(aboutTokens(v, view, clauseValues));
-      // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned.
+      // Who holds a role is not what the role is of: "Kofi (SRE team) owns it" is his team, not the thing owned; nor is the
+      // lead a team is under ("belongs to the Checkout squad under Ana") a component of it.
       const holders = ROLE_MEASURES.has(measure) ? new Set(clauseValues.filter((x) => x.kind === 'person' || x.kind === 'team').map((x) => x.value)) : new Set<string>();
       const keep = (i: number, a: string) => (about.has(i) || narrows(view.tokens[i]!.word, v)) && a !== v.value && a !== v.of && !holders.has(a) && !vocabulary?.has(a) && !vocabulary?.has(view.tokens[i]!.lower);
       const kept = [...anchors].filter(([i, a]) => keep(i, a));
@@ -1270,7 +1271,7 @@ export function readFactText(content: string): FactEntity[] {
         const foreignKeys = new Set([...othersKeys(v, view, clauseValues)].map((k) => k.lower));
         claim = {
           type: 'claim', kind: v.kind, measure, anchors: claimAnchors, ...(qualities.length ? { qualities } : {}),
-          components: components.filter((c) => c !== v.value && !foreignKeys.has(c)), values: [], display: [], ...quals,
+          components: components.filter((c) => c !== v.value && !foreignKeys.has(c) && !holders.has(c)), values: [], display: [], ...quals,
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}), ...(setting ? { setting } : {}),
           ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : namesWorkTarget(v, view) ? { mode: 'plan' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
           ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
