@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 30;
+export const EXTRACTOR_VERSION = 31;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -875,8 +875,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (
         // Not a range ("backoff from 2 s up to 5 min").
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
-        // Not a flow written as a chain ("SES → SNS `feedback` → POST /hooks"): each step feeds the next.
-        (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40))) ||
+        // Not a flow or a staged plan written as a chain ("SES → SNS `feedback` → POST /hooks", "10% → 50% → 100%"): each
+        // step leads to the next, at either end of the pair.
+        (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40)) && !/(?:→|->|=>)[\s`]*\S*[\s`]*$/.test(text.slice(Math.max(0, a.start - 40), a.start))) ||
         /^\s*hand(?:ed|s)?\s+(?:over\s+|off\s+)?(?:\S+\s+){0,6}?(?:over\s+|off\s+)?to\s+$/i.test(between) ||
         (/\b(?:replac(?:e|ed|es|ing)|swap(?:ped|s)?(?:\s+out)?|substitut(?:e|ed))\s+(?:the\s+|our\s+)?$/i.test(before) && /^\s*(?:\S+\s+){0,2}?(?:with|by|for)\s+(?:\S+\s+){0,2}$/i.test(between)) ||
         /^\s*(?:(?:has|have)\s+been|was|were|is|got)\s+(?:replaced|superseded|swapped out)\s+(?:by|with|for)\s+(?:\S+\s+){0,2}$/i.test(between) ||
