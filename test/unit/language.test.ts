@@ -492,6 +492,10 @@ describe('claims', () => {
     const statements = readFact('The kiosk app sends no telemetry').filter((e) => e.type === 'statement');
     expect(statements).toMatchObject([{ positive: false, target: ['telemetry'] }]);
     expect(readFact('The kiosk app sends crash telemetry to Sentry').filter((e) => e.type === 'statement')).toMatchObject([{ positive: true, verb: 'send' }]);
+    // An instruction tells what to do, not what is: it denies nothing; a denial with a subject does.
+    expect(readFact("Don't shrink the pool without checking billing.").filter((e) => e.type === 'statement')).toEqual([]);
+    expect(readFact('Never deploy the kiosk app on Fridays.').filter((e) => e.type === 'statement')).toEqual([]);
+    expect(readFact('The kiosk app does not use Redis.').filter((e) => e.type === 'statement')).toMatchObject([{ positive: false, target: ['redis', 'cache'] }]);
     expect(readFact('Forget the note about the WireGuard gateway').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['wireguard', 'gateway']) });
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
     // The lead a team is under holds a role; it is no component of what the team owns.

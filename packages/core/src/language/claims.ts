@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 31;
+export const EXTRACTOR_VERSION = 32;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1388,6 +1388,8 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   // What a clause tells as history ("used to", "from before March") is not asserted now.
   if (view.cue === null && has(CHANGE.history, view.tokens)) return null;
   const words = view.clause.words;
+  // An instruction ("Don't lower it without checking mobile", "Never deploy on Fridays") tells what to do, not what is.
+  if (imperativeDenial(words)) return null;
   // A denial's act is the verb its negation governs ("notify never calls X": calls, not notify).
   const negationAt = words.findIndex((w) => NEGATIONS.has(w.lower) || w.lemma === 'not');
   const afterNegation = negationAt >= 0 ? words.findIndex((w, i) => i > negationAt && w.pos === 'VERB') : -1;
@@ -1452,6 +1454,12 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
     type: 'statement', positive, verb: verbClass, subject, object, target, ...(where.length ? { where } : {}),
     ...(uses.length ? { uses: [...new Set(uses.map((v) => v.value))] } : {}), ...(view.cue || removal ? { cue: view.cue ?? 'change' } : {}), clause: view.index,
   };
+}
+
+/** Does the clause open with a negated imperative: "Don't", "Do not", or "Never" and a verb's bare form? */
+function imperativeDenial(words: readonly Word[]): boolean {
+  if (words[0]?.lower === 'do' && ['not', "n't", 'n’t'].includes(words[1]?.lower ?? '')) return true;
+  return words[0]?.lower === 'never' && words[1]?.pos === 'VERB' && words[1].lower === words[1].lemma;
 }
 
 /** A request to forget facts: an imperative of forgetting ("forget", "drop") about a note or a thing, or a note done with ("... can go"). */
