@@ -590,6 +590,9 @@ describe('claims', () => {
     expect(claimsIn('Rota change Tue Mar 10 at 09:00 Lisbon time (Ola → Kai primary): Kai → Mia secondary').every((c) => c.mode === 'event')).toBe(true);
     // An acronym is a name, never a word's short form ("CD" is not "could"): no plan here.
     expect(readFact('Argo CD syncs the apps repo every 3 minutes').find((e) => e.type === 'mentions')).not.toHaveProperty('hedged');
+    // So does a release's record, whose times are that release's.
+    expect(claim('Release 4.2 promoted to prod 15:40 UTC by Ana', 'time').mode).toBe('event');
+    expect(claim('Release branches are cut every Tuesday at 16:00 UTC', 'time').mode).toBeUndefined();
     // An incident's write-up tells what happened then; a change made after it is a change.
     expect(readFact('Postmortem (billing-sync, 20 min): a driver upgrade that changed the default pool size.').some((e) => 'cue' in e && e.cue)).toBe(false);
     expect(claim('After the outage we raised the billing-sync pool to 40', 'number').cue).toBe('change');

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 32;
+export const EXTRACTOR_VERSION = 33;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -810,6 +810,8 @@ const WRITE_UP = /^(?:post-?mortem|post-incident|incident|outage|retro(?:spectiv
  * review:", "Changelog quote-api 3.1:").
  */
 function opensWriteUp(words: readonly Word[]): boolean {
+  // A release's record ("Release 4.2 cut at 16:00 UTC", "Release 2.4 notes: ...").
+  if (words[0]?.lower === 'release' && /^v?\d+(?:\.\d+)+$/.test(words[1]?.text ?? '')) return true;
   const length = WRITE_UP.test(words[0]?.text ?? '') ? 1 : WRITE_UP.test(words.slice(0, 2).map((w) => w.text).join(' ')) ? 2 : 0;
   if (length === 0) return false;
   const next = words[length];
