@@ -1001,6 +1001,9 @@ describe('alignment', () => {
     // A date of one tracked item is not one of another; of the same item it is.
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'RFC-12 posted. Review until Sep 12.', 'security')).toBe(false);
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'The SEC-41 review is now due Oct 7.', 'security')).toBe(true);
+    // What names nothing is about its fact's subject: two tracked items are two subjects.
+    expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Closing INC-15. `maxReplicas` stays at 50.', 'incidents')).toBe(false);
+    expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Follow-up on INC-12. `maxReplicas` stays at 50.', 'incidents')).toBe(true);
     // A window of the day and a moment of it are two things; two windows are one.
     expect(same('Refund batches close at 18:00 UTC', 'Refund batches are processed 06:00–12:00 UTC', 'billing/refunds')).toBe(false);
     expect(same('Refund batches run 06:00–12:00 UTC', 'Refund batches now run 07:00–13:00 UTC', 'billing/refunds')).toBe(true);

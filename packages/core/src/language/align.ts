@@ -228,7 +228,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (!ownA && !ownB && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
-  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope;
+  // (What names nothing is about its fact's subject: two tracked items, none in common, are two subjects.)
+  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb);
   const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
