@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { COMPONENT_LIKE, familyOf, isFileName, isPath, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC, SETTING_PLACES, STORED_DATA, TIME_NOUNS } from './lexicon.ts';
+import { GENERIC, SETTING_PLACES, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
@@ -206,10 +206,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   // Where a value is set (a file, "the helm values") is no thing of its own.
-  // Nor is what a retention keeps, against one naming no kind of data ("`events.v1` keeps 3 days of messages" / "retention of `events.v1`").
-  const kept = (x: Claim) => x.measure === 'retention' && x.specificAnchors.some((w) => STORED_DATA.has(singular(w)));
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
-    !(STORED_DATA.has(singular(w)) && kept(x) && !kept(y)) &&
     !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y));
   const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
