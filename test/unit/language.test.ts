@@ -1000,6 +1000,8 @@ describe('alignment', () => {
     // A date of one tracked item is not one of another; of the same item it is.
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'RFC-12 posted. Review until Sep 12.', 'security')).toBe(false);
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'The SEC-41 review is now due Oct 7.', 'security')).toBe(true);
+    // Two days that name nothing and no measure are two moments of a scope, not two values of one.
+    expect(same('It ends 2026-02-01.', 'Then Nov 30.', 'security')).toBe(false);
     // What names nothing is about its fact's subject: two tracked items are two subjects.
     expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Closing INC-15. `maxReplicas` stays at 50.', 'incidents')).toBe(false);
     expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Follow-up on INC-12. `maxReplicas` stays at 50.', 'incidents')).toBe(true);

@@ -225,8 +225,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (!ownA && !ownB && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
-  // (What names nothing is about its fact's subject: two tracked items, none in common, are two subjects.)
-  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb);
+  // (What names nothing is about its fact's subject: two tracked items, none in common, are two subjects. A day or a time
+  // that names nothing and no measure is only a moment: a scope holds many.)
+  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb) && !(a.measure === '' && CALENDAR.has(a.kind));
   const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.
@@ -279,6 +280,8 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
+/** Kinds of value that are a moment or a day. */
+const CALENDAR = new Set(['date', 'time', 'weekday']);
 /** A time of day that is a window ("09:00-17:00 utc"), not a moment. */
 const isWindow = (v: string) => /^\d{2}:\d{2}-/.test(v);
 
