@@ -611,6 +611,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([promise, changed]).conflicts)).toEqual([['probable_update', new Set([promise.id, changed.id])]]);
   });
 
+  it('does not flag a fact that holds until something ends when a later fact only changes something of the same name', () => {
+    const waiting = fact('Prod stays on Postgres 15 until the release freeze ends.', { scope: 'infra/db', hoursAgo: 500 });
+    const other = fact('The dashboard now reads the freeze rate from the new video stats table.', { scope: 'data', hoursAgo: 20 });
+    expect(analyzeAll([waiting, other]).conflicts).toEqual([]);
+  });
+
   it('flags a fact that holds for as long as something lasts as stale once a later fact says it ended', () => {
     const routed = fact('SMS codes go through Twilio for as long as the Twilio contract runs.', { scope: 'auth/sms', hoursAgo: 900 });
     const ended = fact('The Twilio contract ended Oct 31 and was not renewed.', { scope: 'vendors', hoursAgo: 20 });

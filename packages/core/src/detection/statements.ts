@@ -126,9 +126,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     if (!current(dependent)) continue;
     const dependsOn = (change: DetectorFact) => {
       const changed = viewOf(change);
-      // The change itself names what the fact depends on: a clause announcing a change, or (for "until ...") saying it ended.
+      // The change itself names what the fact depends on: a clause announcing a change of it, or saying it ended; what
+      // holds until something ends ("until the freeze ends") only the latter ("the freeze rate now reads …" ends no freeze).
       return viewOf(dependent).dependencies.some(
-        (dependency) => dependency.target.some((w) => !GENERIC.has(w)) && dependency.target.every((w) => changed.changed.has(w) || changed.ended.has(w)),
+        (dependency) => dependency.target.some((w) => !GENERIC.has(w)) && dependency.target.every((w) => (!dependency.ends && changed.changed.has(w)) || changed.ended.has(w)),
       );
     };
     const changes = (triggerIds.has(dependent.id) ? facts : inStep).filter((f) => f.id !== dependent.id && time(f) > time(dependent) && dependsOn(f));
