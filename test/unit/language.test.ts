@@ -590,6 +590,9 @@ describe('claims', () => {
     expect(claimsIn('Rota change Tue Mar 10 at 09:00 Lisbon time (Ola → Kai primary): Kai → Mia secondary').every((c) => c.mode === 'event')).toBe(true);
     // An acronym is a name, never a word's short form ("CD" is not "could"): no plan here.
     expect(readFact('Argo CD syncs the apps repo every 3 minutes').find((e) => e.type === 'mentions')).not.toHaveProperty('hedged');
+    // So does a "when" clause in the past tense of its subject; not one whose verb has no subject of its own.
+    expect(claimsIn('Export calls are at 600/day now, up from 300/day when the exports ran every 12h').find((c) => c.kind === 'duration')?.mode).toBe('event');
+    expect(claim('Reads take 9 ms when served from the cache', 'duration').mode).toBeUndefined();
     // So does a release's record, whose times are that release's.
     expect(claim('Release 4.2 promoted to prod 15:40 UTC by Ana', 'time').mode).toBe('event');
     expect(claim('Release branches are cut every Tuesday at 16:00 UTC', 'time').mode).toBeUndefined();

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 33;
+export const EXTRACTOR_VERSION = 34;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1242,7 +1242,10 @@ export function readFactText(content: string): FactEntity[] {
     // Figures reported for a past period held then; a change reported for it is still a change ("Last week: moved X to Y").
     // So does one that says it is history ("used to take 3 s", "was sampling at 40% at the time").
     // So does a figure of what is left of something used up: a reading at its moment, which later readings follow.
-    const event = view.clause.words.some((_, i, words) => leftOver(words, i)) || incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
+    // And what a "when" clause tells in the past tense of its subject ("up from 300/day when syncs ran every 12h", not "when
+    // served from the cache"): how it was then.
+    const then = view.clause.subordinator === 'when' && view.cue === null && view.clause.words.some((w, i, words) => w.pos === 'VERB' && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower) && NOUNISH.has(words[i - 1]?.pos ?? '')) && !view.clause.words.some((w) => w.pos === 'AUX');
+    const event = then || view.clause.words.some((_, i, words) => leftOver(words, i)) || incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
         view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
