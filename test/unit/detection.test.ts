@@ -596,6 +596,14 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyze([owned, other]).conflicts)).toEqual([['cross_scope', new Set([owned.id, other.id])]]);
   });
 
+  it('asks a change of an earlier rule with a condition, not of an earlier fact holding a plan', () => {
+    const rule = fact('`ledger-oncall` escalation: if the primary does not acknowledge within 20 min, the secondary is paged.', { scope: 'oncall', hoursAgo: 400 });
+    const changed = fact('Updated the `ledger-oncall` escalation policy: the secondary now gets paged after 10 minutes without an ack.', { scope: 'oncall', hoursAgo: 20 });
+    expect(pairs(analyzeAll([rule, changed]).conflicts)).toEqual([['probable_update', new Set([rule.id, changed.id])]]);
+    const planned = fact('`ledger-oncall` escalation: if the primary does not acknowledge within 20 min, the secondary is paged. We plan to move paging to Opsgenie next quarter.', { scope: 'oncall', hoursAgo: 400 });
+    expect(analyzeAll([planned, changed]).conflicts).toEqual([]);
+  });
+
   it('asks a change naming only the component its scope names of an earlier fact naming another', () => {
     const before = fact('Redis 6.2 on `cache.m5.large` with one replica; cluster mode is off.', { scope: 'services/matchups', hoursAgo: 400 });
     const now = fact('Matchups cache is now Valkey 7.2, cluster mode on with 2 shards.', { scope: 'services/matchups', hoursAgo: 20 });

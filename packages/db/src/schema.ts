@@ -371,6 +371,8 @@ export type FactEntity =
       gone?: string[];
       /** Some clause of it is a plan, work in progress or a condition: it may not state what holds now. */
       hedged?: true;
+      /** Some clause of it is a plan or work in progress (not only a condition, which is a rule that holds now). */
+      planned?: true;
       /** A main clause of it announces a change or a correction ("X is now Y"), whatever that clause states. */
       announces?: true;
     };

@@ -27,8 +27,8 @@ export interface FactView {
   changed: ReadonlySet<string>; ended: ReadonlySet<string>;
   /** Named things it says are gone. */
   gone: readonly string[];
-  /** Some clause is a plan, work in progress or a condition. */
-  hedged: boolean;
+  /** Some clause is a plan, work in progress or a condition; a plan or work in progress. */
+  hedged: boolean; planned: boolean;
   /** A main clause announces a change or a correction ("X is now Y"). */
   announces: boolean;
   /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
@@ -67,7 +67,7 @@ export function viewOf(fact: DetectorFact): FactView {
   view = {
     claims, statements, deletion, dependencies, scopeWords, scopeSegments: fact.scope.toLowerCase().split('/'),
     mentions: new Set([...mentions, ...mentions.map(singular)]),
-    changed: new Set(said?.changed), ended: new Set(said?.ended), gone: said?.gone ?? [], hedged: said?.hedged === true, announces: said?.announces === true,
+    changed: new Set(said?.changed), ended: new Set(said?.ended), gone: said?.gone ?? [], hedged: said?.hedged === true, planned: said?.planned === true, announces: said?.announces === true,
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 34;
+export const EXTRACTOR_VERSION = 35;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1378,7 +1378,8 @@ export function readFactText(content: string): FactEntity[] {
   const announces = read.some((r) => !r.view.mode && r.view.cue !== null && [null, 'and', ':'].includes(r.view.clause.subordinator));
   entities.push({
     type: 'mentions', value: [...mentions].sort(), ...(changed.length ? { changed } : {}), ...(ended.length ? { ended } : {}),
-    ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}), ...(announces ? { announces: true as const } : {}),
+    ...(gone.size ? { gone: [...gone].sort() } : {}), ...(hedged ? { hedged: true as const } : {}), ...(read.some((r) => r.view.mode) ? { planned: true as const } : {}),
+    ...(announces ? { announces: true as const } : {}),
   });
   return entities;
 }
