@@ -596,6 +596,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyze([owned, other]).conflicts)).toEqual([['cross_scope', new Set([owned.id, other.id])]]);
   });
 
+  it('compares a person holding a role with a name no list knows holding it', () => {
+    const owner = fact('Owner of `services/ledger-api` is Dana Whitfield; reconciliation questions go to her first.', { scope: 'services/ledger-api', hoursAgo: 400 });
+    const moved = fact('ledger-api ownership has moved to Foxtrot.', { scope: 'services/ledger-api', hoursAgo: 20 });
+    expect(analyzeAll([owner, moved]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([owner.id, moved.id])]);
+  });
+
   it('asks a change of an earlier rule with a condition, not of an earlier fact holding a plan', () => {
     const rule = fact('`ledger-oncall` escalation: if the primary does not acknowledge within 20 min, the secondary is paged.', { scope: 'oncall', hoursAgo: 400 });
     const changed = fact('Updated the `ledger-oncall` escalation policy: the secondary now gets paged after 10 minutes without an ack.', { scope: 'oncall', hoursAgo: 20 });

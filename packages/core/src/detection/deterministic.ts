@@ -135,10 +135,11 @@ const isBare = (c: Claim) => c.anchors.length === 0 && c.components.length === 0
  * and with its whole scope, where one thing is often named in other words ("payouts" / "payout").
  */
 function indexKeys(c: Claim): string[] {
-  const k = kindKey(c);
   // A version is of its product, whatever else its clause names.
-  if (c.kind === 'version') return [`${k}@${c.of ?? ''}`];
-  return [...(c.setting ? [`setting:${c.setting}`] : []), ...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), scopeKey(c)];
+  if (c.kind === 'version') return [`${kindKey(c)}@${c.of ?? ''}`];
+  // A name no list knows holding a role may be a person's ("ownership moved to Tomás Reyes"): it meets people too.
+  const kinds = c.kind === 'name' && c.measure !== '' ? [kindKey(c), `person:${c.measure}`] : [kindKey(c)];
+  return [...(c.setting ? [`setting:${c.setting}`] : []), ...kinds.flatMap((k) => [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), `${k}%${c.fact.scope}`])];
 }
 const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
 /** A thing named, in the singular too, and a path also by its last segment: "`services/payments`" meets "the payments service". */

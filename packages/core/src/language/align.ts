@@ -160,7 +160,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
     const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w) && !SETTING_PLACES.has(w));
     return familyOf(a.kind) === familyOf(b.kind) && a.env === b.env && own(a, b.view).length === 0 && own(b, a.view).length === 0;
   }
-  if (familyOf(a.kind) !== familyOf(b.kind) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
+  if ((familyOf(a.kind) !== familyOf(b.kind) && !holderKinds(a, b)) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A share no measure word names ("62% of requests are polls") is a share of what its own words say: the same only of one component.
   if (a.kind === 'percentage' && a.measure === '' && !(a.components.length > 0 && a.components.every((c) => b.components.includes(c)))) return false;
   // A window of the day ("00:00–14:00") and a moment of it ("at 20:00") are two things: what is open then, what happens then.
@@ -280,6 +280,8 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
+/** A person and a name no list knows, holding the same role ("owner is Dana Whitfield" / "ownership moved to Tomás Reyes"): whoever holds it. */
+const holderKinds = (a: ClaimEntity, b: ClaimEntity) => [a.kind, b.kind].sort().join() === 'name,person' && a.measure !== '' && a.measure === b.measure;
 /** Kinds of value that are a moment or a day. */
 const CALENDAR = new Set(['date', 'time', 'weekday']);
 /** A time of day that is a window ("09:00-17:00 utc"), not a moment. */
