@@ -441,8 +441,6 @@ describe('claims', () => {
     expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
     // A value said to be gone is replaced by none.
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
-    // A managed service's instance class is its machine type, so "from db.X to db.Y" names the type it replaced.
-    expect(claim('Resized `orders-pg` from `db.m6g.large` to `db.m6g.xlarge` on Sunday', 'machine')).toMatchObject({ values: ['m6g.xlarge'], previous: ['m6g.large'] });
     // A chain of steps is a plan or a flow, not a replacement at its last step.
     expect(claimsIn('Canary rollout goes 5% → 25% → 100%, a day at each step').filter((c) => c.previous)).toEqual([]);
     // An arrow the tagger splits in two still names the old value.
