@@ -441,6 +441,10 @@ describe('claims', () => {
     expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
     // A value said to be gone is replaced by none.
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
+    // A sampling written as one in so many is that share, and "from 1/10 to 1/50" names the one it replaced.
+    expect(claim('Checkout traces are kept at 1-in-20 head sampling', 'percentage')).toMatchObject({ measure: 'sampling', values: ['5'] });
+    expect(claim('Changed trace sampling for checkout from 1/10 to 1/50', 'percentage')).toMatchObject({ measure: 'sampling', values: ['2'], previous: ['10'] });
+    expect(claimsIn('Deploy the checkout fix on 1/10 at noon').some((c) => c.kind === 'percentage')).toBe(false);
     // A chain of steps is a plan or a flow, not a replacement at its last step.
     expect(claimsIn('Canary rollout goes 5% → 25% → 100%, a day at each step').filter((c) => c.previous)).toEqual([]);
     // An arrow the tagger splits in two still names the old value.

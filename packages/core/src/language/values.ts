@@ -256,6 +256,16 @@ const SHAPES: Shape[] = [
       return { kind: 'duration' as const, value: String(seconds), number: seconds };
     },
   },
+  // A sampling written as one in so many ("1-in-10", "1 in 50", "1/20 sampling"): that share.
+  {
+    pattern: /(?<![\w/.-])1(?:\s*in\s*|-in-|\/)(\d{1,6})(?![\w/.])/gi,
+    read: (m, text) => {
+      const n = Number(m[1]);
+      if (n < 2 || (m[0].includes('/') && !/sampl/i.test(text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40)))) return null;
+      const share = round(100 / n);
+      return { kind: 'percentage', value: String(share), number: share };
+    },
+  },
   // Quantities with units and their ranges: "30 s", "512Mi", "2-5 minutes", "99.9%", "1000 req/s", "30-second".
   // A setting whose key names its unit ("retention.ms=259200000", "IDLE_TIMEOUT_SECONDS: 90", "timeout-minutes is 30"), also in
   // camel case ("timeoutSeconds: 5", "idleTimeoutMs=30000", a Kubernetes or JSON key): a figure in that unit.
