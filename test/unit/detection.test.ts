@@ -577,6 +577,16 @@ describe('statements, deletion requests and dependencies', () => {
     expect(retired(analyzeAll([endpoint, never]))).toEqual([endpoint.id]);
   });
 
+  it('retires a fact naming a thing a later fact asks to forget by its name and its kind', () => {
+    const endpoint = fact('`billing-api` exposes `POST /v2/refunds/batch`, which takes up to 100 refunds per call.', { scope: 'services/billing', hoursAgo: 300 });
+    const never = fact('Please forget the note about a `POST /v2/refunds/batch` endpoint; that route never existed.', { scope: 'services/billing', hoursAgo: 20 });
+    expect(retired(analyzeAll([endpoint, never]))).toEqual([endpoint.id]);
+    // The kind alone, with no name, is still all it names: a fact must say it.
+    const gateway = fact('The VPN gateway allows 40 tunnels.', { scope: 'infra/net', hoursAgo: 300 });
+    const forget = fact('Forget the note about the WireGuard gateway.', { scope: 'infra/net', hoursAgo: 20 });
+    expect(retired(analyzeAll([gateway, forget]))).toEqual([]);
+  });
+
   it('asks whether a host still holds when a later fact says the thing moved to another', () => {
     const before = fact('Grafana is reachable at grafana.ops.example.net (office network only)', { scope: 'observability', hoursAgo: 600 });
     const moved = fact('Grafana moved to dashboards.example.net behind Okta', { scope: 'observability', hoursAgo: 30 });

@@ -16,7 +16,7 @@
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { denies, mentions, viewOf } from '../language/align.ts';
-import { GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
+import { COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
@@ -58,6 +58,8 @@ function statementViewOf(facts: readonly DetectorFact[]): StatementView {
 /** The words of a fact's text, each on its own ("just rerun the job" says "rerun", a verb no mention holds). */
 const wordsOf = (fact: DetectorFact) => new Set(fact.content.toLowerCase().split(/[^a-z0-9_]+/));
 
+const KIND_WORDS = new Set([...COMPONENT_ROLES, 'endpoint', 'route']);
+
 /**
  * Polarity, deletion requests and stale derived claims for the run's triggers. `facts` holds the
  * triggers and the facts their keys found, and must not change between calls. Each pair judged
@@ -79,7 +81,9 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;
       let said: Set<string> | undefined;
-      if (!target.every((w) => mentions(viewOf(fact), w) || (said ??= wordsOf(fact)).has(w))) continue;
+      // What kind of thing a named thing is ("the `POST /v1/x` endpoint") need not be said again.
+      const named = target.some(isJoinedName);
+      if (!target.every((w) => (named && KIND_WORDS.has(w)) || mentions(viewOf(fact), w) || (said ??= wordsOf(fact)).has(w))) continue;
       retired.add(fact.id);
       retirements.push({ factId: fact.id, byFactId: request.id, at: request.committed_at, reason: 'a later fact asks to forget it' });
     }
