@@ -1009,6 +1009,9 @@ describe('alignment', () => {
     expect(same('The Q3 review is due by 2026-09-30, tracked in SEC-41.', 'The SEC-41 review is now due Oct 7.', 'security')).toBe(true);
     // Two days that name nothing and no measure are two moments of a scope, not two values of one.
     expect(same('It ends 2026-02-01.', 'Then Nov 30.', 'security')).toBe(false);
+    // A plain word in code quotes names a thing: two queues so named are two things.
+    expect(same('`default` queue workers run with `--concurrency=8`.', '`low` queue workers run with `--concurrency=4`.', 'apps/worker')).toBe(false);
+    expect(same('`default` queue workers run with `--concurrency=8`.', 'The `default` queue now runs with `--concurrency=12`.', 'apps/worker')).toBe(true);
     // What names nothing is about its fact's subject: two tracked items are two subjects.
     expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Closing INC-15. `maxReplicas` stays at 50.', 'incidents')).toBe(false);
     expect(same('Closing INC-12. `maxReplicas` stays at 30.', 'Follow-up on INC-12. `maxReplicas` stays at 50.', 'incidents')).toBe(true);

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 38;
+export const EXTRACTOR_VERSION = 39;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1128,7 +1128,9 @@ export function readFactText(content: string): FactEntity[] {
     const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
     // So does when it is for ("ahead of the statewide rollout in Georgia").
     const trailing = view.clause.words.find((w, i, ws) => (w.lower === 'ahead' && ws[i + 1]?.lower === 'of') || (w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1))))?.start ?? Infinity;
-    const named = new Set(view.clause.words.filter((w) => isComponent(w) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
+    // A plain word in code quotes is a name too ("the `reminders` queue").
+    const quoted = (w: Word) => /^[a-z]{2,}$/.test(w.text) && text[w.start - 1] === '`' && text[w.end] === '`';
+    const named = new Set(view.clause.words.filter((w) => (isComponent(w) || quoted(w)) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
       !(/[_.]/.test(w.text) && measureOnlyKey(w.lower))).map((w) => w.lower.replace(/`/g, '')));
     // A platform before its channel ("Slack #ops") names no thing of its own.
     const platform = (end: number) => /^\s+`?[#@]\w/.test(text.slice(end, end + 4));
