@@ -606,10 +606,19 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyze([owned, other]).conflicts)).toEqual([['cross_scope', new Set([owned.id, other.id])]]);
   });
 
+  it('does not compare two joined names of one shape, whatever words they share', () => {
+    const one = fact('OTel head sampling for log-worker is 25% (LOG_WORKER_OTEL_SAMPLE_RATIO=0.25).', { scope: 'observability', hoursAgo: 300 });
+    const two = fact('OTel head sampling for mail-worker is 1% (MAIL_WORKER_OTEL_SAMPLE_RATIO=0.01).', { scope: 'observability', hoursAgo: 20 });
+    expect(analyze([one, two]).conflicts).toEqual([]);
+  });
+
   it('compares a person holding a role with a name no list knows holding it', () => {
     const owner = fact('Owner of `services/ledger-api` is Dana Whitfield; reconciliation questions go to her first.', { scope: 'services/ledger-api', hoursAgo: 400 });
     const moved = fact('ledger-api ownership has moved to Foxtrot.', { scope: 'services/ledger-api', hoursAgo: 20 });
     expect(analyzeAll([owner, moved]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([owner.id, moved.id])]);
+    // A name merely beside a person holding a role elsewhere is not compared with them.
+    const team = fact('ledger-api belongs to Foxtrot; Dana is the contact.', { scope: 'services/ledger-api', hoursAgo: 20 });
+    expect(analyzeAll([owner, team]).conflicts).toEqual([]);
   });
 
   it('asks a change of an earlier rule with a condition, not of an earlier fact holding a plan', () => {

@@ -137,8 +137,8 @@ const isBare = (c: Claim) => c.anchors.length === 0 && c.components.length === 0
 function indexKeys(c: Claim): string[] {
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${kindKey(c)}@${c.of ?? ''}`];
-  // A name no list knows holding a role may be a person's ("ownership moved to Tomás Reyes"): it meets people too.
-  const kinds = c.kind === 'name' && c.measure !== '' ? [kindKey(c), `person:${c.measure}`] : [kindKey(c)];
+  // A name no list knows said to take over a role may be a person's ("ownership moved to <name>"): it meets people too.
+  const kinds = c.kind === 'name' && c.measure !== '' && (c.cue === 'change' || (c.previous?.length ?? 0) > 0) ? [kindKey(c), `person:${c.measure}`] : [kindKey(c)];
   return [...(c.setting ? [`setting:${c.setting}`] : []), ...kinds.flatMap((k) => [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), `${k}%${c.fact.scope}`])];
 }
 const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);

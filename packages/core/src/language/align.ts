@@ -183,6 +183,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const file = (c: string, x: Claim, other: Claim) => isFileName(c) && x.components.some((o) => o !== c && !isFileName(o) && other.components.includes(o));
   const unmet = (c: string, x: Claim, other: Claim) => !met(c, other.view) && !short(c, x, other) && !file(c, x, other);
   if (a.components.some((c) => unmet(c, a, b)) || b.components.some((c) => unmet(c, b, a))) return false;
+  // Two siblings, one on each side, are two things however their words meet ("log-worker" / "promo-worker").
+  if (siblings(a, b)) return false;
   // Said of two dated periods ("week of 10-12: Ana on call" / "10-26 week: Ben on call"): two things.
   if (a.period && b.period && a.period !== b.period) return false;
   // A noun narrowing one side's measure ("session timeout") must be named by the other fact.
@@ -239,6 +241,13 @@ export function sameThing(a: Claim, b: Claim): boolean {
 /** Do both facts name tracked items (issue keys), none of them in common? */
 export const namesOtherItems = (a: FactView, b: FactView) => a.items.length > 0 && b.items.length > 0 && !a.items.some((x) => b.items.includes(x));
 
+/** Does each name a joined name of one shape the other never writes ("log-worker" / "promo-worker": its role word, another name)? */
+function siblings(a: Claim, b: Claim): boolean {
+  const last = (c: string) => /^[a-z0-9]+(?:-[a-z0-9]+)*-([a-z]+)$/.exec(c)?.[1];
+  return a.components.some((x) => last(x) !== undefined && !b.view.mentions.has(x) &&
+    b.components.some((y) => y !== x && last(y) === last(x) && !a.view.mentions.has(y)));
+}
+
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
@@ -280,8 +289,12 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
-/** A person and a name no list knows, holding the same role ("owner is Dana Whitfield" / "ownership moved to Tomás Reyes"): whoever holds it. */
-const holderKinds = (a: ClaimEntity, b: ClaimEntity) => [a.kind, b.kind].sort().join() === 'name,person' && a.measure !== '' && a.measure === b.measure;
+/**
+ * A person, and a name no list knows said to take over the person's role ("owner is Dana Whitfield" / "ownership moved to
+ * <name>"): whoever holds it now. Not a name merely beside a person ("X belongs to Data Platform; Dana is the contact").
+ */
+const holderKinds = (a: ClaimEntity, b: ClaimEntity) => [a.kind, b.kind].sort().join() === 'name,person' && a.measure !== '' && a.measure === b.measure &&
+  [a, b].some((c) => c.kind === 'name' && (c.cue === 'change' || (c.previous?.length ?? 0) > 0));
 /** Kinds of value that are a moment or a day. */
 const CALENDAR = new Set(['date', 'time', 'weekday']);
 /** A time of day that is a window ("09:00-17:00 utc"), not a moment. */
