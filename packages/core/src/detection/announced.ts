@@ -8,7 +8,8 @@
  *
  * Precision first: the later fact must announce a change in a clause that is neither a plan nor a
  * condition (and no clause of it may be one), the earlier fact must state something current (no
- * plan of its own; a condition is a rule that holds now) and must not already say what the later fact says now. Every earlier fact of the
+ * plan of its own; a condition is a rule that holds now) and must not already say what the later
+ * fact says now. Every earlier fact of the
  * scope that states a value the change names as replaced, with something more in common, is asked
  * about; failing those, the single best match of its scope by what the two name, with at least
  * MIN_SHARED things in common beyond their scope's own words. A tie asks nothing: the guess would

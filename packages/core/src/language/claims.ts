@@ -1128,7 +1128,7 @@ export function readFactText(content: string): FactEntity[] {
     const comparison = (w: Word, ws: readonly Word[], i: number) => clauseValues.some((v) => v.end <= w.start) && (ws[i]?.lower === 'like' || (ws[i]?.lower === 'the' && ws[i + 1]?.lower === 'same'));
     // So does when it is for ("ahead of the statewide rollout in Georgia").
     const trailing = view.clause.words.find((w, i, ws) => (w.lower === 'ahead' && ws[i + 1]?.lower === 'of') || (w.text === ',' && (participle(w, ws[i + 1]) || comparison(w, ws, i + 1))))?.start ?? Infinity;
-    // A plain word in code quotes is a name too ("the `reminders` queue").
+    // A plain word in code quotes is a name too ("the `low` queue").
     const quoted = (w: Word) => /^[a-z]{2,}$/.test(w.text) && text[w.start - 1] === '`' && text[w.end] === '`';
     const named = new Set(view.clause.words.filter((w) => (isComponent(w) || quoted(w)) && w.start < trailing && !values.some((v) => w.start < v.end && w.end > v.start) &&
       !(/[_.]/.test(w.text) && measureOnlyKey(w.lower))).map((w) => w.lower.replace(/`/g, '')));
