@@ -600,16 +600,27 @@ describe('statements, deletion requests and dependencies', () => {
     expect(pairs(analyzeAll([manager, backup, change]).conflicts)).toEqual([['probable_update', new Set([backup.id, change.id])]]);
   });
 
-  it('meets a component named by its path in one scope and in words in another', () => {
-    const owned = fact('`services/billing` is owned by the Core team (lead: Dana Lee).', { scope: 'billing', hoursAgo: 300 });
-    const other = fact('The billing service belongs to the Ledger squad under Ana Reyes; reviews for `services/billing` go to them.', { scope: 'team/oncall', hoursAgo: 100 });
-    expect(pairs(analyze([owned, other]).conflicts)).toEqual([['cross_scope', new Set([owned.id, other.id])]]);
-  });
-
-  it('does not compare two joined names of one shape, whatever words they share', () => {
-    const one = fact('OTel head sampling for log-worker is 25% (LOG_WORKER_OTEL_SAMPLE_RATIO=0.25).', { scope: 'observability', hoursAgo: 300 });
-    const two = fact('OTel head sampling for mail-worker is 1% (MAIL_WORKER_OTEL_SAMPLE_RATIO=0.01).', { scope: 'observability', hoursAgo: 20 });
-    expect(analyze([one, two]).conflicts).toEqual([]);
+  // An earlier and a later fact, and the one question they raise, if any ([older, scope], [newer, scope], kind).
+  it.each([
+    ['meets a component named by its path in one scope and in words in another',
+      ['`services/billing` is owned by the Core team (lead: Dana Lee).', 'billing'],
+      ['The billing service belongs to the Ledger squad under Ana Reyes; reviews for `services/billing` go to them.', 'team/oncall'], 'cross_scope'],
+    ['does not compare two joined names of one shape, whatever words they share',
+      ['OTel head sampling for log-worker is 25% (LOG_WORKER_OTEL_SAMPLE_RATIO=0.25).', 'observability'],
+      ['OTel head sampling for mail-worker is 1% (MAIL_WORKER_OTEL_SAMPLE_RATIO=0.01).', 'observability'], null],
+    ['asks a change naming only the component its scope names of an earlier fact naming another',
+      ['Redis 6.2 on `cache.m5.large` with one replica; cluster mode is off.', 'services/matchups'],
+      ['Matchups cache is now Valkey 7.2, cluster mode on with 2 shards.', 'services/matchups'], 'probable_update'],
+    ['does not flag a fact that holds until something ends when a later fact only changes something of the same name',
+      ['Prod stays on Postgres 15 until the release freeze ends.', 'infra/db'],
+      ['The dashboard now reads the freeze rate from the new video stats table.', 'data'], null],
+    ['flags a fact that holds for as long as something lasts as stale once a later fact says it ended',
+      ['SMS codes go through Twilio for as long as the Twilio contract runs.', 'auth/sms'],
+      ['The Twilio contract ended Oct 31 and was not renewed.', 'vendors'], 'stale'],
+  ] as const)('%s', (_title, [olderText, olderScope], [newerText, newerScope], kind) => {
+    const older = fact(olderText, { scope: olderScope, hoursAgo: 400 });
+    const newer = fact(newerText, { scope: newerScope, hoursAgo: 20 });
+    expect(pairs(analyzeAll([older, newer]).conflicts)).toEqual(kind ? [[kind, new Set([older.id, newer.id])]] : []);
   });
 
   it('compares a person holding a role with a name no list knows holding it', () => {
@@ -629,12 +640,6 @@ describe('statements, deletion requests and dependencies', () => {
     expect(analyzeAll([planned, changed]).conflicts).toEqual([]);
   });
 
-  it('asks a change naming only the component its scope names of an earlier fact naming another', () => {
-    const before = fact('Redis 6.2 on `cache.m5.large` with one replica; cluster mode is off.', { scope: 'services/matchups', hoursAgo: 400 });
-    const now = fact('Matchups cache is now Valkey 7.2, cluster mode on with 2 shards.', { scope: 'services/matchups', hoursAgo: 20 });
-    expect(pairs(analyzeAll([before, now]).conflicts)).toEqual([['probable_update', new Set([before.id, now.id])]]);
-  });
-
   it('asks nothing of a fact holding no value of the share a monthly report compares with its own last month', () => {
     const promise = fact('The escalation queue takes about 6% of refund requests and billing ops staff it.', { scope: 'support/refunds', hoursAgo: 400 });
     const report = fact('March: 1,940 refund requests completed (84%, up from 79% in February), thanks to the escalation queue.', { scope: 'support/refunds', hoursAgo: 20 });
@@ -642,18 +647,6 @@ describe('statements, deletion requests and dependencies', () => {
     // A change of that share, old value named, is still asked about.
     const changed = fact('The share of refund requests in the escalation queue went from 6% to 4% after the new form.', { scope: 'support/refunds', hoursAgo: 20 });
     expect(pairs(analyzeAll([promise, changed]).conflicts)).toEqual([['probable_update', new Set([promise.id, changed.id])]]);
-  });
-
-  it('does not flag a fact that holds until something ends when a later fact only changes something of the same name', () => {
-    const waiting = fact('Prod stays on Postgres 15 until the release freeze ends.', { scope: 'infra/db', hoursAgo: 500 });
-    const other = fact('The dashboard now reads the freeze rate from the new video stats table.', { scope: 'data', hoursAgo: 20 });
-    expect(analyzeAll([waiting, other]).conflicts).toEqual([]);
-  });
-
-  it('flags a fact that holds for as long as something lasts as stale once a later fact says it ended', () => {
-    const routed = fact('SMS codes go through Twilio for as long as the Twilio contract runs.', { scope: 'auth/sms', hoursAgo: 900 });
-    const ended = fact('The Twilio contract ended Oct 31 and was not renewed.', { scope: 'vendors', hoursAgo: 20 });
-    expect(pairs(analyzeAll([routed, ended]).conflicts)).toEqual([['stale', new Set([routed.id, ended.id])]]);
   });
 
   it('flags a fact that holds until something ends as stale once a later fact says it ended', () => {
