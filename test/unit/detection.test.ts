@@ -624,19 +624,19 @@ describe('statements, deletion requests and dependencies', () => {
   });
 
   it('compares a person holding a role with a name no list knows holding it', () => {
-    const owner = fact('Owner of `services/ledger-api` is Dana Whitfield; reconciliation questions go to her first.', { scope: 'services/ledger-api', hoursAgo: 400 });
+    const owner = fact('Maren Holt owns `services/ledger-api`; ask her about reconciliation.', { scope: 'services/ledger-api', hoursAgo: 400 });
     const moved = fact('ledger-api ownership has moved to Foxtrot.', { scope: 'services/ledger-api', hoursAgo: 20 });
     expect(analyzeAll([owner, moved]).conflicts.map((c) => new Set(c.factIds))).toEqual([new Set([owner.id, moved.id])]);
     // A name merely beside a person holding a role elsewhere is not compared with them.
-    const team = fact('ledger-api belongs to Foxtrot; Dana is the contact.', { scope: 'services/ledger-api', hoursAgo: 20 });
+    const team = fact('ledger-api belongs to Foxtrot; Maren is the contact.', { scope: 'services/ledger-api', hoursAgo: 20 });
     expect(analyzeAll([owner, team]).conflicts).toEqual([]);
   });
 
   it('asks a change of an earlier rule with a condition, not of an earlier fact holding a plan', () => {
-    const rule = fact('`ledger-oncall` escalation: if the primary does not acknowledge within 20 min, the secondary is paged.', { scope: 'oncall', hoursAgo: 400 });
-    const changed = fact('Updated the `ledger-oncall` escalation policy: the secondary now gets paged after 10 minutes without an ack.', { scope: 'oncall', hoursAgo: 20 });
+    const rule = fact('`ledger-oncall` rota: if nobody acknowledges a page within 20 min, the backup engineer is called.', { scope: 'oncall', hoursAgo: 400 });
+    const changed = fact('Changed the `ledger-oncall` rota: the backup engineer now gets called after 10 minutes with no acknowledgement.', { scope: 'oncall', hoursAgo: 20 });
     expect(pairs(analyzeAll([rule, changed]).conflicts)).toEqual([['probable_update', new Set([rule.id, changed.id])]]);
-    const planned = fact('`ledger-oncall` escalation: if the primary does not acknowledge within 20 min, the secondary is paged. We plan to move paging to Opsgenie next quarter.', { scope: 'oncall', hoursAgo: 400 });
+    const planned = fact('`ledger-oncall` rota: if nobody acknowledges a page within 20 min, the backup engineer is called. We plan to move paging to Opsgenie next quarter.', { scope: 'oncall', hoursAgo: 400 });
     expect(analyzeAll([planned, changed]).conflicts).toEqual([]);
   });
 

@@ -441,9 +441,9 @@ describe('claims', () => {
     expect(claim('We moved the analytics warehouse from us-east-1 to eu-west-1', 'region')).toMatchObject({ values: ['eu-west-1'], previous: ['us-east-1'] });
     // A value said to be gone is replaced by none.
     expect(claim('We dropped Sentry', 'technology')).toMatchObject({ values: [], previous: ['sentry'] });
-    // A sampling written as one in so many is that share, and "from 1/10 to 1/50" names the one it replaced.
+    // A sampling written as one in so many is that share, and "from 1/8 to 1/40" names the one it replaced.
     expect(claim('Checkout traces are kept at 1-in-20 head sampling', 'percentage')).toMatchObject({ measure: 'sampling', values: ['5'] });
-    expect(claim('Changed trace sampling for checkout from 1/10 to 1/50', 'percentage')).toMatchObject({ measure: 'sampling', values: ['2'], previous: ['10'] });
+    expect(claim('Changed trace sampling for checkout from 1/8 to 1/40', 'percentage')).toMatchObject({ measure: 'sampling', values: ['2.5'], previous: ['12.5'] });
     expect(claimsIn('Deploy the checkout fix on 1/10 at noon').some((c) => c.kind === 'percentage')).toBe(false);
     // A chain of steps is a plan or a flow, not a replacement at its last step.
     expect(claimsIn('Canary rollout goes 5% → 25% → 100%, a day at each step').filter((c) => c.previous)).toEqual([]);
@@ -498,7 +498,7 @@ describe('claims', () => {
     expect(readFact('The kiosk app sends crash telemetry to Sentry').filter((e) => e.type === 'statement')).toMatchObject([{ positive: true, verb: 'send' }]);
     // An instruction tells what to do, not what is: it denies nothing; a denial with a subject does.
     expect(readFact("Don't shrink the pool without checking billing.").filter((e) => e.type === 'statement')).toEqual([]);
-    expect(readFact('Never deploy the kiosk app on Fridays.').filter((e) => e.type === 'statement')).toEqual([]);
+    expect(readFact('Never ship the kiosk app on Fridays.').filter((e) => e.type === 'statement')).toEqual([]);
     expect(readFact('The kiosk app does not use Redis.').filter((e) => e.type === 'statement')).toMatchObject([{ positive: false, target: ['redis', 'cache'] }]);
     expect(readFact('Forget the note about the WireGuard gateway').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['wireguard', 'gateway']) });
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });

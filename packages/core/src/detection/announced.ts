@@ -127,7 +127,7 @@ function affinity(earlier: DetectorFact, change: Change): number {
     view.claims.some((d) => !d.mode && d.values.length > 0 && familyOf(d.kind) === familyOf(c.kind) && measuresMeet(c, d) && !d.values.some((v) => c.values.includes(v)));
   const otherValue = change.claims.some(otherValueOf);
   // A change naming the old value ("from 2.3 to 2.4") updates what states that value, or another value of the measure it
-  // names: a share of nothing named ("78%, up from 73%") has no other value.
+  // names: a share of nothing named ("84%, up from 79%") has no other value.
   if (change.replaced.size > 0 && oldValues === 0 && !change.claims.some((c) => c.measure !== '' && (c.previous?.length ?? 0) > 0 && otherValueOf(c))) return 0;
   return shared + 2 * oldValues + (otherValue ? 1 : 0);
 }

@@ -142,7 +142,7 @@ function indexKeys(c: Claim): string[] {
   return [...(c.setting ? [`setting:${c.setting}`] : []), ...kinds.flatMap((k) => [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), `${k}%${c.fact.scope}`])];
 }
 const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
-/** A thing named, in the singular too, and a path also by its last segment: "`services/payments`" meets "the payments service". */
+/** A thing named, in the singular too, and a path also by its last segment: "`services/ledger`" meets "the ledger service". */
 const forms = (a: string): string[] => {
   const last = /^[\w.-]+\/([a-z][\w-]*)$/.exec(a)?.[1];
   return [...new Set([a, singular(a), ...(last ? [singular(last)] : [])])];

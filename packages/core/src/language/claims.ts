@@ -146,7 +146,7 @@ function describes(words: readonly Word[], i: number): boolean {
 }
 
 /**
- * Is the word at `i` what is left of something used up ("error budget remaining today: 81%", "quota left this month: 40%"):
+ * Is the word at `i` what is left of something used up ("build minutes left this week: 1,200", "quota left this month: 40%"):
  * "remaining" or "left" after a noun, with no object of its own (not "Dana left the team")?
  */
 function leftOver(words: readonly Word[], i: number): boolean {
@@ -877,7 +877,7 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (
         // Not a range ("backoff from 2 s up to 5 min").
         ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
-        // Not a flow or a staged plan written as a chain ("SES → SNS `feedback` → POST /hooks", "10% → 50% → 100%"): each
+        // Not a flow or a staged plan written as a chain ("SES → SNS `feedback` → POST /hooks", "5% → 25% → 100%"): each
         // step leads to the next, at either end of the pair.
         (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40)) && !/(?:→|->|=>)[\s`]*\S*[\s`]*$/.test(text.slice(Math.max(0, a.start - 40), a.start))) ||
         /^\s*hand(?:ed|s)?\s+(?:over\s+|off\s+)?(?:\S+\s+){0,6}?(?:over\s+|off\s+)?to\s+$/i.test(between) ||
@@ -1396,7 +1396,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   // What a clause tells as history ("used to", "from before March") is not asserted now.
   if (view.cue === null && has(CHANGE.history, view.tokens)) return null;
   const words = view.clause.words;
-  // An instruction ("Don't lower it without checking mobile", "Never deploy on Fridays") tells what to do, not what is.
+  // An instruction ("Don't shrink the pool without checking billing", "Never ship on Fridays") tells what to do, not what is.
   if (imperativeDenial(words)) return null;
   // A denial's act is the verb its negation governs ("notify never calls X": calls, not notify).
   const negationAt = words.findIndex((w) => NEGATIONS.has(w.lower) || w.lemma === 'not');
@@ -1511,7 +1511,7 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }
     // "for as long as the contract runs", "while the migration is in progress", "while Ana is out": the fact holds while
-    // its subject lasts. Not a condition that recurs ("while a route is active", "as long as any replica is up", "while
+    // its subject lasts. Not a condition that recurs ("while a trip is active", "as long as any replica is up", "while
     // the buffer is full"): the rule holds each time.
     const longAs = words.findIndex((w, i) => w.lower === 'as' && words[i + 1]?.lower === 'long' && words[i + 2]?.lower === 'as');
     const during = sub === 'while' ? 0 : words[0]?.lower === 'while' ? 1 : -1;
