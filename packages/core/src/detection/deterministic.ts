@@ -21,7 +21,7 @@
  * Pure functions: the run gives them facts and applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { covers, disagree, mentions, namesReplaced, relatedThing, sameThing, thingsOf, viewOf, type Claim } from '../language/align.ts';
+import { covers, disagree, mentions, namesReplaced, relatedThing, sameThing, singular, takesOverRole, thingsOf, viewOf, type Claim } from '../language/align.ts';
 import { familyOf } from '../language/claims.ts';
 import { byValue, explanationDate, probableUpdateQuestion, valueQuestion } from './questions.ts';
 
@@ -137,11 +137,10 @@ const isBare = (c: Claim) => c.anchors.length === 0 && c.components.length === 0
 function indexKeys(c: Claim): string[] {
   // A version is of its product, whatever else its clause names.
   if (c.kind === 'version') return [`${kindKey(c)}@${c.of ?? ''}`];
-  // A name no list knows said to take over a role may be a person's ("ownership moved to <name>"): it meets people too.
-  const kinds = c.kind === 'name' && c.measure !== '' && (c.cue === 'change' || (c.previous?.length ?? 0) > 0) ? [kindKey(c), `person:${c.measure}`] : [kindKey(c)];
+  // A name said to take over a role may be a person's: it meets people too.
+  const kinds = takesOverRole(c) ? [kindKey(c), `person:${c.measure}`] : [kindKey(c)];
   return [...(c.setting ? [`setting:${c.setting}`] : []), ...kinds.flatMap((k) => [...(isBare(c) ? [`${k}#${c.fact.scope.split('/')[0]}`] : [...c.anchors, ...c.components].flatMap(forms).map((a) => `${k}@${a}`)), `${k}%${c.fact.scope}`])];
 }
-const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
 /** A thing named, in the singular too, and a path also by its last segment: "`services/ledger`" meets "the ledger service". */
 const forms = (a: string): string[] => {
   const last = /^[\w.-]+\/([a-z][\w-]*)$/.exec(a)?.[1];

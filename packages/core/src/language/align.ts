@@ -43,7 +43,8 @@ export interface FactView {
 const CONFIG_FILE = /^([a-z0-9]+(?:[-_][a-z0-9]+)+)\.(?:toml|ya?ml|json|ini|conf|cfg|env|lock)$/;
 
 const views = new WeakMap<DetectorFact, FactView>();
-const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
+/** A word in the singular, when it reads as a plural ("payouts" → payout; not "status", "class"). */
+export const singular = (w: string) => (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w) ? w.slice(0, -1) : w);
 
 /** How detection reads a fact (remembered per fact object: a run compares each fact with many). */
 export function viewOf(fact: DetectorFact): FactView {
@@ -289,12 +290,13 @@ export const thingsOf = (components: readonly string[]) => components.filter((c)
 const bareFileName = (c: string) => !c.includes('/') && isFileName(c);
 
 const HH_MM = /^(\d{2}:\d{2}(?:-\d{2}:\d{2})?)(?: (\w+))?$/;
+/** A name no list knows said to take over a role ("ownership moved to <name>"): it may be a person's. */
+export const takesOverRole = (c: ClaimEntity) => c.kind === 'name' && c.measure !== '' && (c.cue === 'change' || (c.previous?.length ?? 0) > 0);
 /**
- * A person, and a name no list knows said to take over the person's role ("owner is Dana Whitfield" / "ownership moved to
- * <name>"): whoever holds it now. Not a name merely beside a person ("X belongs to Data Platform; Dana is the contact").
+ * A person, and a name said to take over the person's role ("owner is Maren Holt" / "ownership moved to <name>"): whoever
+ * holds it now. Not a name merely beside a person ("X belongs to Data Platform; Maren is the contact").
  */
-const holderKinds = (a: ClaimEntity, b: ClaimEntity) => [a.kind, b.kind].sort().join() === 'name,person' && a.measure !== '' && a.measure === b.measure &&
-  [a, b].some((c) => c.kind === 'name' && (c.cue === 'change' || (c.previous?.length ?? 0) > 0));
+const holderKinds = (a: ClaimEntity, b: ClaimEntity) => [a.kind, b.kind].sort().join() === 'name,person' && a.measure === b.measure && (takesOverRole(a) || takesOverRole(b));
 /** Kinds of value that are a moment or a day. */
 const CALENDAR = new Set(['date', 'time', 'weekday']);
 /** A time of day that is a window ("09:00-17:00 utc"), not a moment. */
