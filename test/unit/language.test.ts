@@ -429,6 +429,9 @@ describe('claims', () => {
 
   it('reads the value a fact names as replaced: "from 3.1 to 3.2" is 3.2, previously 3.1', () => {
     expect(claim('We upgraded the payments SDK from 3.1 to 3.2')).toMatchObject({ values: ['3.2'], previous: ['3.1'], cue: 'change' });
+    // The product's name may be written again before the new version; a capitalised name after "to" is no verb of purpose.
+    expect(claim('Moved the worker from Ruby 3.2 to Ruby 3.3', 'version')).toMatchObject({ of: 'ruby', values: ['3.3'], previous: ['3.2'], cue: 'change' });
+    expect(claim('Bumped `apps/relay` from Go 1.20 to Go 1.22 in the build image', 'version')).toMatchObject({ of: 'go', values: ['1.22'], previous: ['1.20'], cue: 'change' });
     expect(claim('We raised the ledger-sync timeout from 30 seconds to 60 seconds', 'duration')).toMatchObject({ measure: 'timeout', values: ['60'], previous: ['30'] });
     expect(claim('The preview session TTL is now 10 minutes (was 5 minutes)', 'duration')).toMatchObject({ values: ['600'], previous: ['300'] });
     expect(claim('The nightly compaction now takes 9 minutes (was ~25)', 'duration')).toMatchObject({ values: ['540'], previous: ['1500'] });

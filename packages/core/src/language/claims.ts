@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 39;
+export const EXTRACTOR_VERSION = 40;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -876,7 +876,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (span) continue;
       if (
         // Not a range ("backoff from 2 s up to 5 min").
-        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && /^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) && !/\bup\s+to\s+$/i.test(between)) ||
+        // A version may be written after its product's name on both sides ("from Node 18 to Node 20").
+        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && !/\bup\s+to\s+$/i.test(between) &&
+          (/^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) || (a.kind === 'version' && /^\s*(?:to|→|->)\s+[A-Za-z][\w.-]*\s+$/i.test(between)))) ||
         // Not a flow or a staged plan written as a chain ("SES → SNS `feedback` → POST /hooks", "5% → 25% → 100%"): each
         // step leads to the next, at either end of the pair.
         (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40)) && !/(?:→|->|=>)[\s`]*\S*[\s`]*$/.test(text.slice(Math.max(0, a.start - 40), a.start))) ||

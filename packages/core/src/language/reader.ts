@@ -302,7 +302,8 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     // "X has a new deadline and is building a schedule": a second predicate of the same subject.
     const secondPredicate = w.lower === 'and' && current.length > 2 && next !== undefined && (next.pos === 'AUX' || (next.pos === 'VERB' && !/ing$/.test(next.lower)));
     // "Bumped X to 40 to stop timeouts in the spike": after a figure and its verb, what it is for is a clause of its own.
-    const purpose = w.lower === 'to' && next?.pos === 'VERB' && next.lower === next.lemma && current.some((x) => x.pos === 'NUM') && current.some((x) => x.pos === 'VERB' || x.pos === 'AUX');
+    // Not a capitalised word: a name ("from Go 1.20 to Go 1.22").
+    const purpose = w.lower === 'to' && next?.pos === 'VERB' && next.lower === next.lemma && !/^\p{Lu}/u.test(next.text) && current.some((x) => x.pos === 'NUM') && current.some((x) => x.pos === 'VERB' || x.pos === 'AUX');
     if (opensSubordinate || participleAfterComma || purpose) {
       flush();
       subordinator = participleAfterComma ? ',ing' : w.lower;
