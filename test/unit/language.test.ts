@@ -437,6 +437,10 @@ describe('claims', () => {
     expect(claim('The nightly compaction now takes 9 minutes (was ~25)', 'duration')).toMatchObject({ values: ['540'], previous: ['1500'] });
     expect(claim('The preview session TTL is 10 minutes, down from 30 minutes', 'duration')).toMatchObject({ values: ['600'], previous: ['1800'] });
     expect(claim('We replaced Sentry with Rollbar for error tracking', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['rollbar'], previous: ['sentry'] });
+    // An address mail is sent from is its sender, not where it goes; code quotes around a value are no words between.
+    expect(claim('Receipts are sent from `billing@shop.test`', 'email')).toMatchObject({ measure: 'sender', values: ['billing@shop.test'] });
+    expect(claim('Moved the receipt From address to `orders@mail.shop.test`', 'email')).toMatchObject({ measure: 'sender', values: ['orders@mail.shop.test'], cue: 'change' });
+    expect(claim('Receipts are sent to `finance@shop.test` too', 'email')).toMatchObject({ measure: 'destination' });
     expect(claim('We replaced Firebase Crashlytics with Bugsnag in the kiosk app', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['bugsnag'], previous: ['crashlytics'] });
     expect(claim('Shipping alerts now go to #ship-ops instead of #ops', 'channel')).toMatchObject({ values: ['#ship-ops'], previous: ['#ops'] });
     expect(claim('Checkout now charges cards through Adyen instead of Stripe', 'technology')).toMatchObject({ values: ['adyen'], previous: ['stripe'] });

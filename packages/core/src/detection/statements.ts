@@ -150,10 +150,12 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const gone = viewOf(change).gone;
     if (gone.length === 0 || viewOf(change).hedged || viewOf(change).deletion) continue;
     // A value it names as replaced ("security@ was retired; write to psirt@"), or as gone where the user states it as a
-    // value: the update tiers ask about those. A thing gone with nothing in its place ("#ops got archived") is asked here.
+    // value in the same scope (where a change naming no measure looks): the update tiers ask about those. A thing gone
+    // with nothing in its place ("#ops got archived") is asked here.
     const claims = viewOf(change).claims;
     const replaced = (g: string) => claims.some((c) => c.previous?.includes(g) && claims.some((n) => n.kind === c.kind && n.values.length > 0));
-    const asValue = (f: DetectorFact, g: string) => replaced(g) || (claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
+    const asValue = (f: DetectorFact, g: string) =>
+      replaced(g) || (f.scope === change.scope && claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
     // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").
     const is = (name: string, g: string) => name === g || (/^\p{L}+$/u.test(g) && name.startsWith(`${g} `));
     const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g)));

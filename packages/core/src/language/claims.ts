@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 41;
+export const EXTRACTOR_VERSION = 42;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -538,8 +538,9 @@ function holdsRole(v: Value, view: ClauseView, at: number, measure: string): boo
     const passive = view.tokens[at - 1]?.word.lemma === 'be' || ['by', 'to'].includes(view.tokens[at + 1]?.lower ?? '');
     if (passive ? i < at : i > at) return false;
   }
-  // "On-call for the week: Ola Berg": a label's role is held by what follows its colon.
-  return Math.abs(i - at) <= 3 || copula || (before === ':' && at < i);
+  // "On-call for the week: Ola Berg": a label's role is held by what follows its colon. Code quotes are no words between.
+  const apart = view.tokens.slice(Math.min(i, at), Math.max(i, at)).filter((t) => t.lower !== '`').length;
+  return apart <= 3 || copula || (before === ':' && at < i);
 }
 
 /** The same family of value: plain numbers and counts compare; a person and a team can hold one role. */
