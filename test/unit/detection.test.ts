@@ -545,6 +545,10 @@ describe('statements, deletion requests and dependencies', () => {
     const fixture = fact('staging billing reads plans from `billing/fixtures/plans_tmp.json` for now', { scope: 'billing', hoursAgo: 600 });
     const forgetFile = fact('Please forget the `plans_tmp.json` note; the fixture is deleted', { scope: 'billing', hoursAgo: 20 });
     expect(retired(analyzeAll([fixture, forgetFile]))).toEqual([fixture.id]);
+    // Of any language a team writes in (a Swift or a Dart file, a SQL script).
+    const source = fact('The kiosk reads its API host from `ios/Kiosk/Config/Endpoints.swift`', { scope: 'kiosk', hoursAgo: 600 });
+    const forgetSource = fact('Please forget the note about `endpoints.swift`; the host comes from the MDM profile', { scope: 'kiosk', hoursAgo: 20 });
+    expect(retired(analyzeAll([source, forgetSource]))).toEqual([source.id]);
   });
 
   it('matches a deletion request by the words a fact says, not only what it mentions; a removal reported in the past asks to forget nothing', () => {

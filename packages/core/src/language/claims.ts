@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 42;
+export const EXTRACTOR_VERSION = 43;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -654,7 +654,7 @@ const SETTING_KEY = /^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:\.[a-z]+)+)$/i;
 /** A path, not a URL ("apps/shop/.nvmrc", not "https://x/y"). */
 export const isPath = (c: string) => c.includes('/') && !c.includes('://');
 /** A file's name or path ("deploy/values.yaml", ".env.example", "rds.tf"): where something is written, not what it is about. */
-export const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kt|tf)$/.test(c) || /^(?:docker|make|proc|jenkins|gem|just|vagrant|brew|tilt)file$/.test(c);
+export const isFileName = (c: string) => isPath(c) || /^\.[a-z]/.test(c) || /\.(?:ya?ml|json|toml|ini|conf|env|[jt]sx?|py|go|rb|rs|java|kts?|tf|dart|swift|cs|php|scala|sql|sh|gradle|proto|graphql|xml|html|s?css|vue|svelte|erb|cpp|hpp)$/.test(c) || /^(?:docker|make|proc|jenkins|gem|just|vagrant|brew|tilt)file$/.test(c);
 
 /** Keys that other values of the clause own ("pool_size 80, max_client_conn 2000": max_client_conn is not 80's). */
 const othersKeys = (v: Value, view: ClauseView, values: readonly Value[]) => {
