@@ -239,6 +239,9 @@ describe('claims', () => {
     expect(claim('The fx-poller retries a failed fetch 5 times')).toMatchObject({ measure: 'retry', values: ['5'] });
     expect(claim('The ranking-api keeps 7 replicas', 'count')).toMatchObject({ measure: 'replicas', values: ['7'] });
     expect(claim('The ranking-api p99 latency is 240 ms')).toMatchObject({ kind: 'duration', measure: 'latency', stat: 'p99', values: ['0.24'] });
+    // A statistic of what led to a change is not the new figure's; one of when a figure was measured is.
+    expect(claim('Raised the ranking-api pool to 30 after timeouts during the Friday peak', 'number').stat).toBeUndefined();
+    expect(claim('The ranking-api ran 9 replicas during the Friday peak', 'count')).toMatchObject({ stat: 'peak' });
     expect(claim('The ranking-api uses Valkey as its cache', 'technology')).toMatchObject({ measure: 'cache', values: ['valkey'] });
     // What expires after a while has a lifetime, as a TTL does: not data kept for a period.
     expect(claim('Signed download links expire after 2 hours', 'duration')).toMatchObject({ measure: 'timeout' });

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 44;
+export const EXTRACTOR_VERSION = 45;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -712,7 +712,10 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
     view.tokens.map((t) => envInName(t.word.text)).find((e) => e !== undefined);
   // A statistic qualifies a value no comma or colon parts from it ("p99 is 200 ms", not "..., burst 100"; a label's colon does not).
   const parted = (i: number, marks: readonly string[]) => view.tokens.slice(Math.min(i, at), Math.max(i, at)).some((t) => marks.includes(t.lower));
-  const stat = nearest(STATISTICS, (i) => !parted(i, i < at ? [',', ';'] : [',', ':', ';']))?.value;
+  // Nor one of what led to it ("raised to 60 after waits during the payouts peak": the peak is the reason's, not the figure's);
+  // "measured at 41 during the peak" is a peak figure.
+  const occasion = (i: number) => i > at && view.tokens.slice(at, i).some((t) => ['after', 'following', 'since'].includes(t.lower));
+  const stat = nearest(STATISTICS, (i) => !parted(i, i < at ? [',', ';'] : [',', ':', ';']) && !occasion(i))?.value;
   // A bound is next to its value ("at most 5", "5 or more"); "went up to $59" is where a change went, not a bound.
   const moved = (i: number) => {
     const before = view.tokens[i - 1]?.word;
