@@ -922,6 +922,11 @@ describe('named things said to be gone', () => {
     const handedOver = fact('The routing pager lead moved from Maria Lopez to Kai Berg.', { scope: 'team/oncall', hoursAgo: 900 });
     const onLeave = fact('Maria is on leave until February and off the `pager-primary` rotation.', { scope: 'team/oncall', hoursAgo: 10 });
     expect(analyzeAll([handedOver, onLeave]).conflicts).toEqual([]);
+    // Facts about her leaving (that she is leaving, her handover, her farewell) are not uses of her: her going is what they say.
+    const leaving = fact('Marta is leaving the data team; handover plan due March 3', { scope: 'team/people', hoursAgo: 300 });
+    const handover = fact("Marta's handover: the grants file goes to the platform team", { scope: 'infra/db', hoursAgo: 200 });
+    const farewell = fact('Farewell drinks for Marta on Thursday at 17:00', { scope: 'team/people', hoursAgo: 100 });
+    expect(analyzeAll([leaving, handover, farewell, left]).conflicts).toEqual([]);
   });
 
   it('asks about a joined name said to be gone only where a fact names all of it, not one of its words', () => {

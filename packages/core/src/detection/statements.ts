@@ -16,7 +16,7 @@
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
 import { denies, mentions, viewOf } from '../language/align.ts';
-import { COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
+import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
@@ -54,6 +54,13 @@ function statementViewOf(facts: readonly DetectorFact[]): StatementView {
   }
   return view;
 }
+
+/**
+ * Does the fact speak of someone leaving ("Ana is leaving", "Ana's handover", "farewell for Ana")? Then it is about the
+ * departure, not a use of the person a later fact says is gone.
+ */
+const speaksOfDeparture = (f: DetectorFact) =>
+  viewOf(f).statements.some((s) => CHANGE.departure.word(s.verb) !== undefined) || [...viewOf(f).mentions].some((m) => CHANGE.departureNouns.word(m) !== undefined);
 
 /** The words of a fact's text, each on its own ("just rerun the job" says "rerun", a verb no mention holds). */
 const wordsOf = (fact: DetectorFact) => new Set(fact.content.toLowerCase().split(/[^a-z0-9_]+/));
@@ -162,7 +169,8 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
     const onlyReplaced = (f: DetectorFact, g: string) =>
       viewOf(f).claims.some((c) => c.previous?.some((p) => is(p, g))) && !viewOf(f).claims.some((c) => c.values.some((v) => is(v, g)));
-    const uses = (f: DetectorFact, g: string) => named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g) && !onlyReplaced(f, g);
+    const uses = (f: DetectorFact, g: string) =>
+      named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g) && !onlyReplaced(f, g) && !speaksOfDeparture(f);
     const users = facts
       .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => uses(f, g)))
       .filter((f) => !doubtful.has(f.id) && !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
