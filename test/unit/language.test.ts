@@ -594,6 +594,9 @@ describe('claims', () => {
   it('reads a figure of what is left of something used up as a reading at its moment', () => {
     expect(claim('Checkout latency budget remaining this week: 62%', 'percentage').mode).toBe('event');
     expect(claim('Build minutes left on the CI plan: 1,200', 'number').mode).toBe('event');
+    // A day of the week as a label, told in the past tense after it, is a log of that day; a weekly habit is not.
+    expect(claim('Thu: the `kiosk-sync` alert fired at 02:10 UTC and cleared by itself', 'time').mode).toBe('event');
+    expect(claim('Thursdays: the kiosk report is mailed at 02:10 UTC', 'time').mode).toBeUndefined();
     expect(readFact('Build minutes left on the CI plan: 1,200').find((e) => e.type === 'mentions')).not.toHaveProperty('ended');
     // Not what remains of a set, nor a person who left.
     expect(claim('The remaining 2 replicas run in staging', 'count').mode).toBeUndefined();

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 45;
+export const EXTRACTOR_VERSION = 46;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -97,6 +97,15 @@ function isComponent(w: Word): boolean {
 
 /** Months and their abbreviations ("Jan", "Sept"). */
 const MONTH_WORDS = new Set(MONTHS.flatMap((m) => [m, m.slice(0, 3), ...(m === 'september' ? ['sept'] : [])]));
+/**
+ * Is a label one day of the week, told in the past tense after it ("Sat 09:10 page: lag peaked at 40k, cleared by 09:40")? A
+ * log of that day, not a weekly habit ("Tuesdays: ...", "every Monday: ...").
+ */
+function dayLogged(label: readonly Word[], after: readonly Word[]): boolean {
+  const day = label.some((w) => WEEKDAYS.some((d) => w.lower === d || (w.lower.length >= 3 && w.lower.length <= 4 && d.startsWith(w.lower.replace(/\.$/, '')))));
+  return day && !label.some((w) => ['every', 'each'].includes(w.lower)) && after.some((w) => w.pos === 'VERB' && w.lower !== w.lemma && /ed$/.test(w.lower));
+}
+
 /** A capitalised word that names a person, team or product rather than a common English word. */
 function isNameWord(w: Word, sentenceStart: boolean): boolean {
   if (!/^\p{Lu}[\p{L}0-9.+-]*$/u.test(w.text) || w.text.length < 2 || ENVIRONMENTS.has(w) || STATISTICS.has(w) || isSetting(w)) return false;
@@ -1058,7 +1067,8 @@ export function readFactText(content: string): FactEntity[] {
     // Or a past period ("Exports last week: ...", "Over the past 30 days: ...", "Seen last Friday: ...").
     const words = view.clause.words;
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
-    if (env || dated || past) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated, past, start: view.clause.start });
+    const logged = dayLogged(words, views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start >= next.clause.start).flatMap((o) => o.clause.words));
+    if (env || dated || past || logged) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated: dated || logged, past, start: view.clause.start });
   });
   // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Rota change Tue Mar 10 at 09:00
   // (Ana → Bo primary): Bo → Cy secondary"): a colon after the date, with no verb between them. Not a period's label ("Week of
@@ -1070,7 +1080,8 @@ export function readFactText(content: string): FactEntity[] {
     if (colon === undefined) continue;
     const before = views.filter((o) => o.clause.sentence === sentence).flatMap((o) => o.clause.words).filter((w) => w.start >= view.clause.start && w.end <= view.clause.start + colon);
     // ("Lisbon time" names a zone, no period.)
-    if (datedIn(view.clause.start, view.clause.start + colon) && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time'))) {
+    const after = views.filter((o) => o.clause.sentence === sentence).flatMap((o) => o.clause.words).filter((w) => w.start > view.clause.start + colon);
+    if (dayLogged(before, after) || (datedIn(view.clause.start, view.clause.start + colon) && !before.some((w) => w.pos === 'VERB' || w.pos === 'AUX' || (TIME_NOUNS.has(w.lemma) && w.lemma !== 'time')))) {
       labels.set(sentence, { dated: true, past: false, start: view.clause.start });
     }
   }
