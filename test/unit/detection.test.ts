@@ -549,6 +549,11 @@ describe('statements, deletion requests and dependencies', () => {
     const source = fact('The kiosk reads its API host from `ios/Kiosk/Config/Endpoints.swift`', { scope: 'kiosk', hoursAgo: 600 });
     const forgetSource = fact('Please forget the note about `endpoints.swift`; the host comes from the MDM profile', { scope: 'kiosk', hoursAgo: 20 });
     expect(retired(analyzeAll([source, forgetSource]))).toEqual([source.id]);
+    // One plain word is no note: every fact naming a gateway is not what a request means; a word no dictionary holds is.
+    const gateways = fact('The edge gateway terminates TLS for the kiosk API', { scope: 'kiosk', hoursAgo: 600 });
+    expect(retired(analyzeAll([gateways, fact('Please forget the gateway note', { scope: 'kiosk', hoursAgo: 20 })]))).toEqual([]);
+    const cron = fact('Receipts are purged by a crontab entry on the batch host', { scope: 'kiosk', hoursAgo: 600 });
+    expect(retired(analyzeAll([cron, fact('Please forget the crontab note', { scope: 'kiosk', hoursAgo: 20 })]))).toEqual([cron.id]);
   });
 
   it('matches a deletion request by the words a fact says, not only what it mentions; a removal reported in the past asks to forget nothing', () => {

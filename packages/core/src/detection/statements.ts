@@ -18,6 +18,7 @@ import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db'
 import { denies, mentions, viewOf } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
+import { isEnglishWord } from '../language/reader.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
 export interface StatementOutcome {
@@ -83,7 +84,10 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   // fact is a trigger: the two may reach the worker in different runs, in either order.
   for (const request of facts) {
     const target = viewOf(request).deletion;
-    if (!current(request) || !target || !target.some((w) => !GENERIC.has(w))) continue;
+    // One plain English word ("gateway") is half a workspace: a request must name two, or a name (a file, a component,
+    // a word no dictionary holds: "crontab").
+    const specific = target?.filter((w) => !GENERIC.has(w)) ?? [];
+    if (!current(request) || !target || (specific.length < 2 && !specific.some((w) => isJoinedName(w) || !isEnglishWord(w)))) continue;
     for (const fact of facts) {
       if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 46;
+export const EXTRACTOR_VERSION = 47;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1495,10 +1495,13 @@ function deletionOf(views: readonly ClauseView[]): FactEntity | null {
     // An imperative is the verb's base form: "Removed the flag" reports a change to the code, it asks nothing of the memory.
     const imperative = start >= 0 && CHANGE.deletion.has(words[start]!) && (words[start]!.pos === 'VERB' || start === 0) && words[start]!.lower === words[start]!.lemma;
     const noteAt = words.findIndex((w) => CHANGE.memoryNouns.has(w));
-    const doneWith = noteAt >= 0 && /\b(?:can|should|must)\s+(?:go|be\s+(?:dropped|removed|deleted|forgotten|ignored))\b|\b(?:is|are)\s+(?:obsolete|outdated|wrong|incorrect|inaccurate|stale|not\s+(?:true|right|correct|accurate)|no longer (?:true|valid|relevant|accurate))\b/i.test(words.slice(noteAt).map((w) => w.text).join(' '));
+    const judged = noteAt >= 0 ? /\b(?:can|should|must)\s+(?:go|be\s+(?:dropped|removed|deleted|forgotten|ignored))\b|\b(?:is|are)\s+(?:obsolete|outdated|wrong|incorrect|inaccurate|stale|not\s+(?:true|right|correct|accurate)|no longer (?:true|valid|relevant|accurate))\b|\b(?:is|are|was|were)\s+never\s+(?:true|right|correct|accurate)\b/i.exec(words.slice(noteAt).map((w) => w.text).join(' ')) : null;
+    const doneWith = judged !== null;
     if (!imperative && !doneWith) continue;
+    // A note said to be done with is named up to that saying ("the note that X was never true": X).
+    const judgedAt = judged ? noteAt + words.slice(noteAt).map((w) => w.text).join(' ').slice(0, judged.index).split(' ').length - 1 : words.length;
+    const rest = imperative ? words.slice(start + 1) : words.slice(0, judgedAt);
     // Imperatives over things, not notes, must name a note or come first ("Forget the VPN host").
-    const rest = imperative ? words.slice(start + 1) : words;
     if (imperative && noteAt < 0 && start !== 0) continue;
     const target = rest
       .filter((w) => !CHANGE.memoryNouns.has(w) && !CHANGE.old.has(w) && !CHANGE.gone.has(w))
