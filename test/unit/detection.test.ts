@@ -252,6 +252,10 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyze([older, sameDay]).conflicts.map((c) => c.kind)).toEqual(['value_mismatch']);
     const elsewhere = fact('Export batch size is `EXPORT_BATCH_ROWS=2000`; smaller batches starved the writer.', { scope: 'data/import', hoursAgo: 200 });
     expect(analyze([older, elsewhere]).conflicts.map((c) => c.kind)).not.toContain('probable_update');
+    // The key read beside the figure in words too ("20 minutes (`KEY=20`)"): the one question, not "which is right?" as well.
+    const idle = fact('Kiosk idle logout: 20 minutes (`KIOSK_IDLE_MIN=20`).', { scope: 'apps/kiosk', hoursAgo: 900 });
+    const shorter = fact('Kiosk idle logout is 10 minutes; `KIOSK_IDLE_MIN=10` shipped Tuesday.', { scope: 'apps/kiosk', hoursAgo: 200 });
+    expect(analyze([idle, shorter]).conflicts.map((c) => c.kind)).toEqual(['probable_update']);
   });
 
   it('links a replacement naming its old value and no measure to the fact of its scope stating that value, whatever measure it read', () => {

@@ -464,7 +464,12 @@ function classify(allInvolved: Claim[], timeline: readonly Claim[]): ConflictRec
 /** One conflict per confusion: a draft whose facts all belong to a larger draft is dropped (a probable update only by another). */
 function mergeDrafts(drafts: ConflictRecord[]): ConflictRecord[] {
   const kept: ConflictRecord[] = [];
+  // Two facts another timeline asks a probable update about (one settings key, read in two measures): the later
+  // replaced the earlier, and that one question says so; "which is right?" about the same two would ask it again.
+  const pairs = new Set(drafts.filter((d) => d.kind === 'probable_update').map((d) => [...d.factIds].sort().join('|')));
+  const asked = (d: ConflictRecord) => d.kind !== 'probable_update' && pairs.has([...new Set(d.factIds)].sort().join('|'));
   for (const d of [...drafts].sort((a, b) => b.factIds.length - a.factIds.length)) {
+    if (asked(d)) continue;
     // A probable update is its own question (is the older fact still true?): a conflict holding its pair does not ask it.
     if (kept.some((k) => (d.kind !== 'probable_update' || k.kind === d.kind) && d.factIds.every((id) => k.factIds.includes(id)))) continue;
     kept.push(d);
