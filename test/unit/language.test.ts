@@ -48,6 +48,8 @@ describe('the reader', () => {
     expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
     // A sentence the tokenizer ends inside parentheses ("(MR !77)") keeps the clause they interrupted.
     expect(readText('Removed the `old_export` job (MR !77) last week.').clauses.map((c) => c.words.map((w) => w.text).join(' '))).toContain('Removed the ` old_export ` job');
+    // A colon in code quotes is a key's, joining no two statements.
+    expect(claim('The `lint` job has `timeout-minutes: 12` (PR #88); the rules grew.', 'duration')).toMatchObject({ measure: 'timeout', values: ['720'] });
   });
 
   it('reads a plural noun the tagger could take for a verb as a noun', () => {

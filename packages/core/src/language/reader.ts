@@ -284,7 +284,9 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     }
     // A colon between two statements ("no Braintree integration: refunds go out as bank transfers"), not between a name and
     // its value ("TTL: 15 min"); a verb in parentheses or in a subordinate clause after it makes no statement.
-    const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
+    // Not a colon in code quotes ("`max-parallel: 4`"): a key and its value.
+    const quoted = sentence.slice(0, i).filter((x) => x.text === '`').length % 2 === 1;
+    const colonJoin = w.text === ':' && !quoted && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
       // After a label ("Rate limit on X: 50 requests ..."), what follows says it of the label's subject.
