@@ -517,8 +517,12 @@ describe('claims', () => {
     // A note said to be wrong in any words is one to forget; a thing said to be wrong is no note.
     expect(readFact('The memory that the kiosk build signs with the Hopper key is incorrect; please remove it').find((e) => e.type === 'deletion')).toMatchObject({ target: expect.arrayContaining(['kiosk', 'hopper']) });
     expect(readFact('The kiosk build signature is incorrect after the key rotation').find((e) => e.type === 'deletion')).toBeUndefined();
+    // Named by its names and nouns: how the request puts it ("being disabled for") need not be the note's words.
+    expect(readFact('Please drop the note about `beta_exports` being disabled for tenants').find((e) => e.type === 'deletion')).toMatchObject({ target: ['beta_exports', 'tenant'] });
     // Named up to what is said of it: "never true" is no part of the note.
-    expect(readFact('The note that the kiosk build signs with the Hopper key was never true').find((e) => e.type === 'deletion')).toMatchObject({ target: ['kiosk', 'sign', 'hopper', 'key'] });
+    const never = readFact('The note that the kiosk build signs with the Hopper key was never true').find((e) => e.type === 'deletion');
+    expect(never).toMatchObject({ target: expect.arrayContaining(['kiosk', 'hopper']) });
+    expect(never).not.toMatchObject({ target: expect.arrayContaining(['true']) });
     expect(readFact('Search ingest is paused until the reindex finishes').find((e) => e.type === 'dependency')).toMatchObject({ target: ['reindex'], ends: true });
     // The lead a team is under holds a role; it is no component of what the team owns.
     expect(claim('The billing service belongs to the Ledger squad under Ana Reyes.', 'team').components).toEqual([]);

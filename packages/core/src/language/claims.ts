@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 48;
+export const EXTRACTOR_VERSION = 49;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1507,9 +1507,13 @@ function deletionOf(views: readonly ClauseView[]): FactEntity | null {
       .filter((w) => !CHANGE.memoryNouns.has(w) && !CHANGE.old.has(w) && !CHANGE.gone.has(w))
       // "the rerun-on-X tip": words joined into a label are its words.
       .flatMap((w) => (w.parts && (!isComponent(w) || w.parts.some((p) => FUNCTION_WORDS.has(p.lower))) ? w.parts : [w]))
-      .map((w) => anchorOf(w))
-      .filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
-    if (target.length > 0) return { type: 'deletion', target: [...new Set(target)] };
+      .map((w) => ({ w, a: anchorOf(w) }))
+      .filter((x): x is { w: Word; a: string } => x.a !== null && !FIRST_PERSON.has(x.a));
+    // What the note is about is named by its names and nouns; a verb or an adjective ("being restricted to", "flaky") is how the
+    // request puts it, which the note may have said in other words: left out where a joined name or two other words remain.
+    const named = target.filter(({ w }) => w.pos !== 'VERB' && w.pos !== 'ADJ');
+    const kept = named.some(({ a }) => COMPONENT_LIKE.test(a)) || named.length >= 2 ? named : target;
+    if (kept.length > 0) return { type: 'deletion', target: [...new Set(kept.map(({ a }) => a))] };
   }
   return null;
 }
