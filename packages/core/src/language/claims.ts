@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 49;
+export const EXTRACTOR_VERSION = 50;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -367,6 +367,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
           // are plural), but "Node 20 LTS" (a release).
           const singularNoun = after !== undefined && after.lower === after.lemma && next?.text !== '1';
           if (isVersion(next) && (!NOUNISH.has(after?.pos ?? '') || singularNoun || /^(?:lts|release|runtime)$/i.test(after?.text ?? ''))) version(next);
+          // "Expo SDK 52", "Android API 34": the release of its kit, a version of the product.
+          else if (/^(?:sdk|api)$/i.test(next?.text ?? '') && isVersion(after)) version(after);
           // "Node from 18 to 20": both versions of it.
           const [from, old, to, now] = words.slice(i + tech.length, i + tech.length + 4);
           if (from?.lower === 'from' && to?.lower === 'to' && isVersion(old) && isVersion(now)) [old, now].forEach(version);
@@ -889,9 +891,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if (span) continue;
       if (
         // Not a range ("backoff from 2 s up to 5 min").
-        // A version may be written after its product's name on both sides ("from Node 18 to Node 20").
-        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+)?$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && !/\bup\s+to\s+$/i.test(between) &&
-          (/^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) || (a.kind === 'version' && /^\s*(?:to|→|->)\s+[A-Za-z][\w.-]*\s+$/i.test(between)))) ||
+        // A version may be written after its product's name on both sides ("from Node 18 to Node 20", "from Expo SDK 50 to Expo SDK 51").
+        ((a.kind === 'version' ? /\bfrom\s+(?:the\s+|our\s+)?(?:[A-Za-z][\w.-]*\s+){0,2}$/i : /\bfrom\s+(?:the\s+|our\s+)?$/i).test(before) && !/\bup\s+to\s+$/i.test(between) &&
+          (/^\s*(?:\S+\s+){0,3}?(?:to|→|->|onto|into)\s+(?:the\s+)?$/i.test(between) || (a.kind === 'version' && /^\s*(?:to|→|->)\s+(?:[A-Za-z][\w.-]*\s+){1,2}$/i.test(between)))) ||
         // Not a flow or a staged plan written as a chain ("SES → SNS `feedback` → POST /hooks", "5% → 25% → 100%"): each
         // step leads to the next, at either end of the pair.
         (/^\s*(?:→|->|=>)\s*$/.test(between) && !/^[\s`]*\S*[\s`]*(?:→|->|=>)/.test(text.slice(b.end, b.end + 40)) && !/(?:→|->|=>)[\s`]*\S*[\s`]*$/.test(text.slice(Math.max(0, a.start - 40), a.start))) ||
