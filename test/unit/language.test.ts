@@ -434,6 +434,8 @@ describe('claims', () => {
 
   it('reads the value a fact names as replaced: "from 3.1 to 3.2" is 3.2, previously 3.1', () => {
     expect(claim('We upgraded the payments SDK from 3.1 to 3.2')).toMatchObject({ values: ['3.2'], previous: ['3.1'], cue: 'change' });
+    // A time said after a figure is not what it counts.
+    expect(claimsIn('Rolled the kiosk fleet to 4.2 last night').some((c) => c.kind === 'count')).toBe(false);
     // A kit's release after its name ("Expo SDK 51") is a version of the product.
     expect(claim('Bumped the kiosk app from Expo SDK 49 to Expo SDK 51', 'version')).toMatchObject({ of: 'expo', values: ['51'], previous: ['49'] });
     // The product's name may be written again before the new version; a capitalised name after "to" is no verb of purpose.

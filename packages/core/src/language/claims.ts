@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 50;
+export const EXTRACTOR_VERSION = 51;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -333,6 +333,8 @@ function listNoun(words: readonly Word[], i: number): Word | undefined {
 
 /** The noun a figure counts, past adjectives and compound nouns from `j` ("3 read replicas", "40 end-to-end tests"). */
 function nounAfter(words: readonly Word[], j: number, last: number): Word | undefined {
+  // Not a time said after the figure ("rolled to 2.4 last night"; "3 restarts this week" counts restarts).
+  if (['last', 'next', 'this', 'past', 'previous'].includes(words[j]?.lower ?? '')) return undefined;
   while (j < words.length && j <= last && (words[j]!.pos === 'ADJ' || (NOUNISH.has(words[j]!.pos) && NOUNISH.has(words[j + 1]?.pos ?? '')))) j++;
   const noun = words[j];
   return noun && (NOUNISH.has(noun.pos) || noun.lower === 'times') && /^[a-z]/i.test(noun.text) ? noun : undefined;
