@@ -606,6 +606,13 @@ describe('claims', () => {
   it('reads a figure of what is left of something used up as a reading at its moment', () => {
     expect(claim('Checkout latency budget remaining this week: 62%', 'percentage').mode).toBe('event');
     expect(claim('Build minutes left on the CI plan: 1,200', 'number').mode).toBe('event');
+    // A month and day as logs write them ("03-14") is a date where a date is meant, not a range.
+    expect(claim('kiosk-verify 03-14: 12,000 receipts checked OK', 'date')).toMatchObject({ values: ['--03-14'], mode: 'event' });
+    expect(claim('Kiosk fleet was reimaged on 03-14', 'date')).toMatchObject({ values: ['--03-14'] });
+    expect(claimsIn('The kiosk pool scales between 10-12 replicas').some((c) => c.kind === 'date')).toBe(false);
+    // A value put in place on a date ("deployed 03-14") is a change done, not a record of then.
+    expect(claim('Kiosk idle logout is 10 minutes; `KIOSK_IDLE_MIN=10` deployed 03-14.', 'number')).toMatchObject({ setting: 'kiosk_idle_min', cue: 'change' });
+    expect(claim('Kiosk idle logout is 10 minutes; `KIOSK_IDLE_MIN=10` deployed 03-14.', 'number').mode).toBeUndefined();
     // A day of the week as a label, told in the past tense after it, is a log of that day; a weekly habit is not.
     expect(claim('Thu: the `kiosk-sync` alert fired at 02:10 UTC and cleared by itself', 'time').mode).toBe('event');
     expect(claim('Thursdays: the kiosk report is mailed at 02:10 UTC', 'time').mode).toBeUndefined();

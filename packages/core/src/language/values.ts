@@ -139,6 +139,12 @@ const SHAPES: Shape[] = [
     read: (m) => ({ kind: 'zone', value: /^(?:utc|timestamptz)$/i.test(m[0]) ? 'utc' : 'local', measure: 'timezone' }),
   },
   { pattern: /\b(\d{4})-(\d{2})-(\d{2})\b/g, read: (m) => ({ kind: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }) },
+  // A month and day written "11-27", as logs write them: only where a date is meant (after "on", "since", "until", ...,
+  // before a time of day or a label's colon), not a range ("10-12 replicas").
+  {
+    pattern: /(?<=\b(?:on|from|since|until|till|by|before|after|deployed|shipped|merged|ran|run)\s+)(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b(?![-\w%]|\.\d)|(?<![\w.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?=:\s|\s+\d{1,2}:\d{2}\b)/g,
+    read: (m) => ({ kind: 'date', value: `--${m[1] ?? m[3]}-${m[2] ?? m[4]}` }),
+  },
   {
     pattern: new RegExp(String.raw`\b(?:(${MONTH})\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(${MONTH})(?:,?\s+(\d{4}))?)\b`, 'gi'),
     read: (m) => {
