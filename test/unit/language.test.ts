@@ -610,6 +610,9 @@ describe('claims', () => {
     expect(claim('kiosk-verify 03-14: 12,000 receipts checked OK', 'date')).toMatchObject({ values: ['--03-14'], mode: 'event' });
     expect(claim('Kiosk fleet was reimaged on 03-14', 'date')).toMatchObject({ values: ['--03-14'] });
     expect(claimsIn('The kiosk pool scales between 10-12 replicas').some((c) => c.kind === 'date')).toBe(false);
+    // A value holding from a date on is a change; a span of days is not.
+    expect(claim('Kiosk fleet owner: Dana Ortiz, from 03-09.', 'person')).toMatchObject({ cue: 'change' });
+    expect(claim('Kiosk fleet owner: Dana Ortiz, from 03-09 to 03-13 while Ana is away.', 'person').cue).toBeUndefined();
     // A value put in place on a date ("deployed 03-14") is a change done, not a record of then.
     expect(claim('Kiosk idle logout is 10 minutes; `KIOSK_IDLE_MIN=10` deployed 03-14.', 'number')).toMatchObject({ setting: 'kiosk_idle_min', cue: 'change' });
     expect(claim('Kiosk idle logout is 10 minutes; `KIOSK_IDLE_MIN=10` deployed 03-14.', 'number').mode).toBeUndefined();

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 52;
+export const EXTRACTOR_VERSION = 53;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -226,6 +226,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const putInPlace = clause.subordinator !== '(' && words.some((w, i) => ['deploy', 'ship', 'apply', 'roll'].includes(w.lemma) && /ed$/.test(w.lower) &&
     words.slice(Math.max(0, i - 4), i).some((x) => x.pos === 'NUM' || x.text === '=') &&
     (datedWord(words[i + 1]) || (['on', 'out'].includes(words[i + 1]?.lower ?? '') && datedWord(words[i + 2])) || (words[i + 1]?.lower === 'out' && words[i + 2]?.lower === 'on' && datedWord(words[i + 3]))));
+  // "owner: Tomas, from 03-09", "effective 2026-03-02": a value holding from a date on is a change (not a span "from 03-09 to 03-12").
+  const effective = words.some((w, i) => ((w.lower === 'from' && words[i - 1]?.text === ',') || w.lower === 'effective') && datedWord(words[i + 1]) &&
+    !words.slice(i + 2, i + 5).some((x) => ['to', 'until', 'till', 'through', '-', '–'].includes(x.lower)));
   const described = new Set(words.filter((_, i) => describes(words, i)));
   // "Turned X on", "turned it off": the phrase's particle written after its object.
   const turned = words.some((w, i) => w.lemma === 'turn' && w.pos === 'VERB' && (w.lower !== w.lemma || i === 0) && words.slice(i + 1, i + 6).some((x) => x.lower === 'on' || x.lower === 'off'));
@@ -234,7 +237,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const moment = (w: Word | undefined) => w !== undefined && (/^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}/.test(w.text) || MONTH_WORDS.has(w.lower) || WEEKDAYS.some((d) => w.lower.startsWith(d.slice(0, 3))) || ['today', 'yesterday', 'tonight', 'now'].includes(w.lower));
   const snapshot = (t: Token, i: number) => t.lower === 'as' && tokens[i + 1]?.lower === 'of' && moment(tokens[i + 2]?.word) && tokens[i - 1]?.word.pos === 'NOUN' && tokens[i - 1]!.lower !== tokens[i - 1]!.lemma && tokens[i - 2]?.word.pos === 'NUM';
   const change =
-    turned || assigned || fromDate || afterIncident || putInPlace || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    turned || assigned || fromDate || afterIncident || putInPlace || effective || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
