@@ -610,6 +610,8 @@ describe('claims', () => {
     expect(claim('kiosk-verify 03-14: 12,000 receipts checked OK', 'date')).toMatchObject({ values: ['--03-14'], mode: 'event' });
     expect(claim('Kiosk fleet was reimaged on 03-14', 'date')).toMatchObject({ values: ['--03-14'] });
     expect(claimsIn('The kiosk pool scales between 10-12 replicas').some((c) => c.kind === 'date')).toBe(false);
+    // "was" tells the past too: what ran on a date held then.
+    expect(claim('The kiosk pool was running 14 pods on 03-12 at 09:00 UTC', 'count')).toMatchObject({ values: ['14'], mode: 'event' });
     // A value holding from a date on is a change; a span of days is not.
     expect(claim('Kiosk fleet owner: Dana Ortiz, from 03-09.', 'person')).toMatchObject({ cue: 'change' });
     expect(claim('Kiosk fleet owner: Dana Ortiz, from 03-09 to 03-13 while Ana is away.', 'person').cue).toBeUndefined();

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 53;
+export const EXTRACTOR_VERSION = 54;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1280,7 +1280,7 @@ export function readFactText(content: string): FactEntity[] {
     const event = then || view.clause.words.some((_, i, words) => leftOver(words, i)) || incidents.has(view.clause.sentence) || labelOf(view)?.dated === true || (labelOf(view)?.past === true && view.cue === null) || (view.cue === null && has(CHANGE.history, view.tokens)) ||
       values.some((v) => day(v) && v.start >= view.clause.start && v.end <= view.clause.end && /^\s*\)?\s*:/.test(text.slice(v.end, v.end + 4))) ||
       (view.cue === null && values.some((v) => v.kind === 'date' && v.start >= view.clause.start && v.end <= view.clause.end + 1) &&
-        view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && !/(?:ing|s)$/.test(w.lower)));
+        view.clause.words.some((w) => (w.pos === 'VERB' || w.pos === 'AUX') && w.lower !== w.lemma && (!/(?:ing|s)$/.test(w.lower) || w.lower === 'was')));
     // One claim per thing measured: values listed together ("A and B") are one claim's values.
     const claims = new Map<string, ClaimEntity>();
     for (const { v, measure, measureAt, quals, gone: isGone } of drafts) {
