@@ -539,6 +539,9 @@ describe('claims', () => {
     expect(dependency('The app pings every 15 seconds while a trip is active')).toBeUndefined();
     expect(dependency('Readiness fails while the producer buffer is more than 80% full')).toBeUndefined();
     expect(dependency('Reads go to the replica, while writes go to the primary')).toBeUndefined();
+    // What a person holds or grants ("Dana's key"), not what is theirs to work on ("Dana's tickets").
+    expect(dependency("Kiosk builds are signed with Dana's key")).toMatchObject({ target: ['dana', 'key'] });
+    expect(dependency("We moved Dana's kiosk tickets to the platform team")).toBeUndefined();
   });
 
   it('reads "Set X to N" as a change the writer made, and "X is set to N" as the value it holds', () => {

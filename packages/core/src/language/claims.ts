@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 54;
+export const EXTRACTOR_VERSION = 55;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1531,6 +1531,9 @@ function deletionOf(views: readonly ClauseView[]): FactEntity | null {
   return null;
 }
 
+/** What a person holds or grants, that a fact may depend on ("signs with Ana's key", "needs Bo's approval"). */
+const HELD = new Set(words.held_by_person);
+
 /** What a fact says it depends on: a reason or condition ("because", "since", "until", "as long as"), or someone's key, approval or sign-off. */
 function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]): FactEntity[] {
   const out: FactEntity[] = [];
@@ -1560,9 +1563,10 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
       const target = rest.slice(0, verb >= 0 ? verb : rest.length - 1).map((w) => anchorOf(w)).filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ends: true });
     }
-    // "signs with Ana's key": the fact holds while Ana holds it.
+    // "signs with Ana's key": the fact holds while Ana holds it. Only what a person holds or grants (a key, an account, an
+    // approval), not what is theirs to work on ("Ana's tickets", "Ana's handover").
     words.forEach((w, i) => {
-      if ((w.text === "'s" || w.text === '’s') && i > 0 && values.some((v) => familyOf(v.kind) === 'person' && v.end === words[i - 1]!.end)) {
+      if ((w.text === "'s" || w.text === '’s') && i > 0 && HELD.has(words[i + 1]?.lemma ?? '') && values.some((v) => familyOf(v.kind) === 'person' && v.end === words[i - 1]!.end)) {
         out.push({ type: 'dependency', target: [words[i - 1]!.lower, ...(words[i + 1] ? [anchorOf(words[i + 1]!) ?? ''] : [])].filter(Boolean) });
       }
     });
