@@ -223,9 +223,13 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // "`POOL_MAX=40` deployed 03-09", "rolled out on 2026-03-02": a value put in place on a date is a change done.
   const datedWord = (w: Word | undefined) => w !== undefined && (/^(?:\d{4}-)?\d{2}-\d{2}$/.test(w.text) || MONTH_WORDS.has(w.lower));
   // Not a remark on a thing ("3.1.0 (shipped 2026-02-02) reached 40%"): the value put in place comes before the word.
+  const dateAfter = (i: number) => {
+    let k = i + 1;
+    while (['out', 'on'].includes(words[k]?.lower ?? '')) k++;
+    return datedWord(words[k]);
+  };
   const putInPlace = clause.subordinator !== '(' && words.some((w, i) => ['deploy', 'ship', 'apply', 'roll'].includes(w.lemma) && /ed$/.test(w.lower) &&
-    words.slice(Math.max(0, i - 4), i).some((x) => x.pos === 'NUM' || x.text === '=') &&
-    (datedWord(words[i + 1]) || (['on', 'out'].includes(words[i + 1]?.lower ?? '') && datedWord(words[i + 2])) || (words[i + 1]?.lower === 'out' && words[i + 2]?.lower === 'on' && datedWord(words[i + 3]))));
+    words.slice(Math.max(0, i - 4), i).some((x) => x.pos === 'NUM' || x.text === '=') && dateAfter(i));
   // "owner: Tomas, from 03-09", "effective 2026-03-02": a value holding from a date on is a change (not a span "from 03-09 to 03-12").
   const effective = words.some((w, i) => ((w.lower === 'from' && words[i - 1]?.text === ',') || w.lower === 'effective') && datedWord(words[i + 1]) &&
     !words.slice(i + 2, i + 5).some((x) => ['to', 'until', 'till', 'through', '-', '–'].includes(x.lower)));
