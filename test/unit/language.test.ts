@@ -599,6 +599,18 @@ describe('claims', () => {
     expect(cued('Partner API keys were rotated to a 12h overlap last week.')).toBe(true);
   });
 
+  it('reads a change denied as none made, and one added now as leaving what was there', () => {
+    const cued = (text: string) => readFact(text).some((e) => 'cue' in e && e.cue === 'change');
+    expect(cued('We have not moved the render queue to SQS yet.')).toBe(false);
+    expect(cued("The render queue hasn't been migrated.")).toBe(false);
+    expect(cued('Never upgraded the kiosk runners.')).toBe(false);
+    expect(cued('We moved the render queue to SQS.')).toBe(true);
+    expect(cued('The render queue no longer runs on RabbitMQ.')).toBe(true);
+    // "Now also": an addition, not a replacement of what was there.
+    expect(cued('Kiosk clients now also send a heartbeat on resume.')).toBe(false);
+    expect(cued('Kiosk clients now send a heartbeat on resume.')).toBe(true);
+  });
+
   it('reads a person named in an explicit replacement as the new holder of the role', () => {
     expect(claim('billing pager: @ana → @bo from Monday', 'person')).toMatchObject({ values: ['bo'], previous: ['ana'] });
     expect(claim('Primary on-call moved from Dana to Lee', 'person')).toMatchObject({ cue: 'change', values: ['lee'], previous: ['dana'] });
@@ -790,6 +802,8 @@ describe('explicit replacements and contrasts', () => {
   it('reads a participle after a determiner as a description, not a change ("a fixed 3 pods", "the extended API")', () => {
     expect(claim('`refund-api` stays at a fixed 3 pods', 'count').cue).toBeUndefined();
     expect(claim('Fixed the pool of `refund-api` to 3 pods', 'count').cue).toBe('change');
+    // Between a number and its noun too.
+    expect(claim('`refund-api` runs 3 fixed pods (no autoscaler)', 'number').cue).toBeUndefined();
   });
 
   it('reads a clause naming no environment in the one its sentence names, past a preposition ("In staging, ...")', () => {

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 55;
+export const EXTRACTOR_VERSION = 56;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -167,14 +167,17 @@ function leftOver(words: readonly Word[], i: number): boolean {
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
-  // "a fixed 4 pods", "the updated config": a participle after a determiner describes a thing, it reports no change.
-  if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET') return false;
+  // "a fixed 4 pods", "the updated config", "4 fixed replicas": a participle after a determiner, or between a number and its
+  // noun, describes a thing; it reports no change.
+  if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET' || (words[i - 1]?.pos === 'NUM' && NOUNISH.has(words[i + 1]?.pos ?? ''))) return false;
   // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
   // Not a third person's present ("..., and marks each invoice PAID"): what a thing does, a habit.
   const reported = (i === 0 && !(w.lower !== w.lemma && /s$/.test(w.lower))) || FIRST_PERSON.has(words[i - 1]?.lower ?? '');
   const after = words.slice(i + 1, i + (reported ? 9 : 6)).map((x) => x.lower);
   const target = namesTarget(after);
   if (describes(words, i)) return false;
+  // "have not moved", "hasn't been migrated", "never upgraded": a change denied is none made ("no longer" is one).
+  if (negatedVerb(words, i)) return false;
   // "can be rotated", "must be renewed yearly": what may or must be done, a capability or a rule, not a change done.
   if (words.slice(Math.max(0, i - 3), i).some((x) => ABILITY_MODALS.has(x.lower))) return false;
   // A form that is not the base, not the third person and not a gerund is past: "raised", and irregular "grew", "cut" after "we"
@@ -184,6 +187,16 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
   // A target makes a change of a verb written as done ("is switched to"), or reported at the head of a clause ("Cut the TTL to 60s").
   return (past && (!state || target)) || (target && reported);
+}
+
+/** Is the verb at `i` negated: "not", "n't" or "never" before it, with only auxiliaries and adverbs between ("has not yet been")? */
+function negatedVerb(words: readonly Word[], i: number): boolean {
+  for (let k = i - 1; k >= 0 && k >= i - 4; k--) {
+    const w = words[k]!;
+    if (w.lower === 'not' || w.lower === "n't" || w.lower === 'never') return true;
+    if (w.pos !== 'AUX' && w.pos !== 'ADV') return false;
+  }
+  return false;
 }
 
 /** Is the word at `i` a removal done ("dropped Sentry"), not an act ceasing ("stopped processing")? */
@@ -240,8 +253,11 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // Monday", "5 seats as of the 2.1 release").
   const moment = (w: Word | undefined) => w !== undefined && (/^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}/.test(w.text) || MONTH_WORDS.has(w.lower) || WEEKDAYS.some((d) => w.lower.startsWith(d.slice(0, 3))) || ['today', 'yesterday', 'tonight', 'now'].includes(w.lower));
   const snapshot = (t: Token, i: number) => t.lower === 'as' && tokens[i + 1]?.lower === 'of' && moment(tokens[i + 2]?.word) && tokens[i - 1]?.word.pos === 'NOUN' && tokens[i - 1]!.lower !== tokens[i - 1]!.lemma && tokens[i - 2]?.word.pos === 'NUM';
+  // "Clients now also send a ping": what is added now leaves what was there before.
+  const added = (t: Token) => t.lower === 'now' && words.some((w) => ADDITIVE.has(w.lower) && w.lower !== 'both');
   const change =
-    turned || assigned || fromDate || afterIncident || putInPlace || effective || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i))) || words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    turned || assigned || fromDate || afterIncident || putInPlace || effective || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i) && !added(t))) ||
+    words.some((w, i) => isChangeWord(w) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
