@@ -793,6 +793,15 @@ describe('changes announced in words no slot links', () => {
     expect(asked(analyzeAll([one, followUp]))).toEqual([[one.id, followUp.id]]);
   });
 
+  it('asks nothing when each names an HTTP endpoint of its own: one path under two methods is two endpoints', () => {
+    const create = fact('`POST /v2/invoices` accepts an `Idempotency-Key` header; keys are kept 24h in Redis.', { scope: 'billing/api', hoursAgo: 900 });
+    const listed = fact('`GET /v2/invoices` now uses cursor pagination; the `page` param is still accepted with a `Deprecation` header.', { scope: 'billing/api', hoursAgo: 10 });
+    expect(asked(analyzeAll([create, listed]))).toEqual([]);
+    // The same endpoint named in both is the link.
+    const changed = fact('`POST /v2/invoices` now keeps `Idempotency-Key` values in Redis for 48h instead.', { scope: 'billing/api', hoursAgo: 5 });
+    expect(analyzeAll([create, changed]).conflicts.map((c) => c.factIds)).toEqual([[create.id, changed.id]]);
+  });
+
   it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
     const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
     const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });

@@ -37,6 +37,8 @@ export interface FactView {
   technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
   /** The issue keys its text names ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
   items: readonly string[];
+  /** The HTTP endpoints it names, by method and path ("POST /v1/orders"). */
+  endpoints: readonly string[];
 }
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
@@ -73,6 +75,7 @@ export function viewOf(fact: DetectorFact): FactView {
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
     items: fact.content.match(/\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g) ?? [],
+    endpoints: [...fact.content.matchAll(/\b(GET|POST|PUT|PATCH|DELETE)\s+`?(\/[\w\-./{}:]*)/g)].map((m) => `${m[1]} ${m[2]!.replace(/\/$/, '')}`),
   };
   const at = fact.committed_at.getTime();
   for (const e of claimEntities) {
@@ -239,8 +242,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bare.view, x));
 }
 
-/** Do both facts name tracked items (issue keys), none of them in common? */
-export const namesOtherItems = (a: FactView, b: FactView) => a.items.length > 0 && b.items.length > 0 && !a.items.some((x) => b.items.includes(x));
+/** Do both facts name tracked items (issue keys), or HTTP endpoints (`GET /v1/orders` is not `POST /v1/orders`), none of them in common? */
+export const namesOtherItems = (a: FactView, b: FactView) => disjoint(a.items, b.items) || disjoint(a.endpoints, b.endpoints);
+const disjoint = (a: readonly string[], b: readonly string[]) => a.length > 0 && b.length > 0 && !a.some((x) => b.includes(x));
 
 /** Does each name a joined name of one shape the other never writes ("log-worker" / "promo-worker": its role word, another name)? */
 function siblings(a: Claim, b: Claim): boolean {
