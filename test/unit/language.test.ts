@@ -761,6 +761,8 @@ describe('claims', () => {
     expect(statements('The `ingest-api` service runs 6 workers. We do not use an ORM.').at(-1)).toMatchObject({ positive: false, subject: [] });
     // What a negation governs keeps a bound word: "no memory cap" is not "no memory".
     expect(statements('The `ingest-api` service runs 6 workers. There is no memory cap.').at(-1)).toMatchObject({ target: ['memory', 'cap'] });
+    // And the head of a compound the tagger reads as a verb: "no theme switch" is not "no theme".
+    expect(statements('Kiosk screens follow the store theme; there is no theme switch in the menu.').at(-1)).toMatchObject({ positive: false, target: ['theme', 'switch'] });
   });
 
   it('stores nothing read, rather than failing, for text it cannot make sense of', () => {

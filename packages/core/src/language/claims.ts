@@ -1472,8 +1472,13 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   /** The noun phrase starting at `i`: determiners, adjectives, nouns, names. */
   const phraseAt = (i: number) => {
     const out: Word[] = [];
-    // A gerund is a noun here ("no rate limiting").
-    for (let k = i; k < words.length && (CONTENT.has(words[k]!.pos) || words[k]!.pos === 'DET' || words[k]!.pos === 'NUM' || words[k]!.lower === 'no' || (words[k]!.pos === 'VERB' && /ing$/.test(words[k]!.lower))); k++) out.push(words[k]!);
+    // A gerund is a noun here ("no rate limiting"); so is a base form ending a compound before a preposition or the end
+    // ("no region switch in settings": the tagger reads the head as a verb).
+    const head = (k: number) => words[k]!.pos === 'VERB' && words[k]!.lower === words[k]!.lemma && words[k - 1]?.pos === 'NOUN' && k > i &&
+      ['ADP', 'PUNCT', undefined].includes(words[k + 1]?.pos);
+    for (let k = i; k < words.length && (CONTENT.has(words[k]!.pos) || words[k]!.pos === 'DET' || words[k]!.pos === 'NUM' || words[k]!.lower === 'no' || (words[k]!.pos === 'VERB' && /ing$/.test(words[k]!.lower)) || head(k)); k++) {
+      out.push(head(k) ? { ...words[k]!, pos: 'NOUN' } : words[k]!);
+    }
     return out.filter((w) => w.pos !== 'DET' && w.lower !== 'no');
   };
   let auxAt = verbAt - 1;
@@ -1500,7 +1505,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const target = concepts(targetWords).filter((c) => !GENERIC.has(c));
   // Where a denial holds ("we never use an ORM in the Go services"): the phrase after its target.
   const lastTarget = targetWords.at(-1);
-  const whereAt = lastTarget ? words.indexOf(lastTarget) + 1 : -1;
+  const whereAt = lastTarget ? words.findIndex((w) => w.start === lastTarget.start) + 1 : -1;
   const where = !positive && whereAt > 0 && ['in', 'on', 'for', 'at', 'across'].includes(words[whereAt]?.lower ?? '') ? concepts(phraseAt(whereAt + 1)).filter((c) => !GENERIC.has(c)) : [];
   const object = [...new Set([...concepts(objectWords), ...concepts(targetWords), ...aside])];
   if (target.length === 0) return null;
