@@ -802,6 +802,15 @@ describe('changes announced in words no slot links', () => {
     expect(analyzeAll([create, changed]).conflicts.map((c) => c.factIds)).toEqual([[create.id, changed.id]]);
   });
 
+  it('asks nothing when the later fact names no new value and says the earlier one\'s again as unchanged', () => {
+    const metrics = fact('Metrics: Prometheus agent → Mimir, 30-day retention. Scrape interval 15s in prod, 60s in staging.', { scope: 'infra/observability', hoursAgo: 900 });
+    const other = fact('Only audit retention changed for OPS-88. Metric scrape interval is still 15s in prod and Mimir still keeps 30 days.', { scope: 'infra/observability', hoursAgo: 10 });
+    expect(asked(analyzeAll([metrics, other]))).toEqual([]);
+    // A new value is a change of what it names, whatever it says is unchanged.
+    const raised = fact('Audit retention changed for OPS-88, and the metric scrape interval in prod went to 30s; Mimir still keeps 30 days.', { scope: 'infra/observability', hoursAgo: 5 });
+    expect(analyzeAll([metrics, raised]).conflicts.map((c) => c.factIds)).toEqual([[metrics.id, raised.id]]);
+  });
+
   it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
     const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
     const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });

@@ -609,6 +609,10 @@ describe('claims', () => {
     // "Now also": an addition, not a replacement of what was there.
     expect(cued('Kiosk clients now also send a heartbeat on resume.')).toBe(false);
     expect(cued('Kiosk clients now send a heartbeat on resume.')).toBe(true);
+    // A value said again as unchanged is kept, not changed.
+    expect(claim('The kiosk heartbeat interval is still 30s', 'duration').kept).toBe(true);
+    expect(claim('The kiosk heartbeat interval stays at 30s', 'duration').kept).toBe(true);
+    expect(claim('The kiosk heartbeat interval is 30s', 'duration').kept).toBeUndefined();
   });
 
   it('reads a person named in an explicit replacement as the new holder of the role', () => {

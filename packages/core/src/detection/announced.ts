@@ -154,6 +154,16 @@ function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
   return now.length > 0 && now.every((v) => mentions(view, v));
 }
 
+/**
+ * Does `later` name no new value and say one of `earlier`'s values again as unchanged ("sampling is still 10%", "retention
+ * stays 7 days")? Then what it changed is something else, and it confirms the earlier fact.
+ */
+function confirms(earlier: DetectorFact, later: DetectorFact): boolean {
+  if (changeClaims(later).some((c) => c.values.length > 0)) return false;
+  const stated = viewOf(earlier).claims.filter((d) => !d.mode && d.measure !== '');
+  return viewOf(later).claims.some((c) => c.kept && !c.mode && stated.some((d) => d.measure === c.measure && familyOf(d.kind) === familyOf(c.kind) && c.values.some((v) => d.values.includes(v))));
+}
+
 /** Does `later` change something in one environment that `earlier` states of another ("in staging" against "in production")? */
 function otherEnvironment(earlier: DetectorFact, later: DetectorFact): boolean {
   const envs = (claims: readonly Claim[]) => new Set(claims.flatMap((c) => (c.env ? [c.env] : [])));
@@ -199,7 +209,7 @@ export function announcedUpdates(
     if (stating.length > 0) best = stating;
     else if (best.length > 1) continue;
     for (const earlier of best) {
-      if (alreadySays(earlier, later) || otherEnvironment(earlier, later)) continue;
+      if (alreadySays(earlier, later) || confirms(earlier, later) || otherEnvironment(earlier, later)) continue;
       out.push({
         kind: 'probable_update',
         detectedBy: 'narrative_rules',

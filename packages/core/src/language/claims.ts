@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 56;
+export const EXTRACTOR_VERSION = 57;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1332,7 +1332,8 @@ export function readFactText(content: string): FactEntity[] {
           components: components.filter((c) => c !== v.value && !foreignKeys.has(c) && !holders.has(c)), values: [], display: [], ...quals,
           ...(modifier && claimAnchors.includes(modifier) ? { modifier } : {}), ...(toward ? { toward } : {}), ...(of ? { of } : {}), ...(setting ? { setting } : {}),
           ...(view.mode ? { mode: view.mode } : event || namesRelease(v, view, text) ? { mode: 'event' as const } : namesWorkTarget(v, view) ? { mode: 'plan' as const } : {}), ...(view.cue ? { cue: view.cue } : {}),
-          ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}), clause: view.index,
+          ...(negatedAt(view, v) ? { negated: true } : {}), ...(view.clause.words.some((w) => ADDITIVE.has(w.lower)) ? { additive: true } : {}),
+          ...(!view.cue && has(CHANGE.continuity, view.tokens) ? { kept: true } : {}), clause: view.index,
         };
         claims.set(key, claim);
       }

@@ -72,6 +72,7 @@ export const CHANGE = {
   plan: table(change.plan_markers), progress: table(change.progress_markers), conditional: table(change.conditional_markers), correction: table(change.correction_markers),
   removal: table(change.removal_verbs), gone: table(change.gone_words), completion: table(change.completion_words), departure: table(change.departure_words), departureNouns: table(change.departure_nouns),
   deletion: table(change.deletion_verbs), memoryNouns: table(change.memory_nouns), old: table(change.old_words), release: table(change.release_verbs), releaseNouns: table(change.release_nouns), releaseLifecycle: table(change.release_lifecycle), history: table(change.history_markers),
+  continuity: table(change.continuity_words),
 };
 
 /** A measure: what a value is of ("timeout", "retention"), and the kinds of value it takes. */
