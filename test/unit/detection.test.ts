@@ -520,6 +520,12 @@ describe('statements, deletion requests and dependencies', () => {
     expect(gone.conflicts[0]!.question).toMatch(/still Drizzle, or is it gone now/);
   });
 
+  it('asks about a product named as gone where the later fact names only products of its own beside it', () => {
+    const netlify = fact('Storefront deploys to Netlify from `release`, with a preview link per branch.', { scope: 'apps/storefront', hoursAgo: 1000 });
+    const moved = fact('Storefront ships to S3 + CloudFront via the `publish-web` GitHub Actions job now; the Netlify site was deleted.', { scope: 'apps/storefront', hoursAgo: 80 });
+    expect(analyzeAll([netlify, moved])).toMatchObject({ retirements: [], conflicts: [{ kind: 'probable_update', factIds: [netlify.id, moved.id] }] });
+  });
+
   it('keeps denials apart from assertions about another subject, another place or another act', () => {
     const quiet = (a: string, aScope: string, b: string, bScope: string) => analyzeAll([fact(a, { scope: aScope, hoursAgo: 600 }), fact(b, { scope: bScope, hoursAgo: 30 })]);
     const none = { conflicts: [], retirements: [] };

@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { COMPONENT_LIKE, familyOf, isFileName, isPath, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC, SETTING_PLACES, TIME_NOUNS } from './lexicon.ts';
+import { GENERIC, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
@@ -275,9 +275,10 @@ export function relatedThing(a: Claim, b: Claim): boolean {
   if (a.kind === 'version' && a.of !== b.of) return false;
   const [va, vb] = [a.view, b.view];
   // Components must meet, and each naming a thing the other never mentions is two things: a TTL of `cache.hot` is not
-  // one of `cache.cold` because both name `ttl_seconds`.
-  const unmet = (x: Claim, other: Claim, view: FactView) => x.components.filter((c) => !other.components.includes(c) && !mentions(view, c));
-  if (a.components.length && b.components.length && unmet(a, b, vb).length === a.components.length) return false;
+  // one of `cache.cold` because both name `ttl_seconds`. Products are what a replacement names, not things of their own.
+  const own = (x: Claim) => x.components.filter((c) => !isProduct(c));
+  const unmet = (x: Claim, other: Claim, view: FactView) => own(x).filter((c) => !other.components.includes(c) && !mentions(view, c));
+  if (own(a).length && own(b).length && unmet(a, b, vb).length === own(a).length) return false;
   if (thingsOf(unmet(a, b, vb)).length > 0 && thingsOf(unmet(b, a, va)).length > 0) return false;
   // Each sets a key the other never names: two settings (`WORKER_THREADS=8` is not `QUEUE_DEPTH` from 8).
   const keys = (x: Claim, other: Claim, view: FactView) => unmet(x, other, view).filter((c) => c.includes('_') && !c.includes('/'));
@@ -287,6 +288,12 @@ export function relatedThing(a: Claim, b: Claim): boolean {
   // One names nothing ("replaced Fluent Bit with Vector"): its scope is what it is about.
   return (named(a).length === 0 || named(b).length === 0) && a.fact.scope === b.fact.scope;
 }
+
+/** Is the word or phrase a product's whole name ("s3", "github actions")? */
+const isProduct = (c: string) => {
+  const words = c.split(' ').map((w) => ({ lower: w, lemma: w }));
+  return TECHNOLOGIES.at(words, 0)?.length === words.length;
+};
 
 /** The components that name a thing: not a setting's key (`ttl_seconds`, shared by many things) nor the file it is set in. */
 export const thingsOf = (components: readonly string[]) => components.filter((c) => !c.includes('_') && !c.includes('/') && !isFileName(c));
