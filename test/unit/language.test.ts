@@ -69,6 +69,16 @@ describe('the reader', () => {
     expect(words.find((w) => w.text === 'stops')?.pos).toBe('VERB');
     expect(readText('Deploys run migrate first').words.find((w) => w.text === 'run')?.pos).toBe('VERB');
   });
+
+  it('reads code quotes as holding no clause boundary and no question: "`?after=&limit=`" is a query string', () => {
+    const reading = readText('Search endpoints page with `?after=&limit=` (max 50 per page).');
+    expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, '(']);
+    expect(readFact('Search endpoints page with `?after=&limit=` (max 50 per page).').find((e) => e.type === 'mentions')).not.toHaveProperty('planned');
+    // Also when a joined word holds its opening backtick.
+    expect(readText('Bumped the image in `.ci/build.yml` to `node:22` — the warnings are gone.').clauses.length).toBe(2);
+    // A question outside them asks; it states nothing.
+    expect(readFact('Should we raise the search pool to 40?').find((e) => e.type === 'mentions')).toHaveProperty('planned', true);
+  });
 });
 
 describe('values by shape', () => {
@@ -482,6 +492,8 @@ describe('claims', () => {
     expect(readFact('The billing-jobs schema grew out of the original monolith, so it stays on 5 shards').some((e) => 'cue' in e)).toBe(false);
     expect(claim('The edge burst limit is actually 900 req/s', 'rate')).toMatchObject({ cue: 'correction', values: ['900'] });
     expect(claim('The edge burst limit is 900 req/s', 'rate').cue).toBeUndefined();
+    // A correction a label announces is said by what follows its colon.
+    expect(claim('Correction to the backup note: snapshots are kept 30 days', 'duration')).toMatchObject({ cue: 'correction', values: ['2592000'] });
     expect(claim('Update: the archive bucket lives in eu-north-1', 'region')).toMatchObject({ cue: 'change', values: ['eu-north-1'] });
     // A product named with the word is no change ("EAS Update", "Windows Update").
     expect(readFact('Mobile hotfixes go out via EAS Update on the beta channel').some((e) => 'cue' in e)).toBe(false);

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 57;
+export const EXTRACTOR_VERSION = 58;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -210,7 +210,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const unmodal = tokens.filter((t) => !MODALS.has(t.lower));
   // "Evaluate" is a plan when someone intends it ("we evaluate", "evaluating", "to evaluate"), not as what a thing does ("services evaluate flags").
   const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', "'ll"].includes(t.word.previous ?? '') || MODALS.has(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
-  let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens);
+  // A question is no statement; a question mark in code quotes is part of a query ("`?page=2`": see reader.ts).
+  let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens) ||
+    words.some((w) => w.text === '?' && w.pos === 'PUNCT');
   words.forEach((w, i) => {
     if ((MODALS.has(w.lower) || w.lower === "'ll") && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
@@ -1032,6 +1034,12 @@ export function readFactText(content: string): FactEntity[] {
   // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
   const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
+  // A correction a label announces ("Correction to the retry note: ...") is said by the clause after its colon.
+  views.forEach((view, i) => {
+    const label = views[i - 1];
+    if (view.clause.subordinator !== ':' || view.cue || view.mode || label?.cue !== 'correction' || label.mode || label.clause.sentence !== view.clause.sentence) return;
+    if (!label.clause.words.some((w) => w.pos === 'VERB' || w.pos === 'AUX')) view.cue = label.cue;
+  });
   // A remark in parentheses restates its clause's change ("raised the TTL to 2 h (`CACHE_TTL=7200`)").
   for (const view of views) {
     if (view.clause.subordinator !== '(' || view.cue || view.mode) continue;

@@ -133,7 +133,9 @@ export function readText(text: string): TextReading {
   });
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
-  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start));
+  // So does a sentence split inside code quotes ("`?page=&per_page=`").
+  const quoted = (at: number) => backticks(merged.filter((w) => w.start < at)) % 2 === 1;
+  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start) && !quoted(start));
   const groups = new Map<number, Word[]>();
   let current = 0;
   for (const w of merged) {
@@ -148,6 +150,9 @@ export function readText(text: string): TextReading {
   clauses.sort((a, b) => a.start - b.start);
   return { text, words: merged, clauses };
 }
+
+/** How many backticks the words hold (a joined word may hold its opening one: "`.github/ci.yml"). */
+const backticks = (words: readonly Word[]) => words.reduce((n, w) => n + w.text.split('`').length - 1, 0);
 
 /** Reads a word as another part of speech, with this lemma. */
 const retag = (w: Word, pos: PartOfSpeech, lemma: string) => Object.assign(w, { pos, lemma });
@@ -169,7 +174,8 @@ function nameCodeSpans(words: Word[]): void {
     if (w.text !== '`') return;
     if (open < 0) open = i;
     else {
-      for (const x of words.slice(open + 1, i)) if (x.pos === 'VERB' || x.pos === 'AUX') retag(x, 'X', x.lower);
+      // Nor is a question mark there a question ("`?page=2`": a query string).
+      for (const x of words.slice(open + 1, i)) if (x.pos === 'VERB' || x.pos === 'AUX' || x.text === '?') retag(x, x.text === '?' ? 'SYM' : 'X', x.lower);
       open = -1;
     }
   });
@@ -270,6 +276,12 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     const w = sentence[i]!;
     const previous = sentence[i - 1];
     const next = sentence[i + 1];
+    // Code quotes hold no clause boundary: "`?after=&limit=`", "`max-parallel: 4`" are a query and a key with its value.
+    const quoted = backticks(sentence.slice(0, i)) % 2 === 1;
+    if (quoted && w.text !== '`') {
+      current.push(w);
+      continue;
+    }
     if (w.text === '(' && interrupted === null) {
       interrupted = { words: current, subordinator };
       current = [];
@@ -284,9 +296,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     }
     // A colon between two statements ("no Braintree integration: refunds go out as bank transfers"), not between a name and
     // its value ("TTL: 15 min"); a verb in parentheses or in a subordinate clause after it makes no statement.
-    // Not a colon in code quotes ("`max-parallel: 4`"): a key and its value.
-    const quoted = sentence.slice(0, i).filter((x) => x.text === '`').length % 2 === 1;
-    const colonJoin = w.text === ':' && !quoted && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
+    const colonJoin = w.text === ':' && current.length >= 3 && sentence.slice(i + 1).length >= 3 && statesAfterColon(sentence.slice(i + 1));
     if (colonJoin || w.text === ';' || (w.text === '—' && current.length > 2) || (w.text === '-' && w.start > 0 && previous && previous.end < w.start && next && next.start > w.end)) {
       flush();
       // After a label ("Rate limit on X: 50 requests ..."), what follows says it of the label's subject.
