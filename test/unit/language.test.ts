@@ -359,6 +359,8 @@ describe('claims', () => {
   it('reads a product by its name, not by an inflected word whose lemma is one ("goes" is not Go)', () => {
     expect(claimsIn('A second nudge goes 1 day after the release').some((c) => c.kind === 'technology')).toBe(false);
     expect(claim('The ledger is written in Go', 'technology')).toMatchObject({ values: ['go'], measure: 'language' });
+    // A column store teams query for analytics is a warehouse, as BigQuery or Snowflake are.
+    expect(claim('Product analytics run on ClickHouse', 'technology')).toMatchObject({ values: ['clickhouse'], measure: 'data_warehouse' });
   });
 
   it('reads a time before an event and one after it as two offsets from it', () => {
