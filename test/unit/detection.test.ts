@@ -579,6 +579,18 @@ describe('statements, deletion requests and dependencies', () => {
     expect(retired(analyzeAll([flag, removed]))).toEqual([]);
   });
 
+  it('asks, and retires nothing, where one fact names all but one of what a deletion request names', () => {
+    const workaround = fact('Workaround: kiosks with firmware `K9` drop card taps shorter than 40 ms from the reader.', { scope: 'kiosk', hoursAgo: 500 });
+    const other = fact('Kiosk card readers report taps over USB.', { scope: 'kiosk', hoursAgo: 400 });
+    const forget = fact('Disregard the note about K9 kiosks and a tap debounce; it was a loose cable.', { scope: 'kiosk', hoursAgo: 10 });
+    const outcome = analyzeAll([workaround, other, forget]);
+    expect(outcome.retirements).toEqual([]);
+    expect(outcome.conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [workaround.id, forget.id]]]);
+    // Two such facts: the guess would be a coin toss, and nothing is asked.
+    const second = fact('Kiosks with firmware `K9` restart after 40 card taps.', { scope: 'kiosk', hoursAgo: 450 });
+    expect(analyzeAll([workaround, second, forget])).toMatchObject({ retirements: [], conflicts: [] });
+  });
+
   it('honours a deletion request whichever of the two reaches the worker first, and never argues with it', () => {
     const secret = fact('The billing worker reads its Stripe key from secrets.yaml in the repo root', { scope: 'billing', hoursAgo: 600 });
     const forget = fact('Delete the secrets.yaml memory. It was wrong, and that file must never exist in the repo', { scope: 'billing', hoursAgo: 20 });

@@ -15,7 +15,7 @@
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { denies, mentions, viewOf } from '../language/align.ts';
+import { denies, mentions, singular, viewOf } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { isEnglishWord } from '../language/reader.ts';
@@ -63,8 +63,8 @@ function statementViewOf(facts: readonly DetectorFact[]): StatementView {
 const speaksOfDeparture = (f: DetectorFact) =>
   viewOf(f).statements.some((s) => CHANGE.departure.word(s.verb) !== undefined) || [...viewOf(f).mentions].some((m) => CHANGE.departureNouns.word(m) !== undefined);
 
-/** The words of a fact's text, each on its own ("just rerun the job" says "rerun", a verb no mention holds). */
-const wordsOf = (fact: DetectorFact) => new Set(fact.content.toLowerCase().split(/[^a-z0-9_]+/));
+/** The words of a fact's text, each on its own and in the singular ("just rerun the job" says "rerun", a verb no mention holds). */
+const wordsOf = (fact: DetectorFact) => new Set(fact.content.toLowerCase().split(/[^a-z0-9_]+/).flatMap((w) => [w, singular(w)]));
 
 const KIND_WORDS = new Set([...COMPONENT_ROLES, 'endpoint', 'route']);
 
@@ -88,15 +88,30 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // a word no dictionary holds: "crontab").
     const specific = target?.filter((w) => !GENERIC.has(w)) ?? [];
     if (!current(request) || !target || (specific.length < 2 && !specific.some((w) => isJoinedName(w) || !isEnglishWord(w)))) continue;
+    // Facts naming all but one of three or more words, a name among them: asked about when only one does (else a coin toss).
+    const nearly: DetectorFact[] = [];
     for (const fact of facts) {
       if (!triggerIds.has(request.id) && !triggerIds.has(fact.id)) continue;
       if (fact.id === request.id || !current(fact) || time(fact) > time(request) || retired.has(fact.id) || viewOf(fact).deletion) continue;
       let said: Set<string> | undefined;
       // What kind of thing a named thing is ("the `POST /v1/x` endpoint") need not be said again.
       const named = target.some(isJoinedName);
-      if (!target.every((w) => (named && KIND_WORDS.has(w)) || mentions(viewOf(fact), w) || (said ??= wordsOf(fact)).has(w))) continue;
-      retired.add(fact.id);
-      retirements.push({ factId: fact.id, byFactId: request.id, at: request.committed_at, reason: 'a later fact asks to forget it' });
+      const unsaid = target.filter((w) => !((named && KIND_WORDS.has(w)) || mentions(viewOf(fact), w) || (said ??= wordsOf(fact)).has(w)));
+      if (unsaid.length === 0) {
+        retired.add(fact.id);
+        retirements.push({ factId: fact.id, byFactId: request.id, at: request.committed_at, reason: 'a later fact asks to forget it' });
+      } else if (unsaid.length === 1 && target.length >= 3 && target.some((w) => w !== unsaid[0] && (isJoinedName(w) || !isEnglishWord(w)))) nearly.push(fact);
+    }
+    if (nearly.length === 1 && !retirements.some((r) => r.byFactId === request.id)) {
+      const fact = nearly[0]!;
+      conflicts.push({
+        kind: 'probable_update',
+        detectedBy: 'narrative_rules',
+        severity: 'medium',
+        factIds: [fact.id, request.id],
+        question: `${PROBABLE_UPDATE_PREFIX}a later fact asks to forget "${clip(request.content)}": is it this one, "${clip(fact.content)}"?`,
+        explanation: `A later fact (${day(request)}) asks to forget a note; this earlier fact (${day(fact)}) names all but one of what it names, so it stays current until someone says whether it is that note.`,
+      });
     }
   }
 
