@@ -117,6 +117,9 @@ describe('values by shape', () => {
     expect(shapes('Deploys are frozen on Fridays')).toEqual([['weekday', 'friday']]);
     expect(shapes("Quiet week apart from Tuesday's paging storm")).toEqual([]);
     expect(shapes('The Black Friday freeze starts at noon')).toEqual([['time', '12:00']]);
+    // A weekday written before a date is that date's day.
+    expect(shapes('The kiosk freeze lifts on Wed Nov 4')).toEqual([['date', '--11-04']]);
+    expect(shapes('The kiosk freeze lifts Monday, 2026-03-09')).toEqual([['date', '2026-03-09']]);
   });
 
   it('reads times of day in 24 hours, with their zone and ranges', () => {

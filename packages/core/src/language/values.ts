@@ -156,9 +156,9 @@ const SHAPES: Shape[] = [
     },
   },
   // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too. Not the day of one event ("Tuesday's
-  // deploy", "Friday's outage"), nor a named day of the trade's calendar ("Black Friday", "Cyber Monday").
+  // deploy", "Friday's outage", "on Tue Oct 20": a date's own day), nor a named day of the trade's calendar ("Black Friday").
   {
-    pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)|\b(weekdays|weekends)\b`, 'gi'),
+    pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)(?!,?\s+(?:(?:${MONTH})\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:${MONTH})\b|\d{4}-\d{2}-\d{2}|\d{2}-\d{2}\b))|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
