@@ -162,6 +162,9 @@ describe('values by shape', () => {
     expect(shape('The lint job runs python3.12')).toMatchObject({ kind: 'version', value: '3.12', of: 'python' });
     expect(shape('The functions runtime is node20')).toMatchObject({ kind: 'version', value: '20', of: 'node' });
     expect(shape('The build agents run Node.js v24.1.0')).toMatchObject({ kind: 'version', value: '24.1.0' });
+    // A managed platform's build names its product after the number.
+    expect(shape('The kiosk cluster runs 1.30.5-eks-ce1d5eb')).toMatchObject({ kind: 'version', value: '1.30.5', of: 'kubernetes' });
+    expect(shape('The kiosk SDK is 2.4.1-beta')).toMatchObject({ kind: 'version', value: '2.4.1-beta' });
     // A package no list knows, its version after a label, an equals sign or the word for which release it is.
     expect(claim('wren-client latest = 4.2.0, pin ^4.2 in apps', 'version')).toMatchObject({ values: ['4.2.0'], of: 'wren-client' });
     expect(claim('wren-client: 4.3.1', 'version')).toMatchObject({ values: ['4.3.1'], of: 'wren-client' });
@@ -806,6 +809,9 @@ describe('explicit replacements and contrasts', () => {
     expect(claim('The Team plan costs €35 per seat, up from €29', 'money')).toMatchObject({ values: ['35 eur'], previous: ['29 eur'] });
     const limit = claim('Search API limit per key is now 900 requests/minute (was 300)', 'rate');
     expect(limit).toMatchObject({ values: ['15'], previous: ['5'], per: 'key' });
+    // At the end of its sentence too, and of a version.
+    expect(claim('The kiosk worker pool is 40, up from 20.', 'number')).toMatchObject({ values: ['40'], previous: ['20'] });
+    expect(claim('The kiosk runners are on Node 22.4, up from 20.11.', 'version')).toMatchObject({ values: ['22.4'], of: 'node', previous: ['20.11'] });
   });
 
   it('reads an unknown product named in a replacement of a known one as a product of its kind', () => {

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 60;
+export const EXTRACTOR_VERSION = 61;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -984,20 +984,21 @@ function pairedNumbers(text: string, values: readonly Value[]): Value[] {
   const scale = (v: Value) => (v.number !== undefined && /\d/.test(v.text) ? v.number / Number(/\d+(?:\.\d+)?/.exec(v.text)![0]) : 1);
   /** The number of `m`'s first group, matched in the text from `offset` on, read as a value like `v`. */
   const pair = (v: Value, m: RegExpExecArray | null, offset: number) => {
-    if (!m || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port'].includes(v.kind)) return;
+    if (!m || !['duration', 'size', 'rate', 'percentage', 'count', 'number', 'money', 'port', 'version'].includes(v.kind)) return;
     const start = offset + m.index + m[0].lastIndexOf(m[1]!);
     if (!free(start, start + m[1]!.length)) return;
     const raw = Number(m[1]);
     const n = Math.round(raw * scale(v) * 1e9) / 1e9;
-    const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : String(n);
+    const value = v.kind === 'money' ? `${n} ${v.value.split(' ')[1]}` : v.kind === 'port' ? String(raw) : v.kind === 'version' ? m[1]! : String(n);
     out.push({ ...v, value, number: n, text: m[1]!, start, end: start + m[1]!.length, high: undefined });
   };
   for (const v of values) {
     const before = Math.max(0, v.start - 30);
     pair(v, /\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+$/i.exec(text.slice(before, v.start)), before);
     // "KEY_MS from 1000 to 250": the number a value goes to is in its unit too.
-    if (/\bfrom\s+$/i.test(text.slice(before, v.start))) pair(v, /^\s*(?:to|→|->)\s+(\d+(?:\.\d+)?)(?![\w.%])/i.exec(text.slice(v.end, v.end + 20)), v.end);
-    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(?:~|≈|about\s+|around\s+|approx\.?\s+)?(\d+(?:\.\d+)?)(?![\w.%])/i;
+    // (A figure may end its sentence: "up from 20.")
+    if (/\bfrom\s+$/i.test(text.slice(before, v.start))) pair(v, /^\s*(?:to|→|->)\s+(\d+(?:\.\d+)?)(?![\w%]|\.\d)/i.exec(text.slice(v.end, v.end + 20)), v.end);
+    const was = /^\s*[(,;—–-]?\s*(?:was|previously|formerly|up from|down from|from)\s+(?:~|≈|about\s+|around\s+|approx\.?\s+)?(\d+(?:\.\d+)?)(?![\w%]|\.\d)/i;
     pair(v, was.exec(text.slice(v.end, v.end + 40)), v.end);
   }
   return out;

@@ -198,7 +198,15 @@ const SHAPES: Shape[] = [
   // A name with its version ("eta-gbm-v23", "ledger-api-v2"): that version of the name.
   { pattern: /(?<![\w/.-])([a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(\d+(?:\.\d+)*)(?![\w.-])/gi, read: (m) => ({ kind: 'version', value: m[2]!, of: m[1]!.toLowerCase() }) },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
-  { pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
+  // A managed platform's build names its product after the number ("1.31.3-gke.1146000", "1.29.4-eks-0c1b2"): that product's version.
+  {
+    pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g,
+    read: (m) => {
+      const [, number, suffix] = /^([\d.]+)-([a-z]+)/i.exec(m[1]!) ?? [];
+      const product = suffix ? TECHNOLOGIES.word(suffix.toLowerCase()) : undefined;
+      return product ? { kind: 'version', value: number!, of: product.name } : { kind: 'version', value: m[1]!.toLowerCase() };
+    },
+  },
   // Ports: "port 5432", "listens on 8080", "localhost:3000".
   { pattern: /\bports?\s*(?:is\s+|of\s+|=\s*|:\s*|number\s+|to\s+|on\s+)?(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   { pattern: /(?<=[a-z])Ports?`?\s*(?:is\s+|=\s*|:\s*)?(\d{2,5})\b/g, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
