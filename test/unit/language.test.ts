@@ -43,6 +43,8 @@ describe('the reader', () => {
   it('cuts clauses at subordinators and reads joined identifiers whole', () => {
     const reading = readText('Checkout latency fell to 90 ms once the index on carts.updated_at shipped');
     expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
+    // "once a day" is how often, no clause.
+    expect(claim('The kiosk export runs once a day at 03:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
     expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
     // A prefix written with its trailing underscore keeps it, and not the bracket after it.
     expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
@@ -220,6 +222,7 @@ describe('values by shape', () => {
     expect(shape('The dependency sync runs fortnightly').value).toBe(twoWeeks.value);
     expect(shape('Signing keys rotate every 15 minutes')).toMatchObject({ kind: 'duration', value: '900', measure: 'interval' });
     expect(shape('Snapshots are taken twice a day')).toMatchObject({ kind: 'duration', value: '43200', measure: 'interval' });
+    expect(shape('Snapshots are taken every night')).toMatchObject({ kind: 'duration', value: '86400', measure: 'interval' });
     // "every second Thursday" is every other one, not once a second.
     expect(valuesByShape(normalizeText('The release review is every second Thursday')).find((v) => v.kind === 'duration')?.value).toBe(twoWeeks.value);
     expect(shape('The health probe runs every second').value).toBe('1');
