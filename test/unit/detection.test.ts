@@ -829,6 +829,15 @@ describe('changes announced in words no slot links', () => {
     expect(analyzeAll([metrics, raised]).conflicts.map((c) => c.factIds)).toEqual([[metrics.id, raised.id]]);
   });
 
+  it('links a change to the earlier fact naming what it says is no longer so', () => {
+    const proxy = fact('Kiosk screens fetch prices through the `pricebook-lite` proxy on `localhost:7070`.', { scope: 'kiosk/pricing', hoursAgo: 1400 });
+    const moved = fact('We now call the in-process `tally` client for lookups everywhere; the proxy is no longer deployed.', { scope: 'kiosk/pricing', hoursAgo: 160 });
+    expect(asked(analyzeAll([proxy, moved]))).toEqual([[proxy.id, moved.id]]);
+    // Not where what ended is another thing.
+    const cache = fact('We now call the in-process `tally` client for lookups everywhere; the old cache is no longer deployed.', { scope: 'kiosk/pricing', hoursAgo: 160 });
+    expect(asked(analyzeAll([proxy, cache]))).toEqual([]);
+  });
+
   it('asks nothing when two earlier facts match the change equally: the guess would be a coin toss', () => {
     const a = fact('The export-worker writes reports to the reports bucket', { scope: 'reports', hoursAgo: 900 });
     const b = fact('The export-worker reads reports from the reports bucket too', { scope: 'reports', hoursAgo: 800 });

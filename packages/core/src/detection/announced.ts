@@ -57,6 +57,8 @@ interface Change {
   /** What else it names that tells facts apart. */
   words: string[];
   components: string[];
+  /** What it says is no longer so ("the sidecar is no longer injected"): the old states it names, like replaced values. */
+  dropped: string[][];
 }
 
 function changeOf(later: DetectorFact): Change {
@@ -67,6 +69,7 @@ function changeOf(later: DetectorFact): Change {
     view,
     claims,
     replaced,
+    dropped: view.statements.filter((s) => !s.positive && s.cue).map((s) => s.target.filter((w) => !GENERIC.has(w) && !ownScope(view, w))).filter((t) => t.length > 0),
     about: [...view.changed].filter((w) => !GENERIC.has(w) && !ownScope(view, w)),
     words: distinctive(later).filter((w) => !replaced.has(w)),
     components: componentsOf(view),
@@ -119,7 +122,8 @@ function affinity(earlier: DetectorFact, change: Change): number {
   const measured = change.claims.filter((c) => c.measure !== '' && c.values.length > 0);
   const ofMeasure = (c: Claim) => view.claims.filter((d) => d.measure === c.measure);
   if (oldValues === 0 && measured.length > 0 && measured.every((c) => ofMeasure(c).length > 0 && !ofMeasure(c).some((d) => measuresMeet(c, d)))) return 0;
-  const shared = change.words.filter((w) => mentions(view, w)).length;
+  // A thing it says is no longer so, named whole by the earlier fact, counts once more, as a value it names as replaced does.
+  const shared = change.words.filter((w) => mentions(view, w)).length + change.dropped.filter((t) => t.every((w) => mentions(view, w))).length;
   // An earlier figure of the kind that changed ("500 MB" against "bumped to 2 GB"), or another value of the
   // measure that changed (a queue backend, an owner), is one more thing in common.
   const otherValueOf = (c: Claim) =>
