@@ -690,6 +690,9 @@ describe('claims', () => {
     const mentions = (text: string) => readFact(text).find((e) => e.type === 'mentions');
     expect(mentions('Incident triage now happens in the `#triage` channel.')).toMatchObject({ announces: true, changed: expect.arrayContaining(['triage']) });
     expect(mentions('Incident review: paging now goes through the vendor.')).not.toHaveProperty('announces');
+    // A log's entry records what held on its date; a label naming a log with no date is a subject.
+    expect(claim('Deploy log: `kiosk-api` canary at 30% of traffic on 2026-03-04 (step 2 of 4)', 'percentage').mode).toBe('event');
+    expect(claim('Audit log: entries are kept for 400 days', 'duration').mode).toBeUndefined();
     // A change on a date is a change, and a value holding since a date holds now.
     expect(claim('Raised the kiosk-app pool to 40 on 2026-03-03', 'number').mode).toBeUndefined();
     expect(claim('The kiosk-app pool is 40 since 2026-03-03', 'number').mode).toBeUndefined();

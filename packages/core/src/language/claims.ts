@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 62;
+export const EXTRACTOR_VERSION = 63;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1112,6 +1112,15 @@ export function readFactText(content: string): FactEntity[] {
     const logged = dayLogged(words, views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start >= next.clause.start).flatMap((o) => o.clause.words));
     if (env || dated || past || logged) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated: dated || logged, past, start: view.clause.start });
   });
+  // A log's entry ("Rollout log: the flag at 50% from 2026-11-09"): what it records held on the date it gives.
+  for (const view of views) {
+    const [first, second, third] = view.clause.words;
+    const colonAt = first?.lemma === 'log' && second?.text === ':' ? 1 : second?.lemma === 'log' && third?.text === ':' ? 2 : -1;
+    const sentenceEnd = Math.max(...views.filter((o) => o.clause.sentence === view.clause.sentence).map((o) => o.clause.end));
+    if (colonAt > 0 && view.clause.subordinator === null && !labels.has(view.clause.sentence) && datedIn(view.clause.words[colonAt]!.end, sentenceEnd + 1)) {
+      labels.set(view.clause.sentence, { dated: true, past: false, start: view.clause.start });
+    }
+  }
   // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Rota change Tue Mar 10 at 09:00
   // (Ana → Bo primary): Bo → Cy secondary"): a colon after the date, with no verb between them. Not a period's label ("Week of
   // 2026-03-02: ..."): that holds for the period, and is compared with what is said of the same one (align.ts, periodOf).
