@@ -45,6 +45,7 @@ describe('the reader', () => {
     expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
     // "once a day" is how often, no clause.
     expect(claim('The kiosk export runs once a day at 03:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
+    expect(readText('Refunds are greyed out once a charge is 120 days old').clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
     expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
     // A prefix written with its trailing underscore keeps it, and not the bracket after it.
     expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
@@ -80,6 +81,9 @@ describe('the reader', () => {
     expect(readText('Bumped the image in `.ci/build.yml` to `node:22` — the warnings are gone.').clauses.length).toBe(2);
     // A question outside them asks; it states nothing.
     expect(readFact('Should we raise the search pool to 40?').find((e) => e.type === 'mentions')).toHaveProperty('planned', true);
+    // Nor is a rule said with "won't" a plan; a change is ("won't move").
+    expect(readFact("The kiosk API won't accept refunds past 120 days.").find((e) => e.type === 'mentions')).not.toHaveProperty('planned');
+    expect(readFact("We won't move the kiosk queue to SQS.").find((e) => e.type === 'mentions')).toHaveProperty('planned', true);
   });
 });
 

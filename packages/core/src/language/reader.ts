@@ -306,7 +306,7 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     const opensSubordinate = current.length > 0 && SUBORDINATORS.has(w.lower) && ['SCONJ', 'ADP', 'ADV', 'PRON', 'DET'].includes(w.pos) && !(w.lower === 'as' && w.pos !== 'SCONJ') &&
       // "after 3 failures": a preposition phrase, not a clause; nor is "once a day" (how often).
       !(['after', 'before', 'until', 'till', 'since'].includes(w.lower) && next && ['NUM', 'DET', 'NOUN', 'PROPN', 'ADJ'].includes(next.pos)) &&
-      !(w.lower === 'once' && ['a', 'an', 'per'].includes(next?.lower ?? '')) &&
+      !(w.lower === 'once' && ['a', 'an', 'per'].includes(next?.lower ?? '') && /^(?:second|minute|hour|day|night|week|month|quarter|year)$/.test(sentence[i + 2]?.lemma ?? '')) &&
       !(w.lower === 'when' && current.length < 2) && !(w.lower === 'where' && previous?.pos !== 'PUNCT');
     // ", reflecting ...", ", tracked with ...": a participle after a comma adds a side remark.
     const participleAfterComma = previous?.text === ',' && w.pos === 'VERB' && /(?:ing|ed)$/.test(w.lower) && current.length > 3;
