@@ -972,6 +972,10 @@ describe('named things said to be gone', () => {
     const pager = fact('Failed payout runs page Oyelaran Bello directly, as the only one who knows the bank adapter', { scope: 'services/payouts', hoursAgo: 900 });
     const away = fact('Oyelaran is on sabbatical leave until June; Dana Ortiz covers the bank adapter', { scope: 'team/payouts', hoursAgo: 10 });
     expect(analyzeAll([pager, away]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [pager.id, away.id]]]);
+    // Gone by a full name, named before by the first.
+    const reviewer = fact('Changes to `grants/roles.yaml` need a review from Oyelaran; he owns the role map', { scope: 'infra/db', hoursAgo: 900 });
+    const gone = fact('Oyelaran Bello left the company on Friday; the role map goes to Dana', { scope: 'team/people', hoursAgo: 10 });
+    expect(analyzeAll([reviewer, gone]).conflicts.map((c) => [c.kind, c.factIds])).toEqual([['probable_update', [reviewer.id, gone.id]]]);
     // A fact naming someone only as the one it replaced already says they are no longer there.
     const handedOver = fact('The routing pager lead moved from Maria Lopez to Kai Berg.', { scope: 'team/oncall', hoursAgo: 900 });
     const onLeave = fact('Maria is on leave until February and off the `pager-primary` rotation.', { scope: 'team/oncall', hoursAgo: 10 });

@@ -15,7 +15,7 @@
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { denies, mentions, singular, viewOf } from '../language/align.ts';
+import { denies, mentions, singular, viewOf, type Claim } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { isEnglishWord } from '../language/reader.ts';
@@ -184,7 +184,11 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       replaced(g) || (f.scope === change.scope && claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
     // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").
     const is = (name: string, g: string) => name === g || (/^\p{L}+$/u.test(g) && name.startsWith(`${g} `));
-    const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g)));
+    // And one gone by a full name is the person an earlier fact names by the first ("Ana Ruiz" left; "needs Ana's review").
+    // (A name no list knows holding a role is a person's.)
+    const person = (c: Claim) => c.kind === 'person' || (c.kind === 'name' && ['owner', 'oncall', 'approver'].includes(c.measure));
+    const firstNamed = (f: DetectorFact, g: string) => / /.test(g) && viewOf(f).claims.some((c) => person(c) && c.values.some((v) => /^\p{L}+$/u.test(v) && g.startsWith(`${v} `)));
+    const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g))) || firstNamed(f, g);
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
     const onlyReplaced = (f: DetectorFact, g: string) =>
       viewOf(f).claims.some((c) => c.previous?.some((p) => is(p, g))) && !viewOf(f).claims.some((c) => c.values.some((v) => is(v, g)));
