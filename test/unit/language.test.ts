@@ -1429,5 +1429,7 @@ describe('names, tools and figures as software notes write them', () => {
   it('reads "until" before a time as a deadline, not as something the fact waits on', () => {
     expect(readFact('Customers can cancel free of charge until 3 days before launch').some((e) => e.type === 'dependency')).toBe(false);
     expect(readFact('Deploys stay paused until the freeze ends').some((e) => e.type === 'dependency')).toBe(true);
+    // The month a thing waited on is in says when, not what: "the March freeze" is the freeze.
+    expect(readFact('Kiosk deploys stay paused until the March change freeze lifts').find((e) => e.type === 'dependency')).toMatchObject({ target: ['freeze'], ends: true });
   });
 });

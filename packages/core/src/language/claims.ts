@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 64;
+export const EXTRACTOR_VERSION = 65;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1591,7 +1591,8 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     if (!byDeadline && ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0)) {
       // What it waits for, not the word for its end ("until the freeze ends": the freeze).
       const target = words.slice(at >= 0 ? at + 1 : 0).map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
-        .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && unitOf(a) === undefined);
+        // (Nor when it is: "the December freeze" is the freeze.)
+        .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && !MONTH_WORDS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }
     // "for as long as the contract runs", "while the migration is in progress", "while Ana is out": the fact holds while
