@@ -369,6 +369,14 @@ describe('claims', () => {
     expect(claim('The upload limit per user is 4 MB').measure).not.toBe('upload');
   });
 
+  it('reads a product of another kind beside a product as what it works with, not a thing of its own', () => {
+    const orm = (text: string, hoursAgo: number) => claimsOf(text, 'kiosk', hoursAgo).find((c) => c.measure === 'orm')!;
+    const prisma = orm('The kiosk-api data layer goes through the generated Prisma client.', 10);
+    expect(sameThing(prisma, orm('kiosk-api reaches Postgres through Drizzle ORM.', 1))).toBe(true);
+    // Another component is another thing still.
+    expect(sameThing(prisma, orm('kiosk-web reaches Postgres through Drizzle ORM.', 1))).toBe(false);
+  });
+
   it('reads a product by its name, not by an inflected word whose lemma is one ("goes" is not Go)', () => {
     expect(claimsIn('A second nudge goes 1 day after the release').some((c) => c.kind === 'technology')).toBe(false);
     expect(claim('The ledger is written in Go', 'technology')).toMatchObject({ values: ['go'], measure: 'language' });

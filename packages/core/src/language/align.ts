@@ -212,8 +212,10 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   // Where a value is set (a file, "the helm values") is no thing of its own.
+  // Nor, beside a product, is another product its fact states ("reaches Postgres through Drizzle": the ORM's database).
+  const otherProduct = (x: Claim, w: string) => x.kind === 'technology' && (kindIn(x.view, w) ?? x.measure) !== x.measure;
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
-    !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y));
+    !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w));
   const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
