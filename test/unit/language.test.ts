@@ -834,6 +834,8 @@ describe('explicit replacements and contrasts', () => {
 
   it('reads an unknown product named in a replacement of a known one as a product of its kind', () => {
     expect(claim('swapped webpack for quarkbundle in the storefront', 'technology')).toMatchObject({ measure: 'bundler', values: ['quarkbundle'], previous: ['webpack'] });
+    // And an unknown one a known one replaced.
+    expect(claim('We replaced QXL with embedded Lua for kiosk rules', 'technology')).toMatchObject({ measure: 'language', values: ['lua'], previous: ['qxl'] });
   });
 
   it('denies only what follows a contrast ("X, not Y"), and keeps a gerund in what "there is no" denies', () => {

@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 65;
+export const EXTRACTOR_VERSION = 66;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -973,6 +973,10 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     if (next && (/(?:→|->|=>)/.test(next[0]) || from || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es))\s+(?:the\s+)?$/i.test(before))) {
       take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
     }
+    // And the one it replaced ("replaced CEL with embedded Lua", "moved from Kue to BullMQ").
+    const old = new RegExp(String.raw`\b(?:(?:swap(?:ped|s)?|replac(?:e|ed|es))\s+(?:the\s+)?${NAME}\s+(?:with|for|by)|from\s+(?:the\s+)?${NAME}\s+(?:to|onto))\s+(?:[a-z-]+\s+)?$`, 'i').exec(before);
+    const name = old?.[1] ?? old?.[2];
+    if (old && name) take(t, name, t.start - before.length + old.index + old[0].indexOf(name));
   }
   return out;
 }
