@@ -122,6 +122,9 @@ describe('values by shape', () => {
   it('reads a weekday a schedule names, not the day of one event nor a named day of the calendar', () => {
     expect(shapes('Deploys are frozen on Fridays')).toEqual([['weekday', 'friday']]);
     expect(shapes("Quiet week apart from Tuesday's paging storm")).toEqual([]);
+    // "sat" and "sun" written small are words ("the job sat in the queue"), not days.
+    expect(shapes('The kiosk export sat in the queue for 3 hours')).toEqual([['duration', '10800']]);
+    expect(shapes('Kiosk maintenance runs sat-sun')).toEqual([['weekday', 'saturday-sunday']]);
     expect(shapes('The Black Friday freeze starts at noon')).toEqual([['time', '12:00']]);
     // A weekday written before a date is that date's day.
     expect(shapes('The kiosk freeze lifts on Wed Nov 4')).toEqual([['date', '--11-04']]);

@@ -161,6 +161,8 @@ const SHAPES: Shape[] = [
     pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)(?!,?\s+(?:(?:${MONTH})\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:${MONTH})\b|\d{4}-\d{2}-\d{2}|\d{2}-\d{2}\b))|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
+      // "has sat unsubmitted", "the sun": a word, not a day, unless written as a day's short name ("Sat", "sat-sun").
+      if (!m[2] && /^(?:sat|sun)$/.test(m[1]!)) return null;
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
     },
   },
