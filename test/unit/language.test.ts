@@ -45,7 +45,7 @@ describe('the reader', () => {
     expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
     // "once a day" is how often, no clause.
     expect(claim('The kiosk export runs once a day at 03:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
-    expect(readText('Refunds are greyed out once a charge is 120 days old').clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
+    expect(readText('Refunds are greyed out once a booking is 90 days old').clauses.map((c) => c.subordinator)).toEqual([null, 'once']);
     expect(reading.words.map((w) => w.text)).toContain('carts.updated_at');
     // A prefix written with its trailing underscore keeps it, and not the bracket after it.
     expect(readText('Live keys start with a prefix (sk_live_) and rotate yearly').words.map((w) => w.text)).toContain('sk_live_');
@@ -374,7 +374,7 @@ describe('claims', () => {
 
   it('reads a product of another kind beside a product as what it works with, not a thing of its own', () => {
     const orm = (text: string, hoursAgo: number) => claimsOf(text, 'kiosk', hoursAgo).find((c) => c.measure === 'orm')!;
-    const prisma = orm('The kiosk-api data layer goes through the generated Prisma client.', 10);
+    const prisma = orm('Every kiosk-api query goes through the Prisma client.', 10);
     expect(sameThing(prisma, orm('kiosk-api reaches Postgres through Drizzle ORM.', 1))).toBe(true);
     // Another component is another thing still.
     expect(sameThing(prisma, orm('kiosk-web reaches Postgres through Drizzle ORM.', 1))).toBe(false);
@@ -645,8 +645,8 @@ describe('claims', () => {
     expect(cued('We moved the render queue to SQS.')).toBe(true);
     expect(cued('The render queue no longer runs on RabbitMQ.')).toBe(true);
     // "Now also": an addition, not a replacement of what was there.
-    expect(cued('Kiosk clients now also send a heartbeat on resume.')).toBe(false);
-    expect(cued('Kiosk clients now send a heartbeat on resume.')).toBe(true);
+    expect(cued('Kiosks now also log a heartbeat on resume.')).toBe(false);
+    expect(cued('Kiosks now log a heartbeat on resume.')).toBe(true);
     // A value said again as unchanged is kept, not changed.
     expect(claim('The kiosk heartbeat interval is still 30s', 'duration').kept).toBe(true);
     expect(claim('The kiosk heartbeat interval stays at 30s', 'duration').kept).toBe(true);

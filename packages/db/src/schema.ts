@@ -337,7 +337,7 @@ export type FactEntity =
       negated?: boolean;
       /** The value adds to others rather than replacing them ("maintains it too"). */
       additive?: boolean;
-      /** The clause says the value did not change ("is still 10%", "unchanged at 10s", "stays 30"). */
+      /** The clause says the value did not change ("is still 40", "unchanged at 30 s", "stays 12"). */
       kept?: boolean;
       clause: number;
     }

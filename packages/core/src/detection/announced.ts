@@ -57,7 +57,7 @@ interface Change {
   /** What else it names that tells facts apart. */
   words: string[];
   components: string[];
-  /** What it says is no longer so ("the sidecar is no longer injected"): the old states it names, like replaced values. */
+  /** What it says is no longer so ("the proxy is no longer deployed"): the old states it names, like replaced values. */
   dropped: string[][];
 }
 
@@ -159,8 +159,8 @@ function alreadySays(earlier: DetectorFact, later: DetectorFact): boolean {
 }
 
 /**
- * Does `later` name no new value and say one of `earlier`'s values again as unchanged ("sampling is still 10%", "retention
- * stays 7 days")? Then what it changed is something else, and it confirms the earlier fact.
+ * Does `later` name no new value and say one of `earlier`'s values again as unchanged ("the pool is still 40", "the TTL
+ * stays 30 s")? Then what it changed is something else, and it confirms the earlier fact.
  */
 function confirms(earlier: DetectorFact, later: DetectorFact): boolean {
   if (changeClaims(later).some((c) => c.values.length > 0)) return false;

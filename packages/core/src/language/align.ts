@@ -37,7 +37,7 @@ export interface FactView {
   technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
   /** The issue keys its text names ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
   items: readonly string[];
-  /** The HTTP endpoints it names, by method and path ("POST /v1/orders"). */
+  /** The HTTP endpoints it names, by method and path ("POST /v2/kiosk-orders"). */
   endpoints: readonly string[];
 }
 
@@ -212,7 +212,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [partsA, partsB] = [a.parts, b.parts];
   const partOf = (x: string, parts: ReadonlySet<string>) => x.split(' ').every((w) => parts.has(w) || [...parts].some((p) => p.length >= 4 && w.startsWith(p)));
   // Where a value is set (a file, "the helm values") is no thing of its own.
-  // Nor, beside a product, is another product its fact states ("reaches Postgres through Drizzle": the ORM's database).
+  // Nor, beside a product, is another product its fact states ("talks to MySQL through Knex": the query builder's database).
   const otherProduct = (x: Claim, w: string) => x.kind === 'technology' && (kindIn(x.view, w) ?? x.measure) !== x.measure;
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
     !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w));
@@ -244,7 +244,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   return things.some(inScope) && things.every((x) => inScope(x) || mentions(bare.view, x));
 }
 
-/** Do both facts name tracked items (issue keys), or HTTP endpoints (`GET /v1/orders` is not `POST /v1/orders`), none of them in common? */
+/** Do both facts name tracked items (issue keys), or HTTP endpoints (`GET /v2/kiosk-orders` is not `POST /v2/kiosk-orders`), none of them in common? */
 export const namesOtherItems = (a: FactView, b: FactView) => disjoint(a.items, b.items) || disjoint(a.endpoints, b.endpoints);
 const disjoint = (a: readonly string[], b: readonly string[]) => a.length > 0 && b.length > 0 && !a.some((x) => b.includes(x));
 
@@ -291,7 +291,7 @@ export function relatedThing(a: Claim, b: Claim): boolean {
   return (named(a).length === 0 || named(b).length === 0) && a.fact.scope === b.fact.scope;
 }
 
-/** Is the word or phrase a product's whole name ("s3", "github actions")? */
+/** Is the word or phrase a product's whole name ("s3", "app engine")? */
 const isProduct = (c: string) => {
   const words = c.split(' ').map((w) => ({ lower: w, lemma: w }));
   return TECHNOLOGIES.at(words, 0)?.length === words.length;

@@ -167,7 +167,7 @@ function leftOver(words: readonly Word[], i: number): boolean {
 /** Is the change verb at `i` a change done (past, perfect, passive, or with a target), not a habit ("updates the index every hour")? */
 function changeDone(words: readonly Word[], i: number): boolean {
   const w = words[i]!;
-  // "a fixed 4 pods", "the updated config", "4 fixed replicas": a participle after a determiner, or between a number and its
+  // "a fixed 4 pods", "the updated config", "3 fixed workers": a participle after a determiner, or between a number and its
   // noun, describes a thing; it reports no change.
   if (w.pos !== 'VERB' || /ing$/.test(w.lower) || words[i - 1]?.pos === 'DET' || (words[i - 1]?.pos === 'NUM' && NOUNISH.has(words[i + 1]?.pos ?? ''))) return false;
   // Reported at the head of a clause, the verb's object may be a longer name ("Bump the quote-api worker pool size to 12").
@@ -255,7 +255,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   // Monday", "5 seats as of the 2.1 release").
   const moment = (w: Word | undefined) => w !== undefined && (/^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}/.test(w.text) || MONTH_WORDS.has(w.lower) || WEEKDAYS.some((d) => w.lower.startsWith(d.slice(0, 3))) || ['today', 'yesterday', 'tonight', 'now'].includes(w.lower));
   const snapshot = (t: Token, i: number) => t.lower === 'as' && tokens[i + 1]?.lower === 'of' && moment(tokens[i + 2]?.word) && tokens[i - 1]?.word.pos === 'NOUN' && tokens[i - 1]!.lower !== tokens[i - 1]!.lemma && tokens[i - 2]?.word.pos === 'NUM';
-  // "Clients now also send a ping": what is added now leaves what was there before.
+  // "Kiosks now also log a heartbeat": what is added now leaves what was there before.
   const added = (t: Token) => t.lower === 'now' && words.some((w) => ADDITIVE.has(w.lower) && w.lower !== 'both');
   const change =
     turned || assigned || fromDate || afterIncident || putInPlace || effective || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i) && !added(t))) ||
@@ -973,7 +973,7 @@ function replacingProducts(text: string, values: readonly Value[]): Value[] {
     if (next && (/(?:→|->|=>)/.test(next[0]) || from || /\b(?:swap(?:ped|s)?|replac(?:e|ed|es)|switch(?:ed|es)?|mov(?:e|ed|es)|migrat(?:e|ed|es))\s+(?:the\s+)?$/i.test(before))) {
       take(t, next[1], t.end + next[0].length - next[1]!.length - (next[0].endsWith('\x60') ? 1 : 0));
     }
-    // And the one it replaced ("replaced CEL with embedded Lua", "moved from Kue to BullMQ").
+    // And the one it replaced ("replaced QXL with embedded Lua", "moved from Qbus to BullMQ").
     const old = new RegExp(String.raw`\b(?:(?:swap(?:ped|s)?|replac(?:e|ed|es))\s+(?:the\s+)?${NAME}\s+(?:with|for|by)|from\s+(?:the\s+)?${NAME}\s+(?:to|onto))\s+(?:[a-z-]+\s+)?$`, 'i').exec(before);
     const name = old?.[1] ?? old?.[2];
     if (old && name) take(t, name, t.start - before.length + old.index + old[0].indexOf(name));
@@ -1116,7 +1116,7 @@ export function readFactText(content: string): FactEntity[] {
     const logged = dayLogged(words, views.filter((o) => o.clause.sentence === view.clause.sentence && o.clause.start >= next.clause.start).flatMap((o) => o.clause.words));
     if (env || dated || past || logged) labels.set(view.clause.sentence, { ...(env ? { env } : {}), dated: dated || logged, past, start: view.clause.start });
   });
-  // A log's entry ("Rollout log: the flag at 50% from 2026-11-09"): what it records held on the date it gives.
+  // A log's entry ("Deploy log: the canary at 30% on 2026-03-04"): what it records held on the date it gives.
   for (const view of views) {
     const [first, second, third] = view.clause.words;
     const colonAt = first?.lemma === 'log' && second?.text === ':' ? 1 : second?.lemma === 'log' && third?.text === ':' ? 2 : -1;
@@ -1496,7 +1496,7 @@ function statementOf(view: ClauseView, values: readonly Value[], aside: readonly
   const phraseAt = (i: number) => {
     const out: Word[] = [];
     // A gerund is a noun here ("no rate limiting"); so is a base form ending a compound before a preposition or the end
-    // ("no region switch in settings": the tagger reads the head as a verb).
+    // ("no theme switch in the menu": the tagger reads the head as a verb).
     const head = (k: number) => words[k]!.pos === 'VERB' && words[k]!.lower === words[k]!.lemma && words[k - 1]?.pos === 'NOUN' && k > i &&
       ['ADP', 'PUNCT', undefined].includes(words[k + 1]?.pos);
     for (let k = i; k < words.length && (CONTENT.has(words[k]!.pos) || words[k]!.pos === 'DET' || words[k]!.pos === 'NUM' || words[k]!.lower === 'no' || (words[k]!.pos === 'VERB' && /ing$/.test(words[k]!.lower)) || head(k)); k++) {
@@ -1595,7 +1595,7 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     if (!byDeadline && ((sub && ['because', 'since', 'until', 'till', 'unless'].includes(sub)) || at >= 0)) {
       // What it waits for, not the word for its end ("until the freeze ends": the freeze).
       const target = words.slice(at >= 0 ? at + 1 : 0).map((w, k, rest) => (CHANGE.completion.has(w) && (w.pos === 'VERB' || k === rest.length - 1 || rest[k + 1]!.pos === 'PUNCT') ? null : anchorOf(w)))
-        // (Nor when it is: "the December freeze" is the freeze.)
+        // (Nor when it is: "the March freeze" is the freeze.)
         .filter((a): a is string => a !== null && !FIRST_PERSON.has(a) && !TIME_NOUNS.has(a) && !MONTH_WORDS.has(a) && unitOf(a) === undefined);
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ...(sub === 'until' || sub === 'till' || words[at]?.lower === 'until' ? { ends: true } : {}) });
     }

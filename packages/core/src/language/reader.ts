@@ -133,7 +133,7 @@ export function readText(text: string): TextReading {
   });
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
-  // So does a sentence split inside code quotes ("`?page=&per_page=`").
+  // So does a sentence split inside code quotes ("`?after=&limit=`").
   const quoted = (at: number) => backticks(merged.filter((w) => w.start < at)) % 2 === 1;
   const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start) && !quoted(start));
   const groups = new Map<number, Word[]>();

@@ -156,12 +156,12 @@ const SHAPES: Shape[] = [
     },
   },
   // Weekdays and their ranges ("Mon–Fri", "Tuesdays"); "weekdays" and "weekends" too. Not the day of one event ("Tuesday's
-  // deploy", "Friday's outage", "on Tue Oct 20": a date's own day), nor a named day of the trade's calendar ("Black Friday").
+  // deploy", "Friday's outage", "on Wed Nov 4": a date's own day), nor a named day of the trade's calendar ("Black Friday").
   {
     pattern: new RegExp(String.raw`(?<!\b(?:Black|Cyber|Good)\s)\b(${DAY})(?:\s*(?:-|–|to|through)\s*(${DAY}))?\b(?!['’]s\b)(?!,?\s+(?:(?:${MONTH})\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:${MONTH})\b|\d{4}-\d{2}-\d{2}|\d{2}-\d{2}\b))|\b(weekdays|weekends)\b`, 'gi'),
     read: (m) => {
       if (m[3]) return { kind: 'weekday', value: m[3].toLowerCase() === 'weekdays' ? 'monday-friday' : 'saturday-sunday' };
-      // "has sat unsubmitted", "the sun": a word, not a day, unless written as a day's short name ("Sat", "sat-sun").
+      // "the job sat in the queue", "the sun": a word, not a day, unless written as a day's short name ("Sat", "sat-sun").
       if (!m[2] && /^(?:sat|sun)$/.test(m[1]!)) return null;
       return { kind: 'weekday', value: m[2] ? `${weekday(m[1]!)}-${weekday(m[2])}` : weekday(m[1]!) };
     },
@@ -200,7 +200,7 @@ const SHAPES: Shape[] = [
   // A name with its version ("eta-gbm-v23", "ledger-api-v2"): that version of the name.
   { pattern: /(?<![\w/.-])([a-z][a-z0-9]*(?:-[a-z0-9]+)*)-v(\d+(?:\.\d+)*)(?![\w.-])/gi, read: (m) => ({ kind: 'version', value: m[2]!, of: m[1]!.toLowerCase() }) },
   { pattern: /(?<![\w.-])v(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/g, read: (m) => ({ kind: 'version', value: m[1]!.toLowerCase() }) },
-  // A managed platform's build names its product after the number ("1.31.3-gke.1146000", "1.29.4-eks-0c1b2"): that product's version.
+  // A managed platform's build names its product after the number ("1.27.8-gke.1067004", "1.30.5-eks-ce1d5eb"): that product's version.
   {
     pattern: /(?<![\w.])(\d+\.\d+\.\d+(?:-[\w.]+)?)(?!\w|\.\w)/g,
     read: (m) => {
