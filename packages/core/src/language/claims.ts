@@ -543,7 +543,7 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
 export const COMPONENT_LIKE = /[-_.:/]/;
 
 /** Measures of who holds a role. */
-const ROLE_MEASURES = new Set(['owner', 'oncall', 'approver']);
+export const ROLE_MEASURES = new Set(['owner', 'oncall', 'approver']);
 
 /** Kinds of value that hold a role or a place only when a word says so ("owned by Priya", "alerts go to #ops"). */
 const HOLDERS = new Set(['person', 'team', 'name', 'channel', 'email', 'path', 'url']);
@@ -1120,10 +1120,9 @@ export function readFactText(content: string): FactEntity[] {
   for (const view of views) {
     const [first, second, third] = view.clause.words;
     const colonAt = first?.lemma === 'log' && second?.text === ':' ? 1 : second?.lemma === 'log' && third?.text === ':' ? 2 : -1;
+    if (colonAt < 0 || view.clause.subordinator !== null || labels.has(view.clause.sentence)) continue;
     const sentenceEnd = Math.max(...views.filter((o) => o.clause.sentence === view.clause.sentence).map((o) => o.clause.end));
-    if (colonAt > 0 && view.clause.subordinator === null && !labels.has(view.clause.sentence) && datedIn(view.clause.words[colonAt]!.end, sentenceEnd + 1)) {
-      labels.set(view.clause.sentence, { dated: true, past: false, start: view.clause.start });
-    }
+    if (datedIn(view.clause.words[colonAt]!.end, sentenceEnd + 1)) labels.set(view.clause.sentence, { dated: true, past: false, start: view.clause.start });
   }
   // A dated label the reader left in one clause with what follows it, as no verb follows its colon ("Rota change Tue Mar 10 at 09:00
   // (Ana → Bo primary): Bo → Cy secondary"): a colon after the date, with no verb between them. Not a period's label ("Week of

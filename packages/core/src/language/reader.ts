@@ -134,8 +134,9 @@ export function readText(text: string): TextReading {
   // Sentences by where they start; a joined word the tokenizer's sentence split cut through
   // ("bi.internal.lumen.io") keeps its sentence and the next one together.
   // So does a sentence split inside code quotes ("`?after=&limit=`").
-  const quoted = (at: number) => backticks(merged.filter((w) => w.start < at)) % 2 === 1;
-  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start) && !quoted(start));
+  const inQuotes = insideQuotes(merged);
+  const quoted = new Set(merged.filter((_, i) => inQuotes[i]).map((w) => w.start));
+  const starts = sentences.map(([first]) => words[first]!.start).filter((start) => !merged.some((w) => w.start < start && w.end > start) && !quoted.has(start));
   const groups = new Map<number, Word[]>();
   let current = 0;
   for (const w of merged) {
@@ -151,8 +152,15 @@ export function readText(text: string): TextReading {
   return { text, words: merged, clauses };
 }
 
-/** How many backticks the words hold (a joined word may hold its opening one: "`.github/ci.yml"). */
-const backticks = (words: readonly Word[]) => words.reduce((n, w) => n + w.text.split('`').length - 1, 0);
+/** For each word, whether it is inside code quotes: an odd number of backticks before it (a joined word may hold its opening one: "`.github/ci.yml"). */
+function insideQuotes(words: readonly Word[]): boolean[] {
+  let ticks = 0;
+  return words.map((w) => {
+    const inside = ticks % 2 === 1;
+    ticks += w.text.split('`').length - 1;
+    return inside;
+  });
+}
 
 /** Reads a word as another part of speech, with this lemma. */
 const retag = (w: Word, pos: PartOfSpeech, lemma: string) => Object.assign(w, { pos, lemma });
@@ -272,13 +280,13 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     current = [];
     subordinator = null;
   };
+  // Code quotes hold no clause boundary: "`?after=&limit=`", "`max-parallel: 4`" are a query and a key with its value.
+  const inQuotes = insideQuotes(sentence);
   for (let i = 0; i < sentence.length; i++) {
     const w = sentence[i]!;
     const previous = sentence[i - 1];
     const next = sentence[i + 1];
-    // Code quotes hold no clause boundary: "`?after=&limit=`", "`max-parallel: 4`" are a query and a key with its value.
-    const quoted = backticks(sentence.slice(0, i)) % 2 === 1;
-    if (quoted && w.text !== '`') {
+    if (inQuotes[i] && w.text !== '`') {
       current.push(w);
       continue;
     }
