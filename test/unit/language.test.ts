@@ -73,6 +73,11 @@ describe('the reader', () => {
     expect(readText('Deploys run migrate first').words.find((w) => w.text === 'run')?.pos).toBe('VERB');
   });
 
+  it('reads a closing parenthesis the tokenizer joined to the stop after it as two marks: the remark ends there', () => {
+    const reading = readText('Deploys wait on the cutover (OPS-1234): nothing merges to `main` before it.');
+    expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, '(', ':', 'before']);
+  });
+
   it('reads code quotes as holding no clause boundary and no question: "`?after=&limit=`" is a query string', () => {
     const reading = readText('Search endpoints page with `?after=&limit=` (max 50 per page).');
     expect(reading.clauses.map((c) => c.subordinator)).toEqual([null, '(']);

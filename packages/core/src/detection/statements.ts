@@ -159,9 +159,21 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       const changed = viewOf(change);
       // The change itself names what the fact depends on: a clause announcing a change of it, or saying it ended; what
       // holds until something ends ("until the freeze ends") only the latter ("the freeze rate now reads …" ends no freeze).
-      return viewOf(dependent).dependencies.some(
-        (dependency) => dependency.target.some((w) => !GENERIC.has(w)) && dependency.target.every((w) => (!dependency.ends && changed.changed.has(w)) || changed.ended.has(w)),
-      );
+      // An end need not repeat every word of the wait: two of them, one specific ("until the Postgres → Neon move is done" /
+      // "the Neon move is done"), or the tracked item the earlier fact names ("while the split (AB-12) runs" / "AB-12 closed").
+      // (Not an item the earlier fact says is over itself: "INC-7 resolved; tables stale until the backfill lands".)
+      const items = viewOf(dependent).items.map((k) => k.toLowerCase()).filter((k) => !viewOf(dependent).ended.has(k));
+      return viewOf(dependent).dependencies.some((dependency) => {
+        if (!dependency.target.some((w) => !GENERIC.has(w))) return false;
+        if (dependency.target.every((w) => (!dependency.ends && changed.changed.has(w)) || changed.ended.has(w))) return true;
+        if (!dependency.ends) return false;
+        // A name said as a phrase ends each of its words ("Winter Festival wrapped"); a person, by the first name ("Ana is back").
+        const endedWords = new Set([...changed.ended].flatMap((e) => [e, ...e.split(' ')]));
+        // (A person the earlier fact names, or says is away: "while Ana Ruiz is on leave".)
+        const people = [...viewOf(dependent).claims.filter((c) => c.kind === 'person').flatMap((c) => c.values), ...viewOf(dependent).gone].filter((v) => endedWords.has(v.split(' ')[0]!));
+        const ended = dependency.target.filter((w) => endedWords.has(w) || people.some((p) => p.split(' ').includes(w)));
+        return (ended.length >= 2 && ended.some((w) => !GENERIC.has(w))) || items.some((k) => changed.ended.has(k));
+      });
     };
     const changes = (triggerIds.has(dependent.id) ? facts : inStep).filter((f) => f.id !== dependent.id && time(f) > time(dependent) && dependsOn(f));
     const first = changes.reduce<DetectorFact | undefined>((a, b) => (a && time(a) <= time(b) ? a : b), undefined);

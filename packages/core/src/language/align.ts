@@ -3,7 +3,7 @@
  * value, qualifiers that meet, an anchor shared beyond a common word, and nothing named on both sides the other never mentions.
  */
 import type { DetectorFact, FactEntity } from '@engram/db';
-import { COMPONENT_LIKE, familyOf, isFileName, isPath, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
+import { COMPONENT_LIKE, familyOf, isFileName, isPath, ISSUE_KEYS, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
 import { GENERIC, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
 
@@ -74,7 +74,7 @@ export function viewOf(fact: DetectorFact): FactView {
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
-    items: fact.content.match(/\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g) ?? [],
+    items: fact.content.match(ISSUE_KEYS) ?? [],
     endpoints: [...fact.content.matchAll(/\b(GET|POST|PUT|PATCH|DELETE)\s+`?(\/[\w\-./{}:]*)/g)].map((m) => `${m[1]} ${m[2]!.replace(/\/$/, '')}`),
   };
   const at = fact.committed_at.getTime();

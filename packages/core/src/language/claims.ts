@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 67;
+export const EXTRACTOR_VERSION = 68;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -187,6 +187,17 @@ function changeDone(words: readonly Word[], i: number): boolean {
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
   // A target makes a change of a verb written as done ("is switched to"), or reported at the head of a clause ("Cut the TTL to 60s").
   return (past && (!state || target)) || (target && reported);
+}
+
+/**
+ * Does the word at `i` say its subject's state is over: after a form of "be", ending the clause or before when ("the migration
+ * is done", "the freeze was lifted on May 2", "Ana is back from leave"); not how a thing is done ("is done by CI", "is closed
+ * to writes").
+ */
+function endState(words: readonly Word[], i: number): boolean {
+  const next = words[i + 1];
+  return words[i - 1]?.lemma === 'be' && !negatedVerb(words, i) &&
+    (!next || ['PUNCT', 'CCONJ', 'ADV'].includes(next.pos) || ['on', 'as', 'since', 'from', 'early', 'last', 'this', 'yesterday', 'today'].includes(next.lower));
 }
 
 /** Is the verb at `i` negated: "not", "n't" or "never" before it, with only auxiliaries and adverbs between ("has not yet been")? */
@@ -541,6 +552,8 @@ function valuesByWords(text: string, clauses: readonly Clause[], shaped: readonl
 
 /** A component's or a setting's name, as opposed to a person's or a product's: written joined ("billing-api", "MAX_RETRIES"). */
 export const COMPONENT_LIKE = /[-_.:/]/;
+/** Tracked items' keys ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
+export const ISSUE_KEYS = /\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b/g;
 
 /** Measures of who holds a role. */
 export const ROLE_MEASURES = new Set(['owner', 'oncall', 'approver']);
@@ -1384,7 +1397,7 @@ export function readFactText(content: string): FactEntity[] {
       if (statement) entities.push(env ? { ...statement, env } : statement);
     }
   }
-  entities.push(...dependenciesOf(views, values));
+  entities.push(...dependenciesOf(views, values, (v) => labelOf(v)?.dated === true));
   // What the fact says changed or ended, clause by clause (main clauses, not plans): a dependency on it goes stale.
   const said = (keep: (v: ClauseView) => boolean) => [...new Set(read.filter((r) => keep(r.view) && !r.view.mode && (r.view.clause.subordinator === null || r.view.clause.subordinator === 'and' || r.view.clause.subordinator === ':')).flatMap((r) => [...r.anchors.values(), ...r.named, ...r.clauseValues.map((v) => v.value)]))].sort();
   // What changed is what a changed claim or statement is about, not every word of its clause.
@@ -1392,7 +1405,8 @@ export function readFactText(content: string): FactEntity[] {
     e.type === 'claim' && !e.mode && (e.cue || e.previous?.length) ? [...e.anchors, ...e.components] : e.type === 'statement' && e.cue ? [...e.subject, ...e.target] : []))].sort();
   // "the freeze ended", "the migration is done", "Ana left"; not "expired windows" (an adjective before its noun).
   const ended = said((v) => v.clause.words.some((w, i, words) =>
-    (CHANGE.completion.has(w) || CHANGE.departure.has(w)) && !leftOver(words, i) && (changeDone(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))));
+    ((CHANGE.completion.has(w) || CHANGE.departure.has(w)) && !leftOver(words, i) && (changeDone(words, i) || endState(words, i) || ((w.pos === 'ADJ' || w.pos === 'ADV') && !NOUNISH.has(words[i + 1]?.pos ?? '')))) ||
+    (w.lower === 'back' && endState(words, i))));
   // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
@@ -1582,7 +1596,7 @@ function deletionOf(views: readonly ClauseView[]): FactEntity | null {
 const HELD = new Set(words.held_by_person);
 
 /** What a fact says it depends on: a reason or condition ("because", "since", "until", "as long as"), or someone's key, approval or sign-off. */
-function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]): FactEntity[] {
+function dependenciesOf(views: readonly ClauseView[], values: readonly Value[], dated: (view: ClauseView) => boolean): FactEntity[] {
   const out: FactEntity[] = [];
   for (const view of views) {
     const words = view.clause.words;
@@ -1606,10 +1620,29 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[]):
     const rest = words.slice(longAs >= 0 ? longAs + 3 : Math.max(during, 0)).filter((w) => w.pos !== 'PUNCT');
     // Up to its verb; one the tagger read as a noun ("the contract runs") is its last word.
     const verb = rest.findIndex((w) => w.pos === 'VERB' || w.pos === 'AUX');
-    const temporary = longAs >= 0 || (during >= 0 && rest[verb]?.lemma === 'be' && rest.slice(verb + 1).some((w) => TEMPORARY_STATES.has(w.lower)));
+    // Or while a named thing is in the middle of a change ("while Stripe migrates the ledger", "while the vendor is rolling
+    // out 4.2"): an act that ends.
+    const changing = (k: number) => CHANGE.verbs.at(rest, k) !== undefined || CHANGE.releaseLifecycle.at(rest, k) !== undefined;
+    // (The tagger may read the verb as a noun: "NetSuite rolls out".)
+    const acting = rest.findIndex((w, k) => k > 0 && (w.pos === 'VERB' || w.pos === 'NOUN') && w.lower !== w.lemma && /s$/.test(w.lower) && changing(k) && rest.slice(0, k).every((x) => NOUNISH.has(x.pos) || x.pos === 'DET'));
+    const act = acting > 0 || (verb >= 0 && rest[verb]!.lemma === 'be' && /ing$/.test(rest[verb + 1]?.lower ?? '') && changing(verb + 1));
+    const temporary = longAs >= 0 || (during >= 0 && ((rest[verb]?.lemma === 'be' && rest.slice(verb + 1).some((w) => TEMPORARY_STATES.has(w.lower))) || act));
     if (temporary && rest.length > 0 && !['a', 'an', 'any', 'each', 'every'].includes(rest[0]!.lower)) {
-      const target = rest.slice(0, verb >= 0 ? verb : rest.length - 1).map((w) => anchorOf(w)).filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
+      const target = rest.slice(0, acting > 0 ? acting : verb >= 0 ? verb : rest.length - 1).map((w) => anchorOf(w)).filter((a): a is string => a !== null && !FIRST_PERSON.has(a));
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ends: true });
+    }
+    // "during incident INC-7", "during the Winter Sale": a named episode (a tracked item or a name), which ends; not a kind of
+    // moment that recurs ("during deploys", "during peak hours").
+    // Not in a record of what happened then ("Observed 05-02: the queue peaked at 40 during the ACME import").
+    const duringAt = words.findIndex((w) => w.lower === 'during');
+    const record = dated(view) || words.some((w, i) => w.pos === 'VERB' && w.lower !== w.lemma && /ed$/.test(w.lower) && words[i - 1]?.pos !== 'AUX');
+    if (duringAt >= 0 && !record) {
+      const phrase = words.slice(duringAt + 1);
+      const stop = phrase.findIndex((w) => ['PUNCT', 'ADP', 'VERB', 'AUX', 'SCONJ'].includes(w.pos));
+      const episode = phrase.slice(0, stop < 0 ? phrase.length : stop);
+      const named = episode.some((w) => w.text.match(ISSUE_KEYS)?.[0] === w.text || (w.pos === 'PROPN' && !MONTH_WORDS.has(w.lower) && !WEEKDAYS.includes(w.lower)));
+      const target = episode.map((w) => anchorOf(w)).filter((a): a is string => a !== null && !TIME_NOUNS.has(a));
+      if (named && target.length > 0 && !['a', 'an', 'any', 'each', 'every'].includes(episode[0]!.lower)) out.push({ type: 'dependency', target: [...new Set(target)], ends: true });
     }
     // "signs with Ana's key": the fact holds while Ana holds it. Only what a person holds or grants (a key, an account, an
     // approval), not what is theirs to work on ("Ana's tickets", "Ana's handover").

@@ -114,6 +114,11 @@ export function readText(text: string): TextReading {
     // An acronym is a name, not a word's short form: "CD" in "Argo CD" is not "could".
     const acronym = /^[A-Z][A-Z0-9]+$/.test(raw) && (tags[i] === 'PROPN' || tags[i] === 'NOUN');
     const lemma = acronym ? raw.toLowerCase() : String(lemmas[i]).toLowerCase();
+    // The tokenizer joins a closing parenthesis and the stop after it ("(LRK-12):"): two marks, or the remark never closes.
+    if (/^\)[:;,.]$/.test(raw)) {
+      for (const [k, mark] of [...raw].entries()) words.push({ index: i, text: mark, lower: mark, lemma: mark, pos: 'PUNCT', start: start + k, end: start + k + 1, stop: false });
+      return;
+    }
     words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const sentences: [number, number][] = [];
