@@ -224,6 +224,8 @@ describe('values by shape', () => {
     expect(shape('The support contract is $1,200 a month')).toMatchObject({ kind: 'money', value: '1200 usd' });
     expect(shape('The workshop budget is 120 EUR')).toMatchObject({ kind: 'money', value: '120 eur' });
     expect(shape('The seed round was $2.5m')).toMatchObject({ kind: 'money', value: '2500000 usd' });
+    // A scale is a word of its own: "$300 monthly" is not $300 million.
+    expect(shape('Trial accounts get a $300 monthly credit')).toMatchObject({ kind: 'money', value: '300 usd' });
   });
 
   it('reads how often something happens as an interval: "every two weeks" is not "weekly"', () => {
@@ -289,6 +291,8 @@ describe('claims', () => {
     expect(perKey.anchors).not.toContain('api');
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw per-key cap = 600 req/min')).toBe(true);
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw anonymous limit 5 rps per IP')).toBe(false);
+    // After "each" the noun is singular; a plural form past it is the verb the tagger may take for a noun.
+    expect(claim('Each API pod opens up to 30 database connections - the pool size comes from the chart.', 'count')).toMatchObject({ per: 'pod' });
   });
 
   it('compares values written with one setting key as that setting, in one scope and environment, unless either names a thing of its own', () => {

@@ -795,7 +795,9 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   let per: string | undefined = view.clause.words.find((w) => /^per-[a-z]+$/.test(w.lower))?.lower.slice(4);
   // "per API token" runs to the end of its noun phrase; "per-user quota" to the end of its word.
   const joined = perAt >= 0 && !['per', 'each'].includes(view.tokens[perAt]!.word.lower) ? view.tokens[perAt]!.word : undefined;
-  for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== '' && (!joined || view.tokens[i]!.word === joined); i++) per = view.tokens[i]!.lemma.toLowerCase();
+  // After "each" the noun is singular: a plural form past it is the verb the tagger took for a noun ("each pod opens 50").
+  const verbAfterEach = (i: number) => view.tokens[perAt]!.lower === 'each' && i > perAt + 1 && view.tokens[i]!.lower !== view.tokens[i]!.lemma && /s$/.test(view.tokens[i]!.lower);
+  for (let i = perAt + 1; perAt >= 0 && i < view.tokens.length && CONTENT.has(view.tokens[i]!.word.pos) && free[i]!.lower !== '' && (!joined || view.tokens[i]!.word === joined) && !verbAfterEach(i); i++) per = view.tokens[i]!.lemma.toLowerCase();
   // "a global cap of 900/s", "40 in total": counted for everyone together, nearer the value than any "per".
   const perIndex = perAt >= 0 ? perAt : view.tokens.findIndex((t) => /^per-[a-z]+$/.test(t.word.lower));
   const whole = view.tokens.findIndex((t, i) => AGGREGATE.has(t.lower) || (t.lower === 'in' && view.tokens[i + 1]?.lower === 'total'));

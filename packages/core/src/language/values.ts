@@ -216,7 +216,7 @@ const SHAPES: Shape[] = [
   { pattern: /(?:(?<=[a-z\]])|(?<=[\s`])):(\d{2,5})\b/gi, group: 1, read: (m) => ({ kind: 'port', value: String(Number(m[1])) }) },
   // Money: "$1,200", "€14.50", "120 EUR".
   {
-    pattern: /(?:([$€£¥₹])\s?(\d+(?:\.\d+)?)|\b(\d+(?:\.\d+)?)\s?(usd|eur|gbp|chf|cad|aud|inr|jpy|dollars?|euros?)\b)(?:\s?(m|bn|million|billion))?/gi,
+    pattern: /(?:([$€£¥₹])\s?(\d+(?:\.\d+)?)|\b(\d+(?:\.\d+)?)\s?(usd|eur|gbp|chf|cad|aud|inr|jpy|dollars?|euros?)\b)(?:\s?(m|bn|million|billion)\b)?/gi,
     read: (m) => {
       const symbols: Record<string, string> = { $: 'usd', '€': 'eur', '£': 'gbp', '¥': 'jpy', '₹': 'inr', dollar: 'usd', dollars: 'usd', euro: 'eur', euros: 'eur' };
       const currency = (m[1] ?? m[4])!.toLowerCase();
@@ -225,10 +225,11 @@ const SHAPES: Shape[] = [
       return { kind: 'money', value: `${amount} ${symbols[currency] ?? currency}`, number: amount };
     },
   },
-  // Not after "the": "the nightly export" names which export, it says nothing of how often it runs.
+  // Not after "the": "the nightly export" names which export, it says nothing of how often it runs. Nor after an amount of
+  // money ("a $300 monthly credit"): the period it is counted over.
   {
     pattern: /\b(hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually)\b/gi,
-    read: (m, text) => (/\bthe\s+$/i.test(text.slice(Math.max(0, m.index - 4), m.index)) ? null : interval(FREQUENCIES[m[1]!.toLowerCase()]!)),
+    read: (m, text) => (/(?:\bthe|[$€£¥₹]\s?\d[\d,.]*\s?(?:k|m|bn)?|\d\s?(?:usd|eur|gbp))\s+$/i.test(text.slice(Math.max(0, m.index - 12), m.index)) ? null : interval(FREQUENCIES[m[1]!.toLowerCase()]!)),
   },
   // "every 15 minutes", "every other week", "every day".
   {
