@@ -192,7 +192,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // value in the same scope (where a change naming no measure looks): the update tiers ask about those. A thing gone
     // with nothing in its place ("#ops got archived") is asked here.
     const claims = viewOf(change).claims;
-    const replaced = (g: string) => claims.some((c) => c.previous?.includes(g) && claims.some((n) => n.kind === c.kind && n.values.length > 0));
+    const replaced = (g: string) => claims.some((c) => c.previous?.includes(g) && claims.some((n) => n.kind === c.kind && n.measure === c.measure && n.values.length > 0));
     const asValue = (f: DetectorFact, g: string) =>
       replaced(g) || (f.scope === change.scope && claims.some((c) => c.previous?.includes(g)) && viewOf(f).claims.some((c) => c.values.includes(g)));
     // A person gone by a first name is the person of that full name ("Ana" left; "ask Ana Ruiz").

@@ -1412,17 +1412,34 @@ export function readFactText(content: string): FactEntity[] {
   // Named things a clause says are gone: the subject of a word of retirement ("search-v1 was decommissioned"), the object of a removal done.
   const gone = new Set<string>();
   for (const r of read) {
-    if (r.view.mode || r.view.negated) continue;
+    if (r.view.mode) continue;
     const words = r.view.clause.words;
+    // A vendor whose contract, licence or subscription ended or was not renewed ("the Twilio contract expired", "OneSignal
+    // contract was not renewed"; a negation may say so) is gone: a product by its name, one no list knows by the capitalised
+    // words before the term (not a sentence's first English word alone).
+    if (words.some((w, i) => (CHANGE.completion.has(w) && changeDone(words, i)) || (w.lemma === 'renew' && negatedVerb(words, i)))) {
+      words.forEach((w, i) => {
+        if (!VENDOR_TERMS.has(w.lemma)) return;
+        const product = r.clauseValues.find((v) => v.kind === 'technology' && words.find((x) => x.start >= v.end && x.text !== '`') === w);
+        let k = i;
+        while (k > 0 && /^\p{Lu}/u.test(words[k - 1]!.text) && words[k - 1]!.pos !== 'PUNCT') k--;
+        const name = words.slice(k, i);
+        if (product) gone.add(product.value);
+        else if (name.length > 0 && (k > 0 || name.some((x) => !isEnglishWord(x.lower)))) gone.add(name.map((x) => x.lower).join(' '));
+      });
+    }
+    if (r.view.negated) continue;
     const isName = (w: Word) => isComponent(w) || /^#[a-z]/.test(w.lower);
     // And a product that is the head of what went, or names its one instance ("Jenkins was shut down", "the Elasticsearch
     // cluster was decommissioned"; not "Elasticsearch snapshot schedules are removed", which keeps Elasticsearch).
     const products = (from: number, to: number) => r.clauseValues.filter((v) => {
       if (v.kind !== 'technology' || to <= from || v.start < words[from]!.start || v.end > words[to - 1]!.end) return false;
       let next = words.findIndex((w) => w.start >= v.end);
+      if (next < 0) next = words.length;
       if (COMPONENT_ROLES.has(words[next]?.lemma ?? '')) next++;
       while (next < to && (['be', 'get', 'have'].includes(words[next]!.lemma) || words[next]!.pos === 'ADV')) next++;
-      return next === to;
+      // (One of a list of what went: "Removed Storybook and every addon".)
+      return next === to || words[next]?.pos === 'CCONJ' || words[next]?.text === ',';
     }).map((v) => v.value);
     const names = (from: number, to: number) => [...words.slice(from, to).filter(isName).map((w) => w.lower.replace(/`/g, '')), ...products(from, to)];
     // "is archived" is a state, "are dropped" a habit, "were dropped" an act done; so is a headline ("`db-old` shut down").
@@ -1440,12 +1457,20 @@ export function readFactText(content: string): FactEntity[] {
       const preposition = words.findIndex((x, k) => k >= from && k < i && x.pos === 'ADP');
       for (const n of names(from, preposition >= 0 ? preposition : i)) gone.add(n);
     });
-    // A headline opening with the act done ("Shut down `ci-mac-02`"): the names it gives, up to a preposition or pause.
+    // A headline opening with the act done ("Shut down `ci-mac-02`"), or the writer reporting a removal ("We cancelled
+    // Opsgenie"): the names it gives, up to a preposition or pause.
+    // (A product no list knows is a name no dictionary holds, as the whole object: "We cancelled Opsgenie".)
+    const objectFrom = (at: number) => {
+      const end = words.findIndex((w, i) => i >= at && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
+      const object = words.slice(at, end < 0 ? words.length : end);
+      for (const n of names(at, end < 0 ? words.length : end)) gone.add(n);
+      if (object.length === 1 && object[0]!.pos === 'PROPN' && !isEnglishWord(object[0]!.lower) && !r.clauseValues.some((v) => v.kind !== 'name' && v.start <= object[0]!.start && v.end >= object[0]!.end)) gone.add(object[0]!.lower);
+    };
     const opening = goneMatches.find((m) => m.at === 0 && (m.length > 1 || words[0]!.lower !== words[0]!.lemma));
-    if (opening) {
-      const end = words.findIndex((w, i) => i >= opening.length && (w.pos === 'ADP' || w.pos === 'PUNCT') && w.text !== '`');
-      for (const n of names(opening.length, end < 0 ? words.length : end)) gone.add(n);
-    }
+    if (opening) objectFrom(opening.length);
+    const reported = [...CHANGE.removal.all(r.view.tokens), ...CHANGE.completion.all(r.view.tokens)]
+      .find((m) => m.index > 0 && FIRST_PERSON.has(r.view.tokens[m.index - 1]!.lower) && /ed$/.test(r.view.tokens[m.index]!.lower));
+    if (reported) objectFrom(words.indexOf(r.view.tokens[reported.index]!.word) + reported.length);
     // "Ana left": a person named before a departure done is gone (not one who handed a role over).
     const handover = (m: { index: number; length: number }) => m.length > 1 && ['hand', 'pass'].includes(r.view.tokens[m.index]!.lemma);
     // Away for a while counts too ("is on parental leave until March").
