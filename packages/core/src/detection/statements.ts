@@ -18,7 +18,7 @@ import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db'
 import { denies, mentions, singular, viewOf, type Claim } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
-import { ROLE_MEASURES } from '../language/claims.ts';
+import { isFirstName, ROLE_MEASURES } from '../language/claims.ts';
 import { isEnglishWord } from '../language/reader.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX, statementQuestion } from './questions.ts';
 
@@ -200,7 +200,9 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // And one gone by a full name is the person an earlier fact names by the first ("Ana Ruiz" left; "needs Ana's review").
     // (A name no list knows holding a role is a person's.)
     const person = (c: Claim) => c.kind === 'person' || (c.kind === 'name' && ROLE_MEASURES.has(c.measure));
-    const firstNamed = (f: DetectorFact, g: string) => / /.test(g) && viewOf(f).claims.some((c) => person(c) && c.values.some((v) => /^\p{L}+$/u.test(v) && g.startsWith(`${v} `)));
+    // (Or by a first name it mentions: "ask Ana".)
+    const firstNamed = (f: DetectorFact, g: string) => / /.test(g) && (viewOf(f).claims.some((c) => person(c) && c.values.some((v) => /^\p{L}+$/u.test(v) && g.startsWith(`${v} `))) ||
+      (isFirstName(g.split(' ')[0]!) && viewOf(f).mentions.has(g.split(' ')[0]!)));
     const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g))) || firstNamed(f, g);
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
     const onlyReplaced = (f: DetectorFact, g: string) =>

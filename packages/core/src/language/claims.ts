@@ -37,6 +37,8 @@ const COMPOUND_ENDINGS = new Set<string>(words.compound_endings);
 /** First parts of English compounds that are no word alone ("mid-transfer", "non-blocking", "re-run"). */
 const COMPOUND_PREFIXES = new Set<string>(words.compound_prefixes);
 const FIRST_NAMES = new Set([humanNames.allEn, humanNames.allIt, humanNames.allFr, humanNames.allDe, humanNames.allEs, humanNames.allNl].flat());
+/** Is the lower-case word a person's first name ("ana", "jonas")? */
+export const isFirstName = (lower: string) => FIRST_NAMES.has(lower.charAt(0).toUpperCase() + lower.slice(1));
 /** Modals of intent: a change after them is a plan ("will move"). */
 const MODALS = new Set(words.modals);
 /** Modals of ability and obligation: the verb after them says what can or must happen. */
