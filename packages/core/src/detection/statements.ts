@@ -203,7 +203,9 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // (Or by a first name it mentions: "ask Ana".)
     const firstNamed = (f: DetectorFact, g: string) => / /.test(g) && (viewOf(f).claims.some((c) => person(c) && c.values.some((v) => /^\p{L}+$/u.test(v) && g.startsWith(`${v} `))) ||
       (isFirstName(g.split(' ')[0]!) && viewOf(f).mentions.has(g.split(' ')[0]!)));
-    const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g))) || firstNamed(f, g);
+    // A path under a prefix that went is gone with it ("`/v1` routes were removed": `/v1/orders/:id`).
+    const under = (f: DetectorFact, g: string) => /^\/[\w.-]+$/.test(g) && [...viewOf(f).mentions].some((m) => m.startsWith(`${g}/`));
+    const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g))) || firstNamed(f, g) || under(f, g);
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.
     const onlyReplaced = (f: DetectorFact, g: string) =>
       viewOf(f).claims.some((c) => c.previous?.some((p) => is(p, g))) && !viewOf(f).claims.some((c) => c.values.some((v) => is(v, g)));
