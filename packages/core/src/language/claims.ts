@@ -10,7 +10,7 @@
 import type { FactEntity } from '@engram/db';
 import humanNames from 'human-names';
 import {
-  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, TEMPORARY_STATES, TIME_NOUNS, WEEKDAYS, MONTHS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
+  BOUNDS, EXTREMES, CHANGE, COMPONENT_ROLES, ENVIRONMENT_NEEDS_PREPOSITION, FREEZES, TEMPORARY_STATES, TIME_NOUNS, WEEKDAYS, MONTHS, ENVIRONMENTS, FIRST_PERSON, FUNCTION_WORDS,
   GENERIC, STORED_DATA, MEASURE_WORDS, NEGATIONS, STATISTICS, TEAM_HEADS, RESPONSE_VERBS, RISE_VERBS, TECHNOLOGIES, VERB_CLASSES, unitOf,
   withJoinedForms, type Matchable,
 } from './lexicon.ts';
@@ -1661,9 +1661,9 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[], 
       if (target.length > 0) out.push({ type: 'dependency', target: [...new Set(target)], ends: true });
     }
     // "during incident INC-7", "during the Winter Sale": a named episode (a tracked item or a name), which ends; not a kind of
-    // moment that recurs ("during deploys", "during peak hours").
+    // moment that recurs ("during deploys", "during peak hours"). So is a freeze's ("deploy freeze for the Spring Sale").
     // Not in a record of what happened then ("Observed 05-02: the queue peaked at 40 during the ACME import").
-    const duringAt = words.findIndex((w) => w.lower === 'during');
+    const duringAt = words.findIndex((w, i) => w.lower === 'during' || (w.lower === 'for' && words.slice(0, i).some((x) => FREEZES.has(x.lower) || FREEZES.has(x.lemma))));
     const record = dated(view) || words.some((w, i) => w.pos === 'VERB' && w.lower !== w.lemma && /ed$/.test(w.lower) && words[i - 1]?.pos !== 'AUX');
     if (duringAt >= 0 && !record) {
       const phrase = words.slice(duringAt + 1);

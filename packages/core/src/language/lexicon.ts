@@ -110,6 +110,8 @@ export const ENVIRONMENTS = invert(words.environments);
 export const ENVIRONMENT_NEEDS_PREPOSITION = new Set(words.environment_needs_preposition);
 /** What a thing is only for a while ("Ana is out", "the migration is in progress", "the freeze is in effect"). */
 export const TEMPORARY_STATES = new Set<string>(words.temporary_states);
+/** A hold on work that lasts for an episode ("deploy freeze for the launch"). */
+export const FREEZES = new Set<string>(words.freezes);
 /** Nouns of time: a period ("week", "sprint") or a time of day ("night"). */
 export const TIME_NOUNS = new Set<string>(words.time_nouns);
 /** Statistic words → which figure of a distribution (p50, p99, peak). */
