@@ -524,6 +524,8 @@ describe('claims', () => {
     // An irregular past ("grew", "rose") is a change done as much as "raised".
     expect(claim('The search shard count grew to 12 after the reindex').cue).toBe('change');
     expect(claim('The search shard count grows to 12 under load').cue).toBeUndefined();
+    // A passive with a target is a change done, whatever the participle's form ("cut" is its own).
+    expect(claim('Per OPS-31 the `audit.v2` retention was cut to 72 hours.', 'duration').cue).toBe('change');
     expect(readFact('The billing-jobs schema grew out of the original monolith, so it stays on 5 shards').some((e) => 'cue' in e)).toBe(false);
     expect(claim('The edge burst limit is actually 900 req/s', 'rate')).toMatchObject({ cue: 'correction', values: ['900'] });
     expect(claim('The edge burst limit is 900 req/s', 'rate').cue).toBeUndefined();

@@ -184,7 +184,8 @@ function changeDone(words: readonly Word[], i: number): boolean {
   if (words.slice(Math.max(0, i - 3), i).some((x) => ABILITY_MODALS.has(x.lower))) return false;
   // A form that is not the base, not the third person and not a gerund is past: "raised", and irregular "grew", "cut" after "we"
   // with a target ("grew to 6"; "grew out of the monolith" tells where a thing comes from).
-  const past = w.lower !== w.lemma && (/(?:ed|en|t)$/.test(w.lower) || (!/(?:s|ing)$/.test(w.lower) && target));
+  // So is a passive with a target, whatever its form ("retention was cut to 72 h": "cut" is its own participle).
+  const past = (w.lower !== w.lemma && (/(?:ed|en|t)$/.test(w.lower) || (!/(?:s|ing)$/.test(w.lower) && target))) || (target && ['was', 'were', 'been', 'got'].includes(words[i - 1]?.lower ?? ''));
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
   // A target makes a change of a verb written as done ("is switched to"), or reported at the head of a clause ("Cut the TTL to 60s").
