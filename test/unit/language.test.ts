@@ -176,6 +176,10 @@ describe('values by shape', () => {
     expect(shape('The lint job runs python3.12')).toMatchObject({ kind: 'version', value: '3.12', of: 'python' });
     expect(shape('The functions runtime is node20')).toMatchObject({ kind: 'version', value: '20', of: 'node' });
     expect(shape('The build agents run Node.js v24.1.0')).toMatchObject({ kind: 'version', value: '24.1.0' });
+    // A date a version word names is that version, of the product whose interface it versions; after a preposition it is a day.
+    expect(claim('Stripe API version pinned to 2023-10-16', 'version')).toMatchObject({ values: ['2023-10-16'], of: 'stripe' });
+    expect(claim('Moved the Stripe API version 2023-10-16 → 2024-04-10', 'version')).toMatchObject({ values: ['2024-04-10'], previous: ['2023-10-16'], of: 'stripe' });
+    expect(claimsIn('We shipped version 3.2.1 on 2026-01-12').map((c) => c.kind).sort()).toEqual(['date', 'version']);
     // A managed platform's build names its product after the number.
     expect(shape('The kiosk cluster runs 1.30.5-eks-ce1d5eb')).toMatchObject({ kind: 'version', value: '1.30.5', of: 'kubernetes' });
     expect(shape('The kiosk SDK is 2.4.1-beta')).toMatchObject({ kind: 'version', value: '2.4.1-beta' });

@@ -1089,7 +1089,8 @@ export function readFactText(content: string): FactEntity[] {
   // "Terraform 1.6.2", "pins cobra v1.8.0", "uses ioredis 5.4.1": a version whose shape names no product is of the word written just before it.
   for (const v of values) {
     if (v.kind !== 'version' || v.of) continue;
-    const before = values.filter((x) => (x.kind === 'technology' || x.kind === 'name') && x.end <= v.start && /^[\s:@]{0,3}(?:v|version\s+)?$/i.test(text.slice(x.end, v.start))).at(-1);
+    // (Through its interface's version: "Acme API version pinned to 2023-10-16".)
+    const before = values.filter((x) => (x.kind === 'technology' || x.kind === 'name') && x.end <= v.start && /^[\s:@]{0,3}(?:(?:api|sdk|cli)\s+)?(?:v|version\s+(?:[a-z]+\s+to\s+)?)?$/i.test(text.slice(x.end, v.start))).at(-1);
     const lead = text.slice(Math.max(0, v.start - 60), v.start);
     // Also past a word for which release it is, and a label's colon or an equals sign ("zephyr-sdk latest = 2.3.0", "zephyr-sdk: 2.3.0").
     const word = /([A-Za-z][\w./@-]*)(?:\s+(?:latest|current|stable))?(?:\s*[:=]\s*|[\s@]+)(?:version\s+)?$/.exec(lead)?.[1];
@@ -1101,6 +1102,11 @@ export function readFactText(content: string): FactEntity[] {
     const name = [keyed, word, image].find((w) => w && !/^(?:is|are|was|were|to|at|on|of|from|version|v|the|a|an|and|or|no|not|any|only|now|still|currently|latest|current|stable|tag|image|set|be|been|uses?|runs?|with|for|by|in|since|after|before|until|as)$/i.test(w) && !/^[a-z]+(?:ing|ed)$/.test(w));
     if (before) v.of = before.value;
     else if (name) v.of = name.toLowerCase();
+  }
+  // "Acme API version 2023-10-16 → 2024-04-10": the version a change moves to is of the product of the one it leaves.
+  for (let i = 0; i + 1 < values.length; i++) {
+    const [a, b] = [values[i]!, values[i + 1]!];
+    if (a.kind === 'version' && b.kind === 'version' && a.of && !b.of && /^\s*(?:to|→|->|=>)\s*$/i.test(text.slice(a.end, b.start))) b.of = a.of;
   }
   const replaced = replacedValues(text, values);
   const entities: FactEntity[] = [];

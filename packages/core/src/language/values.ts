@@ -138,7 +138,13 @@ const SHAPES: Shape[] = [
     pattern: /\b(?:UTC|timestamptz)\b|\b(?:[a-z]+-)?local(?:\s+wall-clock)?\s+time(?:\s*zone)?\b|\bwall-clock\s+time\b|\btimestamp\s+without\s+(?:time\s*zone|tz)\b/gi,
     read: (m) => ({ kind: 'zone', value: /^(?:utc|timestamptz)$/i.test(m[0]) ? 'utc' : 'local', measure: 'timezone' }),
   },
-  { pattern: /\b(\d{4})-(\d{2})-(\d{2})\b/g, read: (m) => ({ kind: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }) },
+  // A date a version word names is that version ("API version 2023-10-16", "version pinned to 2023-10-16 → 2024-04-10"), not a
+  // day; a date after a preposition is still a day ("version 3.2 on 2026-01-12").
+  {
+    pattern: /\b(\d{4})-(\d{2})-(\d{2})\b/g,
+    read: (m, text) => (/\bversions?\s+(?:\S+\s+){0,2}$/i.test(text.slice(Math.max(0, m.index - 40), m.index)) && !/\b(?:on|since|until|by|at|from|before|after)\s+$/i.test(text.slice(Math.max(0, m.index - 8), m.index))
+      ? { kind: 'version', value: `${m[1]}-${m[2]}-${m[3]}` } : { kind: 'date', value: `${m[1]}-${m[2]}-${m[3]}` }),
+  },
   // A month and day written "11-27", as logs write them: only where a date is meant (after "on", "since", "until", ...,
   // before a time of day or a label's colon), not a range ("10-12 replicas").
   {
