@@ -742,6 +742,12 @@ describe('claims', () => {
       ['machine', 'n2-standard-8'],
       ['machine', 'standard_d4s_v5'],
     ]);
+    // Custom shapes, and Cloud SQL's tiers.
+    expect(shapes('Reports DB tier: db-custom-8-30720; batch nodes: n2-custom-4-8192; dev: db-g1-small')).toEqual([
+      ['machine', 'db-custom-8-30720'],
+      ['machine', 'n2-custom-4-8192'],
+      ['machine', 'db-g1-small'],
+    ]);
   });
 
   it('counts "per-user" as what a rate is counted for, and a setting key as no product', () => {

@@ -333,9 +333,10 @@ const SHAPES: Shape[] = [
   { pattern: /(?<![\w.-])(?:\d?x-?)+(?:small|large)\b/gi, read: (m) => ({ kind: 'machine', value: m[0].toLowerCase().replace(/-/g, ''), measure: 'machine_type' }) },
   // HTTP header names: "X-Signature", "X-Hub-Signature-256", "Idempotency-Key".
   { pattern: /\b(?:X-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*|[A-Z][a-z]+(?:-[A-Z][a-z0-9]+)+)\b/g, read: (m, text) => (/^X-/.test(m[0]) || /header/i.test(text) ? { kind: 'header', value: m[0].toLowerCase(), measure: 'header' } : null) },
-  // Machine types of the clouds: "c6i.2xlarge", "m7g.large", "n2-standard-8", "Standard_D4s_v5".
+  // Machine types of the clouds: "c6i.2xlarge", "m7g.large", "n2-standard-8", "Standard_D4s_v5", and Cloud SQL's tiers
+  // ("db-custom-4-16384", "db-g1-small").
   {
-    pattern: /\b(?:[a-z]\d[a-z0-9-]*\.(?:nano|micro|small|medium|large|\d*xlarge|metal)|(?:e2|[nct]2d?|[cnm][1-4]d?|t2a)-(?:standard|highmem|highcpu|micro|small|medium)(?:-\d+)?|Standard_[A-Z]\d+[a-z]*(?:_v\d)?)\b/g,
+    pattern: /\b(?:[a-z]\d[a-z0-9-]*\.(?:nano|micro|small|medium|large|\d*xlarge|metal)|(?:db-)?(?:e2|[nct]2d?|[cnm][1-4]d?|t2a)-(?:standard|highmem|highcpu|micro|small|medium|custom)(?:-\d+){0,2}|db-custom-\d+-\d+|db-[fg]1-(?:micro|small)|Standard_[A-Z]\d+[a-z]*(?:_v\d)?)\b/g,
     read: (m) => ({ kind: 'machine', value: m[0].toLowerCase(), measure: 'machine_type' }),
   },
   { pattern: /(?<![\w&])#[a-z][\w-]*[a-z0-9]/gi, read: (m) => ({ kind: 'channel', value: m[0].toLowerCase() }) },
