@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { COMPONENT_LIKE, familyOf, isFileName, isPath, ISSUE_KEYS, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
+import { GENERIC, SERIES_NOUNS, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
@@ -35,7 +35,7 @@ export interface FactView {
   mentioned: Map<string, boolean>;
   /** The technology kinds it states a product of ("runs MySQL": database), and those its words or scope name ("the DB"). */
   technologyKinds: ReadonlySet<string>; kindsNamed: ReadonlySet<string>;
-  /** The issue keys its text names ("AUD-311", "OPS-1024"): an upper-case project key and a number of at least two digits. */
+  /** The tracked items its text names: issue keys ("AUD-311": an upper-case project key and a number of at least two digits) and numbered items of a series ("sprint 41"). */
   items: readonly string[];
   /** The HTTP endpoints it names, by method and path ("POST /v2/kiosk-orders"). */
   endpoints: readonly string[];
@@ -43,6 +43,9 @@ export interface FactView {
 
 /** A config file named by a joined name and its format ("rust-toolchain.toml", "feature_flags.yaml"). */
 const CONFIG_FILE = /^([a-z0-9]+(?:[-_][a-z0-9]+)+)\.(?:toml|ya?ml|json|ini|conf|cfg|env|lock)$/;
+
+/** A numbered item of a series ("Sprint 41", "phase 2"). */
+const SERIES_ITEM = new RegExp(`\\b(${SERIES_NOUNS.join('|')})\\s+#?(\\d{1,4})\\b`, 'gi');
 
 const views = new WeakMap<DetectorFact, FactView>();
 /** A word in the singular, when it reads as a plural ("payouts" → payout; not "status", "class"). */
@@ -74,7 +77,7 @@ export function viewOf(fact: DetectorFact): FactView {
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
-    items: fact.content.match(ISSUE_KEYS) ?? [],
+    items: [...(fact.content.match(ISSUE_KEYS) ?? []), ...[...fact.content.matchAll(SERIES_ITEM)].map((m) => `${m[1]!.toLowerCase()} ${m[2]}`)],
     endpoints: [...fact.content.matchAll(/\b(GET|POST|PUT|PATCH|DELETE)\s+`?(\/[\w\-./{}:]*)/g)].map((m) => `${m[1]} ${m[2]!.replace(/\/$/, '')}`),
   };
   const at = fact.committed_at.getTime();

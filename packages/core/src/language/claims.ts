@@ -279,6 +279,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
     !((w.lower === 'not' || w.lower === 'never') && [',', '—', '–', ';'].includes(words[i - 1]?.text ?? '')));
   const noLonger = words.some((w, i) => w.lower === 'no' && words[i + 1]?.lower === 'longer');
+  // A count of none after a verb or a noun denies as "no" does ("the scan found 0 expired certs" is "found no expired certs");
+  // not a tally after a colon or a comma ("soak: 0 restarts, p95 -8%"), nor one after a preposition ("with zero traffic").
+  const none = words.some((w, i) => (w.text === '0' || w.lower === 'zero') && i > 0 && !['PUNCT', 'ADP', 'CCONJ'].includes(words[i - 1]!.pos) && NOUNISH.has(words[i + (words[i + 1]?.pos === 'ADJ' || words[i + 1]?.pos === 'VERB' ? 2 : 1)]?.pos ?? ''));
   // "40 of 75 stores have it installed", "14 of 20 services migrated": a change part of the way through, under way; not a
   // count after a comma, away from the change ("the disk alarm now pages at 85%, 2 of 3 checks" is how an alarm counts).
   const apart = (i: number) => {
@@ -286,7 +289,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
     return changedAt.length > 0 && changedAt.every((c) => words.slice(Math.min(c, i), Math.max(c, i)).some((x) => x.text === ','));
   };
   const partway = change && !mode && words.some((w, i) => w.pos === 'NUM' && words[i + 1]?.lower === 'of' && words[i + 2]?.pos === 'NUM' && !apart(i));
-  return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger };
+  return { clause, index, tokens, mode: partway ? 'plan' : mode, cue: correction ? 'correction' : change ? 'change' : null, negated: negationAt >= 0 || noLonger || none };
 }
 
 /** Is the value under a negation of its clause? A negation denies what follows it ("is not 30 s", "S3, not local disk"). */

@@ -110,6 +110,8 @@ export const ENVIRONMENTS = invert(words.environments);
 export const ENVIRONMENT_NEEDS_PREPOSITION = new Set(words.environment_needs_preposition);
 /** What a thing is only for a while ("Ana is out", "the migration is in progress", "the freeze is in effect"). */
 export const TEMPORARY_STATES = new Set<string>(words.temporary_states);
+/** Nouns whose numbered instances are items of a series ("Sprint 41", "Phase 2"): two numbers, two items. */
+export const SERIES_NOUNS: readonly string[] = words.series_nouns;
 /** A hold on work that lasts for an episode ("deploy freeze for the launch"). */
 export const FREEZES = new Set<string>(words.freezes);
 /** Nouns of time: a period ("week", "sprint") or a time of day ("night"). */
