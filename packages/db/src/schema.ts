@@ -323,6 +323,8 @@ export type FactEntity =
       toward?: string;
       /** A time before or after the event it is counted from ("2 hours before the deadline"). */
       offset?: 'before' | 'after';
+      /** The window a figure is measured over, in seconds ("99.9% over rolling 30 days"). */
+      window?: string;
       /** A count's counted noun, a version's product. */
       of?: string;
       /** The setting's key the value is written with ("`POOL_MAX=20`": pool_max). */

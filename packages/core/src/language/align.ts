@@ -147,9 +147,10 @@ export const sameEnvironment = (a: string, b: string) => a === b || a.startsWith
 /** One environment, or none on one side. */
 const envsMeet = (a: ClaimEntity, b: ClaimEntity) => !a.env || !b.env || sameEnvironment(a.env, b.env);
 
-/** Do the two claims' qualifiers meet: the same environment, statistic and bound, or none on one side (a p99 and a p50 do not)? */
+/** Do the two claims' qualifiers meet: the same environment, statistic, bound and window, or none on one side (a p99 and a p50 do not)? */
 const qualifiersMeet = (a: ClaimEntity, b: ClaimEntity) => envsMeet(a, b) && (!a.per || !b.per || a.per === b.per) && (!a.toward || !b.toward || a.toward === b.toward) && (a.stat ?? 'p50') === (b.stat ?? 'p50') &&
-  (!a.extreme || !b.extreme || a.extreme === b.extreme) && (!a.bound || !b.bound || a.bound === b.bound) && (!a.offset || !b.offset || a.offset === b.offset);
+  (!a.extreme || !b.extreme || a.extreme === b.extreme) && (!a.bound || !b.bound || a.bound === b.bound) && (!a.offset || !b.offset || a.offset === b.offset) &&
+  (!a.window || !b.window || a.window === b.window);
 
 /** The date of the period a claim's clause is said of ("Week of 2026-10-12: ..."): a date beside a noun of time, other than the claim's own. */
 function periodOf(c: Claim, view: FactView): string | undefined {

@@ -747,7 +747,7 @@ function describesComponent(tokens: readonly Token[], i: number): boolean {
 }
 
 /** Qualifiers of a value: the environment, statistic, bound and "per" unit nearest to it in its clause (words of other values and their keys aside). */
-function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string; offset?: 'before' | 'after' } {
+function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { env?: string; stat?: string; bound?: 'min' | 'max'; extreme?: 'min' | 'max'; per?: string; offset?: 'before' | 'after'; window?: string } {
   const at = tokenAt(view.tokens, v.start);
   const foreign = othersKeys(v, view, values);
   const free = view.tokens.map((t) => (foreign.has(t.word) || values.some((x) => t.word.start >= x.start && t.word.end <= x.end) ? { lower: '', lemma: '' } : t));
@@ -812,7 +812,17 @@ function qualifiersOf(v: Value, view: ClauseView, values: readonly Value[]): { e
   const next = view.tokens.findIndex((t) => t.word.start >= v.end);
   const side = v.kind === 'duration' && next >= 0 ? view.tokens[next]!.lower : '';
   const offset = side === 'after' ? 'after' : side === 'before' || (side === 'prior' && view.tokens[next + 1]?.lower === 'to') ? 'before' : undefined;
-  return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}), ...(offset ? { offset } : {}) };
+  // "99.9% over rolling 30 days", "p95 over the last week": the window a figure is measured over, in seconds.
+  const over = view.tokens.findIndex((t, i) => t.lower === 'over' && i > at && i - at <= 3);
+  let window: string | undefined;
+  if (over >= 0) {
+    let k = over + 1;
+    while (['the', 'last', 'past', 'rolling', 'trailing', 'previous'].includes(view.tokens[k]?.lower ?? '')) k++;
+    const count = /^\d+$/.test(view.tokens[k]?.lower ?? '') ? Number(view.tokens[k++]!.lower) : 1;
+    const unit = unitOf(view.tokens[k]?.lemma ?? '');
+    if (unit?.family === 'duration' && k > over + 1) window = String(count * unit.factor);
+  }
+  return { ...(env ? { env } : {}), ...(stat ? { stat } : {}), ...(bound ? { bound } : {}), ...(extreme ? { extreme } : {}), ...(per ? { per } : {}), ...(offset ? { offset } : {}), ...(window ? { window } : {}) };
 }
 
 /** An environment in a region, written joined ("prod-ap", "staging-west2"): that environment there. */
