@@ -1412,6 +1412,8 @@ describe('names, tools and figures as software notes write them', () => {
 
   it('reads no figure from a class of HTTP statuses or statuses counted, and seconds where a duration is meant', () => {
     expect(claimsIn('quote-api returned 503s and 429s during the spike, zero 5xx since')).toHaveLength(0);
+    // So are the codes of a standard its acronym names: "EDI 850s" are purchase orders, not 850 seconds.
+    expect(claimsIn('EDI 850s from new partners are queued for review').filter((c) => c.kind === 'duration')).toEqual([]);
     expect(claim('The upstream timeout is 500s', 'duration')).toMatchObject({ values: ['500'] });
   });
 

@@ -312,8 +312,10 @@ const SHAPES: Shape[] = [
       if (!unit) return null;
       const low = round(Number(m[1]) * unit.factor);
       const high = m[2] ? round(Number(m[2]) * unit.factor) : undefined;
-      // "503s", "429s": HTTP statuses counted, not seconds (a client or server error's code with a plural "s").
-      if (m[3] === 's' && !m[2] && HTTP_ERROR_STATUS.test(m[1]!) && !/(?:after|for|every|within|timeout|ttl|wait|interval|delay|sleep|duration|expire|backoff|period|window|lifetime|retention|=|:)\W*(?:\w+\W+)?$/i.test(text.slice(Math.max(0, m.index - 30), m.index))) return null;
+      // "503s", "429s": HTTP statuses counted, not seconds (a client or server error's code with a plural "s"); so are the
+      // codes a standard's acronym names ("EDI 850s", "X12 997s").
+      const code = HTTP_ERROR_STATUS.test(m[1]!) || (/^\d{3}$/.test(m[1]!) && /\b[A-Z][A-Z0-9]{1,5}\s$/.test(text.slice(Math.max(0, m.index - 8), m.index)));
+      if (m[3] === 's' && !m[2] && code && !/(?:after|for|every|within|timeout|ttl|wait|interval|delay|sleep|duration|expire|backoff|period|window|lifetime|retention|=|:)\W*(?:\w+\W+)?$/i.test(text.slice(Math.max(0, m.index - 30), m.index))) return null;
       // "500m" of CPU is half a core, not 500 minutes.
       if (m[3] === 'm' && /\bcpu\b/i.test(text)) return { kind: 'count', value: String(Number(m[1]) / 1000), number: Number(m[1]) / 1000, of: 'cpu' };
       // "client_max_body_size 25m", "memory: 512m": after a size's key, "m" is megabytes.
