@@ -96,6 +96,9 @@ describe('values by shape', () => {
   it('reads durations in seconds, as people write them', () => {
     expect(shape('Requests to the pricing-api time out after 250ms')).toMatchObject({ kind: 'duration', value: '0.25' });
     expect(shape('Idle carts are dropped after half an hour')).toMatchObject({ kind: 'duration', value: '1800' });
+    expect(shape('You get a quarter of an hour to acknowledge a page')).toMatchObject({ kind: 'duration', value: '900' });
+    expect(shape('Exports take three quarters of an hour')).toMatchObject({ kind: 'duration', value: '2700' });
+    expect(shape('The full reindex takes an hour and a half')).toMatchObject({ kind: 'duration', value: '5400' });
     expect(shape('The ledger export takes 2-5 minutes')).toMatchObject({ kind: 'duration', value: '120-300', number: 120, high: 300 });
     // One hour is 3600 seconds.
     expect(shape('Signed links expire after 1 hour').value).toBe(shape('Signed links expire after 3600 seconds').value);

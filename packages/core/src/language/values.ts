@@ -49,6 +49,9 @@ export function normalizeText(content: string): string {
     // A unit in parentheses after its figure ("CACHE_TTL=300 (seconds)") is the figure's unit.
     .replace(/(\d)\s*\(\s*([a-z]+)\s*\)/gi, (m, digit: string, unit: string) => (unitOf(unit) ? `${digit} ${unit}` : m))
     .replace(/\bhalf an? (hour|minute|day)\b/gi, (_, unit: string) => ({ hour: '30 minutes', minute: '30 seconds', day: '12 hours' })[unit.toLowerCase()]!)
+    // "a quarter of an hour", "three quarters of an hour", "an hour and a half": in minutes, before "an hour" reads as 1 hour.
+    .replace(/\b(a|one|three) quarters? of an? (hour|day)\b/gi, (_, n: string, unit: string) => `${(n.toLowerCase() === 'three' ? 3 : 1) * (unit.toLowerCase() === 'hour' ? 15 : 360)} minutes`)
+    .replace(/\ban hour and a half\b/gi, '90 minutes')
     .replace(/\b(after|for|in|within|every|of|than|to|under|over|is|about|around|take|takes|took|keeps?|kept|retains?|holds?|lasts?)\s+an?\s+(?:full\s+|whole\s+)?(second|minute|hour|day|week|month|year)\b/gi, '$1 1 $2')
     .replace(numberWord, (w: string) => String(NUMBER_WORDS[w.toLowerCase()]));
 }
