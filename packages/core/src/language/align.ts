@@ -402,7 +402,9 @@ export function denies(n: Statement, p: Statement): boolean {
   const theirs = conceptsOf(p);
   const asserted = (c: string) => theirs.has(c) || theirs.has(TECHNOLOGY_KIND_OF_WORD.get(c) ?? '\0');
   // "We don't use Flyway" denies whatever is done with Flyway ("migrations are applied with Flyway").
-  const used = n.verb === 'use' && n.target.every((c) => p.uses?.includes(c));
+  // (The product's kind, which the denial names beside it, is not a thing used.)
+  const named = n.target.filter((c) => !TECHNOLOGY_KINDS.has(c));
+  const used = n.verb === 'use' && named.length > 0 && named.every((c) => p.uses?.includes(c));
   if (!used && !n.target.every(asserted)) return false;
   const byKind = n.target.some((c) => TECHNOLOGY_KIND_OF_WORD.has(c) && !theirs.has(c));
   if (n.verb !== 'exist' && n.verb !== p.verb && !byKind && !used) return false;
@@ -418,6 +420,9 @@ export function denies(n: Statement, p: Statement): boolean {
 }
 
 /** The words that name a kind of technology ("queue", "cdn", "orm") → that kind; a word naming several ("database"), the first listed. */
+/** The kinds of technology (a measure a technology's value takes: "orm", "ci"). */
+const TECHNOLOGY_KINDS = new Set(Object.entries(measuresData.measures).filter(([, m]) => m.kinds.includes('technology')).map(([name]) => name));
+
 export const TECHNOLOGY_KIND_OF_WORD = new Map<string, string>(
   Object.entries(measuresData.measures)
     .flatMap(([name, m]) => (m.kinds.includes('technology') ? m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string]) : []))
