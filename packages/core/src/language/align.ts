@@ -218,8 +218,10 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Where a value is set (a file, "the helm values") is no thing of its own.
   // Nor, beside a product, is another product its fact states ("talks to MySQL through Knex": the query builder's database).
   const otherProduct = (x: Claim, w: string) => x.kind === 'technology' && (kindIn(x.view, w) ?? x.measure) !== x.measure;
+  // (An API path is met by the resource it ends in: `/v1/invoices` by "invoice".)
+  const resource = (w: string, view: FactView) => /^\/[\w/{}:-]*[a-z]$/.test(w) && view.mentions.has(singular(w.split('/').at(-1)!));
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
-    !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w));
+    !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w) && !resource(w, y.view));
   const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
