@@ -16,7 +16,7 @@
  * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { mentions, namesOtherItems, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { isLogEntry, mentions, namesOtherItems, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf, MEASURE_VOCABULARY } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -177,12 +177,6 @@ function otherEnvironment(earlier: DetectorFact, later: DetectorFact): boolean {
   return changed.size > 0 && stated.size > 0 && ![...changed].some((e) => [...stated].some((s) => sameEnvironment(e, s)));
 }
 
-/**
- * Is the fact an entry of a log or a report ("Rollout log: ...", "On-call week of May 4: ..."): a label, then claims that are
- * all records of what held then? A later change outdates none of it.
- */
-const record = (fact: DetectorFact) => /^[^:.;]{1,60}:\s/.test(fact.content) && viewOf(fact).claims.length > 0 && viewOf(fact).claims.every((c) => c.mode === 'event');
-
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}…` : text);
 
 /**
@@ -208,7 +202,7 @@ export function announcedUpdates(
     const stating: DetectorFact[] = [];
     for (const earlier of facts) {
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
-      if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).planned || record(earlier)) continue;
+      if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).planned || isLogEntry(earlier)) continue;
       const score = affinity(earlier, change);
       if (score > MIN_SHARED && [...change.replaced].some((v) => statesReplaced(viewOf(earlier), change, v))) stating.push(earlier);
       if (score < bestScore) continue;

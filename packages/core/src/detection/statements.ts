@@ -15,7 +15,7 @@
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { denies, mentions, singular, viewOf, type Claim } from '../language/align.ts';
+import { denies, isLogEntry, mentions, singular, viewOf, type Claim } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { isFirstName, ROLE_MEASURES } from '../language/claims.ts';
@@ -212,7 +212,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const uses = (f: DetectorFact, g: string) =>
       named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g) && !onlyReplaced(f, g) && !speaksOfDeparture(f);
     const users = facts
-      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && gone.some((g) => uses(f, g)))
+      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && !isLogEntry(f) && gone.some((g) => uses(f, g)))
       .filter((f) => !doubtful.has(f.id) && !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
       .sort((a, b) => time(b) - time(a))
       .slice(0, GONE_USERS_ASKED);

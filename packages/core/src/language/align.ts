@@ -264,6 +264,12 @@ function siblings(a: Claim, b: Claim): boolean {
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
+/**
+ * Is the fact an entry of a log or a report ("Rollout log: ...", "On-call week of May 4: ..."): a label, then claims that are
+ * all records of what held then? A later change outdates none of it, nor does a thing it names going away.
+ */
+export const isLogEntry = (fact: DetectorFact) => /^[^:.;]{1,60}:\s/.test(fact.content) && viewOf(fact).claims.length > 0 && viewOf(fact).claims.every((c) => c.mode === 'event');
+
 /** Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and its kind ("orders DB" / "orders MySQL")? */
 function meets(view: FactView, word: string, own: FactView): boolean {
   if (mentions(view, word)) return true;
