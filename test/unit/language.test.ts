@@ -96,7 +96,7 @@ describe('values by shape', () => {
   it('reads durations in seconds, as people write them', () => {
     expect(shape('Requests to the pricing-api time out after 250ms')).toMatchObject({ kind: 'duration', value: '0.25' });
     expect(shape('Idle carts are dropped after half an hour')).toMatchObject({ kind: 'duration', value: '1800' });
-    expect(shape('You get a quarter of an hour to acknowledge a page')).toMatchObject({ kind: 'duration', value: '900' });
+    expect(shape('Responders have a quarter of an hour to claim an incident')).toMatchObject({ kind: 'duration', value: '900' });
     expect(shape('Exports take three quarters of an hour')).toMatchObject({ kind: 'duration', value: '2700' });
     expect(shape('The full reindex takes an hour and a half')).toMatchObject({ kind: 'duration', value: '5400' });
     expect(shape('The ledger export takes 2-5 minutes')).toMatchObject({ kind: 'duration', value: '120-300', number: 120, high: 300 });
@@ -532,7 +532,7 @@ describe('claims', () => {
     expect(claim('The search shard count grew to 12 after the reindex').cue).toBe('change');
     expect(claim('The search shard count grows to 12 under load').cue).toBeUndefined();
     // A passive with a target is a change done, whatever the participle's form ("cut" is its own).
-    expect(claim('Per OPS-31 the `audit.v2` retention was cut to 72 hours.', 'duration').cue).toBe('change');
+    expect(claim('Per OPS-31 the `audit.v2` TTL was cut to 12 hours.', 'duration').cue).toBe('change');
     expect(readFact('The billing-jobs schema grew out of the original monolith, so it stays on 5 shards').some((e) => 'cue' in e)).toBe(false);
     expect(claim('The edge burst limit is actually 900 req/s', 'rate')).toMatchObject({ cue: 'correction', values: ['900'] });
     expect(claim('The edge burst limit is 900 req/s', 'rate').cue).toBeUndefined();

@@ -159,15 +159,15 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
       const changed = viewOf(change);
       // The change itself names what the fact depends on: a clause announcing a change of it, or saying it ended; what
       // holds until something ends ("until the freeze ends") only the latter ("the freeze rate now reads …" ends no freeze).
-      // An end need not repeat every word of the wait: two of them, one specific ("until the Postgres → Neon move is done" /
-      // "the Neon move is done"), or the tracked item the earlier fact names ("while the split (AB-12) runs" / "AB-12 closed").
-      // (Not an item the earlier fact says is over itself: "INC-7 resolved; tables stale until the backfill lands".)
+      // An end need not repeat every word of the wait: two of them, one specific ("until the MySQL → Aurora move is done" /
+      // "the Aurora move is done"), or the tracked item the earlier fact names ("while the split (AB-12) runs" / "AB-12 closed").
+      // (Not an item the earlier fact says is over itself: "OPS-7 resolved; exports lag until the replay finishes".)
       const items = viewOf(dependent).items.map((k) => k.toLowerCase()).filter((k) => !viewOf(dependent).ended.has(k));
       return viewOf(dependent).dependencies.some((dependency) => {
         if (!dependency.target.some((w) => !GENERIC.has(w))) return false;
         if (dependency.target.every((w) => (!dependency.ends && changed.changed.has(w)) || changed.ended.has(w))) return true;
         if (!dependency.ends) return false;
-        // A name said as a phrase ends each of its words ("Winter Festival wrapped"); a person, by the first name ("Ana is back").
+        // A name said as a phrase ends each of its words ("Spring Sale wrapped"); a person, by the first name ("Ana is back").
         const endedWords = new Set([...changed.ended].flatMap((e) => [e, ...e.split(' ')]));
         // (A person the earlier fact names, or says is away: "while Ana Ruiz is on leave".)
         const people = [...viewOf(dependent).claims.filter((c) => c.kind === 'person').flatMap((c) => c.values), ...viewOf(dependent).gone].filter((v) => endedWords.has(v.split(' ')[0]!));
@@ -203,7 +203,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     // (Or by a first name it mentions: "ask Ana".)
     const firstNamed = (f: DetectorFact, g: string) => / /.test(g) && (viewOf(f).claims.some((c) => person(c) && c.values.some((v) => /^\p{L}+$/u.test(v) && g.startsWith(`${v} `))) ||
       (isFirstName(g.split(' ')[0]!) && viewOf(f).mentions.has(g.split(' ')[0]!)));
-    // A path under a prefix that went is gone with it ("`/v1` routes were removed": `/v1/orders/:id`).
+    // A path under a prefix that went is gone with it ("`/v2` routes were deleted": `/v2/orders/:id`).
     const under = (f: DetectorFact, g: string) => /^\/[\w.-]+$/.test(g) && [...viewOf(f).mentions].some((m) => m.startsWith(`${g}/`));
     const named = (f: DetectorFact, g: string) => namesGone(f, g) || (/^\p{L}+$/u.test(g) && [...viewOf(f).mentions].some((m) => is(m, g))) || firstNamed(f, g) || under(f, g);
     // A fact that names it only as what it replaced ("moved from Ana Ruiz to Bo") no longer uses it.

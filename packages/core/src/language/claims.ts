@@ -184,7 +184,7 @@ function changeDone(words: readonly Word[], i: number): boolean {
   if (words.slice(Math.max(0, i - 3), i).some((x) => ABILITY_MODALS.has(x.lower))) return false;
   // A form that is not the base, not the third person and not a gerund is past: "raised", and irregular "grew", "cut" after "we"
   // with a target ("grew to 6"; "grew out of the monolith" tells where a thing comes from).
-  // So is a passive with a target, whatever its form ("retention was cut to 72 h": "cut" is its own participle).
+  // So is a passive with a target, whatever its form ("the TTL was cut to 12 h": "cut" is its own participle).
   const past = (w.lower !== w.lemma && (/(?:ed|en|t)$/.test(w.lower) || (!/(?:s|ing)$/.test(w.lower) && target))) || (target && ['was', 'were', 'been', 'got'].includes(words[i - 1]?.lower ?? ''));
   // "is enabled", "are stored": a state after a present copula, not a change, unless it has a target ("is set to").
   const state = ['is', 'are', "'s", 'remains', 'stays'].includes(words[i - 1]?.lower ?? '') || (words[i - 1]?.pos === 'ADV' && ['is', 'are'].includes(words[i - 2]?.lower ?? ''));
@@ -1436,8 +1436,8 @@ export function readFactText(content: string): FactEntity[] {
   for (const r of read) {
     if (r.view.mode) continue;
     const words = r.view.clause.words;
-    // A vendor whose contract, licence or subscription ended or was not renewed ("the Twilio contract expired", "OneSignal
-    // contract was not renewed"; a negation may say so) is gone: a product by its name, one no list knows by the capitalised
+    // A vendor whose contract, licence or subscription ended or was not renewed ("the Textlyn contract expired", "we did not
+    // renew the Pagerlyx licence"; a negation may say so) is gone: a product by its name, one no list knows by the capitalised
     // words before the term (not a sentence's first English word alone).
     if (words.some((w, i) => (CHANGE.completion.has(w) && changeDone(words, i)) || (w.lemma === 'renew' && negatedVerb(words, i)))) {
       words.forEach((w, i) => {
