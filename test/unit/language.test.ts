@@ -299,7 +299,7 @@ describe('claims', () => {
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw per-key cap = 600 req/min')).toBe(true);
     expect(same('tern-gw ratelimit: 50 rps per api key', 'tern-gw anonymous limit 5 rps per IP')).toBe(false);
     // After "each" the noun is singular; a plural form past it is the verb the tagger may take for a noun.
-    expect(claim('Each API pod opens up to 30 database connections - the pool size comes from the chart.', 'count')).toMatchObject({ per: 'pod' });
+    expect(claim('Each worker pod opens at most 30 Redis connections - the pool size is set in the chart.', 'count')).toMatchObject({ per: 'pod' });
   });
 
   it('compares values written with one setting key as that setting, in one scope and environment, unless either names a thing of its own', () => {
