@@ -5,7 +5,7 @@
 import type { DetectorFact, FactEntity } from '@engram/db';
 import { COMPONENT_LIKE, familyOf, isFileName, isPath, ISSUE_KEYS, MEASURE_VOCABULARY, type ClaimEntity, type StatementEntity } from './claims.ts';
 import measuresData from './data/measures.json' with { type: 'json' };
-import { GENERIC, LOG_LABELS, SERIES_NOUNS, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
+import { GENERIC, SERIES_NOUNS, SETTING_PLACES, TECHNOLOGIES, TIME_NOUNS } from './lexicon.ts';
 
 /** A claim as detection reads it: with its fact, the fact's view and when it was committed (in ms). */
 export interface Claim extends ClaimEntity {
@@ -265,19 +265,10 @@ function siblings(a: Claim, b: Claim): boolean {
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
 /**
- * Is the fact an entry of a log or a report: a label, then claims that are all records of what held then ("On-call week of
- * May 4: ..."), or a label naming a log, a report or a tracked incident ("Rollout log: ...", "Pen-test report: ...",
- * "INC-231: ...")? A later change outdates none of it, nor does a thing it names going away.
+ * Is the fact an entry of a log or a report ("Rollout log: ...", "On-call week of May 4: ..."): a label, then claims that are
+ * all records of what held then? A later change outdates none of it, nor does a thing it names going away.
  */
-export function isLogEntry(fact: DetectorFact): boolean {
-  const label = /^([^:.;]{1,60}):\s/.exec(fact.content)?.[1];
-  if (label === undefined) return false;
-  const claims = viewOf(fact).claims;
-  if (claims.length > 0 && claims.every((c) => c.mode === 'event')) return true;
-  // (A label names; a sentence before a colon says: "`X` is now 5m (AB-12): ..." is no label.)
-  if (/\b(?:is|are|was|were|now)\b/i.test(label)) return false;
-  return /^[A-Z][A-Z0-9]{1,9}-\d{2,}\b/.test(label) || label.toLowerCase().split(/[^a-z]+/).some((w) => LOG_LABELS.has(w) || LOG_LABELS.has(w.replace(/s$/, '')));
-}
+export const isLogEntry = (fact: DetectorFact) => /^[^:.;]{1,60}:\s/.test(fact.content) && viewOf(fact).claims.length > 0 && viewOf(fact).claims.every((c) => c.mode === 'event');
 
 /** Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and its kind ("orders DB" / "orders MySQL")? */
 function meets(view: FactView, word: string, own: FactView): boolean {

@@ -112,8 +112,6 @@ export const ENVIRONMENT_NEEDS_PREPOSITION = new Set(words.environment_needs_pre
 export const TEMPORARY_STATES = new Set<string>(words.temporary_states);
 /** Nouns whose numbered instances are items of a series ("Sprint 41", "Phase 2"): two numbers, two items. */
 export const SERIES_NOUNS: readonly string[] = words.series_nouns;
-/** Words of a label that opens an entry of a log or a report ("Deploy log:", "Pen-test report:", "INC-7 postmortem:"). */
-export const LOG_LABELS = new Set<string>(words.log_labels);
 /** A hold on work that lasts for an episode ("deploy freeze for the launch"). */
 export const FREEZES = new Set<string>(words.freezes);
 /** Nouns of time: a period ("week", "sprint") or a time of day ("night"). */
