@@ -16,7 +16,7 @@
  * be a coin toss.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { isLogEntry, mentions, namesOtherItems, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
+import { mentions, namesOtherItems, sameEnvironment, thingsOf, viewOf, type Claim, type FactView } from '../language/align.ts';
 import { familyOf, MEASURE_VOCABULARY } from '../language/claims.ts';
 import { GENERIC } from '../language/lexicon.ts';
 import { explanationDate, PROBABLE_UPDATE_PREFIX } from './questions.ts';
@@ -202,7 +202,7 @@ export function announcedUpdates(
     const stating: DetectorFact[] = [];
     for (const earlier of facts) {
       if (earlier.id === later.id || earlier.scope !== later.scope || earlier.lineage_id === later.lineage_id) continue;
-      if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).planned || isLogEntry(earlier)) continue;
+      if (earlier.committed_at.getTime() >= later.committed_at.getTime() || !isCurrent(earlier) || viewOf(earlier).planned || viewOf(earlier).logEntry) continue;
       const score = affinity(earlier, change);
       if (score > MIN_SHARED && [...change.replaced].some((v) => statesReplaced(viewOf(earlier), change, v))) stating.push(earlier);
       if (score < bestScore) continue;

@@ -15,7 +15,7 @@
  * Pure functions over stored statements (see language/claims.ts); the run applies what they return.
  */
 import type { ConflictRecord, DetectorFact, RetirementRecord } from '@engram/db';
-import { denies, isLogEntry, mentions, singular, viewOf, type Claim } from '../language/align.ts';
+import { denies, mentions, singular, viewOf, type Claim } from '../language/align.ts';
 import { CHANGE, COMPONENT_ROLES, GENERIC, TECHNOLOGIES } from '../language/lexicon.ts';
 import { isJoinedName } from '../language/index.ts';
 import { isFirstName, ROLE_MEASURES } from '../language/claims.ts';
@@ -155,23 +155,25 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
   const doubtful = new Set<string>();
   for (const dependent of view.dependent) {
     if (!current(dependent)) continue;
+    const waiting = viewOf(dependent);
+    // An end need not repeat every word of the wait: two of them, one specific ("until the MySQL → Aurora move is done" /
+    // "the Aurora move is done"), or the tracked item the earlier fact names ("while the split (AB-12) runs" / "AB-12 closed").
+    // (Not an item the earlier fact says is over itself: "OPS-7 resolved; exports lag until the replay finishes".)
+    const items = waiting.items.map((k) => k.toLowerCase()).filter((k) => !waiting.ended.has(k));
+    // (A person the earlier fact names, or says is away: "while Ana Ruiz is on leave".)
+    const people = [...waiting.claims.filter((c) => c.kind === 'person').flatMap((c) => c.values), ...waiting.gone];
     const dependsOn = (change: DetectorFact) => {
       const changed = viewOf(change);
+      // A name said as a phrase ends each of its words ("Spring Sale wrapped"); a person, by the first name ("Ana is back").
+      const endedWords = new Set([...changed.ended].flatMap((e) => [e, ...e.split(' ')]));
+      const endedPeople = people.filter((v) => endedWords.has(v.split(' ')[0]!));
       // The change itself names what the fact depends on: a clause announcing a change of it, or saying it ended; what
       // holds until something ends ("until the freeze ends") only the latter ("the freeze rate now reads …" ends no freeze).
-      // An end need not repeat every word of the wait: two of them, one specific ("until the MySQL → Aurora move is done" /
-      // "the Aurora move is done"), or the tracked item the earlier fact names ("while the split (AB-12) runs" / "AB-12 closed").
-      // (Not an item the earlier fact says is over itself: "OPS-7 resolved; exports lag until the replay finishes".)
-      const items = viewOf(dependent).items.map((k) => k.toLowerCase()).filter((k) => !viewOf(dependent).ended.has(k));
-      return viewOf(dependent).dependencies.some((dependency) => {
+      return waiting.dependencies.some((dependency) => {
         if (!dependency.target.some((w) => !GENERIC.has(w))) return false;
         if (dependency.target.every((w) => (!dependency.ends && changed.changed.has(w)) || changed.ended.has(w))) return true;
         if (!dependency.ends) return false;
-        // A name said as a phrase ends each of its words ("Spring Sale wrapped"); a person, by the first name ("Ana is back").
-        const endedWords = new Set([...changed.ended].flatMap((e) => [e, ...e.split(' ')]));
-        // (A person the earlier fact names, or says is away: "while Ana Ruiz is on leave".)
-        const people = [...viewOf(dependent).claims.filter((c) => c.kind === 'person').flatMap((c) => c.values), ...viewOf(dependent).gone].filter((v) => endedWords.has(v.split(' ')[0]!));
-        const ended = dependency.target.filter((w) => endedWords.has(w) || people.some((p) => p.split(' ').includes(w)));
+        const ended = dependency.target.filter((w) => endedWords.has(w) || endedPeople.some((p) => p.split(' ').includes(w)));
         return (ended.length >= 2 && ended.some((w) => !GENERIC.has(w))) || items.some((k) => changed.ended.has(k));
       });
     };
@@ -212,7 +214,7 @@ export function analyzeStatements(facts: readonly DetectorFact[], triggerIds: Re
     const uses = (f: DetectorFact, g: string) =>
       named(f, g) && !viewOf(f).gone.includes(g) && !viewOf(f).changed.has(g) && !asValue(f, g) && !onlyReplaced(f, g) && !speaksOfDeparture(f);
     const users = facts
-      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && !isLogEntry(f) && gone.some((g) => uses(f, g)))
+      .filter((f) => f.id !== change.id && current(f) && time(f) < time(change) && !viewOf(f).hedged && !viewOf(f).logEntry && gone.some((g) => uses(f, g)))
       .filter((f) => !doubtful.has(f.id) && !conflicts.some((c) => c.factIds.includes(f.id) && c.factIds.includes(change.id)))
       .sort((a, b) => time(b) - time(a))
       .slice(0, GONE_USERS_ASKED);

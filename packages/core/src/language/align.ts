@@ -29,6 +29,11 @@ export interface FactView {
   gone: readonly string[];
   /** Some clause is a plan, work in progress or a condition; a plan or work in progress. */
   hedged: boolean; planned: boolean;
+  /**
+   * It is an entry of a log or a report ("Rollout log: ...", "On-call week of May 4: ..."): a label, then claims that are all
+   * records of what held then. A later change outdates none of it, nor does a thing it names going away.
+   */
+  logEntry: boolean;
   /** A main clause announces a change or a correction ("X is now Y"). */
   announces: boolean;
   /** Whether it mentions a concept, as `mentions` answered (a run asks each fact about the same words again and again). */
@@ -74,6 +79,7 @@ export function viewOf(fact: DetectorFact): FactView {
     claims, statements, deletion, dependencies, scopeWords, scopeSegments: fact.scope.toLowerCase().split('/'),
     mentions: new Set([...mentions, ...mentions.map(singular)]),
     changed: new Set(said?.changed), ended: new Set(said?.ended), gone: said?.gone ?? [], hedged: said?.hedged === true, planned: said?.planned === true, announces: said?.announces === true,
+    logEntry: /^[^:.;]{1,60}:\s/.test(fact.content) && claimEntities.length > 0 && claimEntities.every((c) => c.mode === 'event'),
     mentioned: new Map(),
     technologyKinds: new Set(claimEntities.flatMap((c) => (c.kind === 'technology' ? [c.measure] : []))),
     kindsNamed: new Set([...mentions, ...mentions.map(singular), ...scopeWords].flatMap((w) => TECHNOLOGY_KIND_OF_WORD.get(w) ?? [])),
@@ -264,12 +270,6 @@ function siblings(a: Claim, b: Claim): boolean {
 /** The technology kind a fact gives a named product ("the ledger runs MySQL" → database). */
 const kindIn = (view: FactView, word: string) => view.claims.find((c) => c.kind === 'technology' && c.values.includes(word))?.measure;
 
-/**
- * Is the fact an entry of a log or a report ("Rollout log: ...", "On-call week of May 4: ..."): a label, then claims that are
- * all records of what held then? A later change outdates none of it, nor does a thing it names going away.
- */
-export const isLogEntry = (fact: DetectorFact) => /^[^:.;]{1,60}:\s/.test(fact.content) && viewOf(fact).claims.length > 0 && viewOf(fact).claims.every((c) => c.mode === 'event');
-
 /** Does `view` name what `word` (of the fact `own`) names: the word itself, or a product and its kind ("orders DB" / "orders MySQL")? */
 function meets(view: FactView, word: string, own: FactView): boolean {
   if (mentions(view, word)) return true;
@@ -428,11 +428,10 @@ export function denies(n: Statement, p: Statement): boolean {
 }
 
 /** The words that name a kind of technology ("queue", "cdn", "orm") → that kind; a word naming several ("database"), the first listed. */
-/** The kinds of technology (a measure a technology's value takes: "orm", "ci"). */
-const TECHNOLOGY_KINDS = new Set(Object.entries(measuresData.measures).filter(([, m]) => m.kinds.includes('technology')).map(([name]) => name));
+/** The measures a technology's value takes: its kinds ("orm", "ci"), each with its words. */
+const TECHNOLOGY_MEASURES = Object.entries(measuresData.measures).filter(([, m]) => m.kinds.includes('technology'));
+const TECHNOLOGY_KINDS = new Set(TECHNOLOGY_MEASURES.map(([name]) => name));
 
 export const TECHNOLOGY_KIND_OF_WORD = new Map<string, string>(
-  Object.entries(measuresData.measures)
-    .flatMap(([name, m]) => (m.kinds.includes('technology') ? m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string]) : []))
-    .reverse(),
+  TECHNOLOGY_MEASURES.flatMap(([name, m]) => m.words.filter((w) => !w.includes(' ')).map((w) => [w, name] as [string, string])).reverse(),
 );

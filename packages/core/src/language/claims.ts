@@ -1684,8 +1684,8 @@ function dependenciesOf(views: readonly ClauseView[], values: readonly Value[], 
     // moment that recurs ("during deploys", "during peak hours"). So is a freeze's ("deploy freeze for the Spring Sale").
     // Not in a record of what happened then ("Observed 05-02: the queue peaked at 40 during the ACME import").
     const duringAt = words.findIndex((w, i) => w.lower === 'during' || (w.lower === 'for' && words.slice(0, i).some((x) => FREEZES.has(x.lower) || FREEZES.has(x.lemma))));
-    const record = dated(view) || words.some((w, i) => w.pos === 'VERB' && w.lower !== w.lemma && /ed$/.test(w.lower) && words[i - 1]?.pos !== 'AUX');
-    if (duringAt >= 0 && !record) {
+    const record = () => dated(view) || words.some((w, i) => w.pos === 'VERB' && w.lower !== w.lemma && /ed$/.test(w.lower) && words[i - 1]?.pos !== 'AUX');
+    if (duringAt >= 0 && !record()) {
       const phrase = words.slice(duringAt + 1);
       const stop = phrase.findIndex((w) => ['PUNCT', 'ADP', 'VERB', 'AUX', 'SCONJ'].includes(w.pos));
       const episode = phrase.slice(0, stop < 0 ? phrase.length : stop);
