@@ -208,6 +208,23 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyze([older, conditional])).toMatchObject({ retirements: [], conflicts: [] });
   });
 
+  it('never settles by the same agent within 30 minutes when either note is a plan or a question in some clause', () => {
+    const older = fact('The thumbnail worker batch size is 200', { scope: 'media', agent: 'agent-a', hoursAgo: 1 });
+    const hedged = fact('The thumbnail worker batch size is 500, while we evaluate a queue-based design', { scope: 'media', agent: 'agent-a', hoursAgo: 0.9 });
+    expect(analyze([older, hedged]).retirements).toEqual([]);
+    const asking = fact('The thumbnail worker batch size is 500, can you check the memory use?', { scope: 'media', agent: 'agent-a', hoursAgo: 0.9 });
+    expect(analyze([older, asking])).toMatchObject({ retirements: [], conflicts: [] });
+  });
+
+  it('compares no two bare figures or times of a scope that name nothing: list lines are many things', () => {
+    const first = fact('- 14:00: "Kiosk demo"', { scope: 'events', agent: 'agent-a', hoursAgo: 1 });
+    const second = fact('- 19:00: "Release party"', { scope: 'events', agent: 'agent-a', hoursAgo: 0.9 });
+    expect(analyze([first, second])).toMatchObject({ retirements: [], conflicts: [] });
+    const one = fact('= 120.', { scope: 'notes', agent: 'agent-a', hoursAgo: 1 });
+    const other = fact('It is 3.', { scope: 'notes', agent: 'agent-a', hoursAgo: 0.9 });
+    expect(analyze([one, other])).toMatchObject({ retirements: [], conflicts: [] });
+  });
+
   it('never settles across environments, even by an explicit replacement or the same agent', () => {
     const prod = fact('The loyalty-api connection pool size is 20 in production', { scope: 'loyalty', agent: 'agent-a', hoursAgo: 300 });
     const staging = fact('In staging we raised the loyalty-api connection pool size from 20 to 40', { scope: 'loyalty', agent: 'agent-b', hoursAgo: 10 });

@@ -90,6 +90,20 @@ describe('the reader', () => {
     expect(readFact("The kiosk API won't accept refunds past 120 days.").find((e) => e.type === 'mentions')).not.toHaveProperty('planned');
     expect(readFact("We won't move the kiosk queue to SQS.").find((e) => e.type === 'mentions')).toHaveProperty('planned', true);
   });
+
+  it('reads what a question asks about in its sentence as stating nothing, unless that reports a change made', () => {
+    expect(claim('The export worker batch size is 500, can you check it against the queue limit?', 'number')).toHaveProperty('mode', 'plan');
+    expect(claim("I've raised the export worker batch size to 500, can you check it against the queue limit?", 'number')).not.toHaveProperty('mode');
+    // A question in another sentence leaves the statement stated.
+    expect(claim('The export worker batch size is 500. Can you check it against the queue limit?', 'number')).not.toHaveProperty('mode');
+  });
+
+  it('reads "I\'m" as the pronoun and "am", as it reads "we\'re": no name, and "I\'m raising" is under way', () => {
+    expect(readText("I'm raising the pool size to 40.").words.slice(0, 2).map((w) => [w.text, w.lemma, w.pos])).toEqual([['I', 'i', 'PRON'], ["'m", 'be', 'AUX']]);
+    const raising = claim("I'm raising the ingest pool size to 40.");
+    expect(raising.mode).toBe('plan');
+    expect(raising.anchors).not.toContain("i'm");
+  });
 });
 
 describe('values by shape', () => {
@@ -144,6 +158,10 @@ describe('values by shape', () => {
     expect(shape('The freeze check runs at 9am UTC').value).toBe(shape('The freeze check runs at 09:00 UTC').value);
     expect(shape('Pairing hours are 10:00-16:00 UTC')).toMatchObject({ kind: 'time', value: '10:00-16:00 utc' });
     expect(shape('The deploy window opens at noon')).toMatchObject({ kind: 'time', value: '12:00' });
+    // Also before a label's colon ("2:00 PM: deploy"); not a clock with a third field.
+    expect(shape('- **2:00 PM:** deploy the kiosk build')).toMatchObject({ kind: 'time', value: '14:00' });
+    expect(shapes('at 12:30: lunch')).toEqual([['time', '12:30']]);
+    expect(shapes('aspect 16:9:4')).toEqual([]);
     // A cron line at a fixed time each day is that time; any other is a schedule.
     expect(shape('The compaction cron is 0 3 * * *')).toMatchObject({ kind: 'time', value: '03:00' });
     expect(shape('The cleanup cron is */15 * * * *')).toMatchObject({ kind: 'schedule', value: '*/15 * * * *' });

@@ -79,8 +79,12 @@ const alsoSays = (own: Claim, other: Claim) =>
   own.view.claims.every((c) => !c.cue) &&
   own.view.claims.some((c) => c !== own && c.values.length > 0 && !c.mode && !c.negated && !c.additive && sameThing(c, other) && !disagree(c, other));
 
-/** The same agent, within a working session of its notes. */
-const sameSession = (older: Claim, newer: Claim) => older.fact.agent_id === newer.fact.agent_id && time(newer) - time(older) <= SESSION_WINDOW_MS;
+/**
+ * The same agent, within a working session of its notes, and neither note a plan, work in progress or a condition in any
+ * clause: "trying to size the pool at 20" and then "at 30" is still a search, not a refinement.
+ */
+const sameSession = (older: Claim, newer: Claim) =>
+  older.fact.agent_id === newer.fact.agent_id && time(newer) - time(older) <= SESSION_WINDOW_MS && !older.view.hedged && !newer.view.hedged;
 
 /**
  * Does `newer` say `older` probably changed: it names the old value, announces a change, or is the

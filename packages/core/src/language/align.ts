@@ -246,8 +246,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
   const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
   // (What names nothing is about its fact's subject: two tracked items, none in common, are two subjects. A day or a time
-  // that names nothing and no measure is only a moment: a scope holds many.)
-  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb) && !(a.measure === '' && CALENDAR.has(a.kind));
+  // that names nothing and no measure is only a moment, a bare figure only a figure: a scope holds many.)
+  if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb) && !(a.measure === '' && (CALENDAR.has(a.kind) || a.kind === 'number'));
   const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // Everything the named side names is its scope's or said by its fact.

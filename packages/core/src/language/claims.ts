@@ -22,7 +22,7 @@ import changeData from './data/change.json' with { type: 'json' };
 import porterStem from 'wink-porter2-stemmer';
 
 /** Bumped whenever what is read changes; facts read by an older version are read again. */
-export const EXTRACTOR_VERSION = 68;
+export const EXTRACTOR_VERSION = 69;
 
 export type ClaimEntity = Extract<FactEntity, { type: 'claim' }>;
 export type StatementEntity = Extract<FactEntity, { type: 'statement' }>;
@@ -1067,6 +1067,10 @@ export function readFactText(content: string): FactEntity[] {
   const conditional = conditionalSentencesOf(reading.clauses);
   const planned = plannedSentencesOf(reading.clauses);
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
+  // A question states nothing, nor what it asks about in the same sentence ("I'm sizing a pool of 40, can you check it?"),
+  // unless that reports a change made ("I've raised the pool to 40, can you check it?").
+  const asked = new Set(views.filter((v) => v.mode === 'plan' && v.clause.words.some((w) => w.text === '?' && w.pos === 'PUNCT')).map((v) => v.clause.sentence));
+  for (const view of views) if (asked.has(view.clause.sentence) && !view.mode && !view.cue) view.mode = 'plan';
   // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
   const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;

@@ -119,6 +119,12 @@ export function readText(text: string): TextReading {
       for (const [k, mark] of [...raw].entries()) words.push({ index: i, text: mark, lower: mark, lemma: mark, pos: 'PUNCT', start: start + k, end: start + k + 1, stop: false });
       return;
     }
+    // It keeps "I'm" whole, as a name: the pronoun and "am", as it splits "we're" and "I've".
+    if (/^i['’]m$/i.test(raw)) {
+      words.push({ index: i, text: raw.slice(0, 1), lower: 'i', lemma: 'i', pos: 'PRON', start, end: start + 1, stop: true });
+      words.push({ index: i, text: raw.slice(1), lower: raw.slice(1).toLowerCase(), lemma: 'be', pos: 'AUX', start: start + 1, end, stop: true });
+      return;
+    }
     words.push({ index: i, text: raw, lower: raw.toLowerCase(), lemma, pos: tags[i]!, start, end, stop: Boolean(stops[i]) });
   });
   const sentences: [number, number][] = [];
@@ -330,6 +336,9 @@ function splitClauses(sentence: Word[], out: Clause[], index: number): void {
     // "Bumped X to 40 to stop timeouts in the spike": after a figure and its verb, what it is for is a clause of its own.
     // Not a capitalised word: a name ("from Go 1.20 to Go 1.22").
     const purpose = w.lower === 'to' && next?.pos === 'VERB' && next.lower === next.lemma && !/^\p{Lu}/u.test(next.text) && current.some((x) => x.pos === 'NUM') && current.some((x) => x.pos === 'VERB' || x.pos === 'AUX');
+    // "X is 40, can you check it?": a question after a comma is a clause of its own, asking; what comes before states.
+    const questionAfterComma = previous?.text === ',' && w.pos === 'AUX' && next?.pos === 'PRON' && current.length > 2 && sentence.at(-1)?.text === '?';
+    if (questionAfterComma) flush();
     if (opensSubordinate || participleAfterComma || purpose) {
       flush();
       subordinator = participleAfterComma ? ',ing' : w.lower;

@@ -127,7 +127,8 @@ const SHAPES: Shape[] = [
   },
   // Times of day and their ranges: "09:00-17:00 UTC", "9am", "02:30 UTC", "noon".
   {
-    pattern: new RegExp(String.raw`(?<![\w:.])${CLOCK}(?:\s*(?:-|–|to|until)\s*${CLOCK})?${TZ}(?![\w:])`, 'gi'),
+    // (A colon after it is a label's, "2:00 PM: deploy", unless a word follows it: a third field.)
+    pattern: new RegExp(String.raw`(?<![\w:.])${CLOCK}(?:\s*(?:-|–|to|until)\s*${CLOCK})?${TZ}(?!\w|:\w)`, 'gi'),
     read: (m) => {
       const from = clockOf(m, 1);
       const to = m[7] || m[10] || m[12] ? clockOf(m, 7) : null;
