@@ -500,6 +500,9 @@ describe('claims', () => {
     // A date after "starting" is when a change took effect, not work starting.
     expect(claim('The storage budget was increased to $900 starting October 1', 'money')).toMatchObject({ values: ['900 usd'], cue: 'change' });
     expect(claim('The storage budget was increased to $900 starting October 1', 'money').mode).toBeUndefined();
+    // A change verb of two words ("went up to", "go down to") as one of one word.
+    expect(claim('Seat pricing on the Growth plan went up to $39', 'money')).toMatchObject({ values: ['39 usd'], cue: 'change' });
+    expect(claim('Seat pricing on the Growth plan is up to $39 in the new tier table', 'money')).not.toHaveProperty('cue');
   });
 
   it('reads the value a fact names as replaced: "from 3.1 to 3.2" is 3.2, previously 3.1', () => {
@@ -1442,6 +1445,9 @@ describe('names, tools and figures as software notes write them', () => {
     expect(claim('INC-88 (sev2, 40 min): checkout failed after a bad config push', 'duration').mode).toBe('event');
     // Whatever its numbering ("INC-2024-117").
     expect(claim('INC-2024-117 (sev2, 40 min): checkout failed after a bad config push', 'duration').mode).toBe('event');
+    // To the fact's end: what it says was rolled back then is part of the write-up.
+    expect(readFact('INC-52 root cause: a cache flag flipped on deploy. Rolled back the worker to v3.1 at 09:58.').some((e) => 'cue' in e && e.cue)).toBe(false);
+    expect(readFact('Rolled back the worker to v3.1 at 09:58.').some((e) => 'cue' in e && e.cue)).toBe(true);
     expect(claimsIn('The reports job runs after the nightly backup').some((c) => c.measure === 'interval')).toBe(false);
     expect(claim('Backups run nightly at 02:00 UTC', 'duration')).toMatchObject({ measure: 'interval', values: ['86400'] });
   });

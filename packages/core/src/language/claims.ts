@@ -273,7 +273,7 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const added = (t: Token) => t.lower === 'now' && words.some((w) => ADDITIVE.has(w.lower) && w.lower !== 'both');
   const change =
     turned || assigned || fromDate || afterIncident || putInPlace || effective || has(CHANGE.markers, tokens.filter((t, i) => !update(t) && !described.has(t.word) && !snapshot(t, i) && !added(t))) ||
-    words.some((w, i) => isChangeWord(w) && changeDone(words, i));
+    words.some((w, i) => (isChangeWord(w) || (CHANGE.verbs.at(words, i)?.length ?? 0) > 1) && changeDone(words, i));
   // Not a contrast after a comma ("we use pnpm, not npm", "signed by the service, never with a personal token"): that denies
   // only what follows it (see negatedAt).
   const negationAt = words.findIndex((w, i) => (NEGATIONS.has(w.lower) || w.lemma === 'not') && !(/^(?:more|less|fewer|later|earlier|longer|only)$/.test(words[i + 1]?.lower ?? '')) &&
@@ -1072,8 +1072,10 @@ export function readFactText(content: string): FactEntity[] {
   const asked = new Set(views.filter((v) => v.mode === 'plan' && v.clause.words.some((w) => w.text === '?' && w.pos === 'PUNCT')).map((v) => v.clause.sentence));
   for (const view of views) if (asked.has(view.clause.sentence) && !view.mode && !view.cue) view.mode = 'plan';
   // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
+  // A fact that opens as one is a write-up to its end ("INC-9 root cause: ... . Rolled back at 09:58.").
   const incidents = new Set(views.filter((v) => v.clause.start === views.find((o) => o.clause.sentence === v.clause.sentence)?.clause.start && opensWriteUp(v.clause.words)).map((v) => v.clause.sentence));
-  for (const view of views) if (incidents.has(view.clause.sentence)) view.cue = null;
+  const writeUp = views.length > 0 && incidents.has(views[0]!.clause.sentence);
+  for (const view of views) if (writeUp || incidents.has(view.clause.sentence)) view.cue = null;
   // A correction a label announces ("Correction to the retry note: ...") is said by the clause after its colon.
   views.forEach((view, i) => {
     const label = views[i - 1];
