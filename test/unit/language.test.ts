@@ -374,6 +374,9 @@ describe('claims', () => {
     // A YAML key joined by hyphens names its measure and unit, however the value is given.
     expect(claim('The `lint` job has `timeout-minutes: 15`')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['900'] });
     expect(claim('lint job timeout-minutes is 25 now')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['1500'] });
+    // Or its measure and extreme, as a Spring or Helm key writes it; a job's name of measure words stays a name.
+    expect(claim('Raised the ledger `maximum-pool-size` from 20 to 40 per pod')).toMatchObject({ measure: 'pool', extreme: 'max', values: ['40'], previous: ['20'] });
+    expect(claim('The `invoice-run` job starts at 06:00 UTC', 'time').components).toContain('invoice-run');
     // A camel-case key ending in its unit or naming a port (Kubernetes, JSON): the figure in that unit, the port as a port.
     expect(claim('ledger-api readinessProbe timeoutSeconds: 5')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['5'] });
     expect(claim('the gateway idleTimeoutMs=30000')).toMatchObject({ kind: 'duration', values: ['30'] });

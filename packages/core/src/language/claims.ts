@@ -65,8 +65,9 @@ const splitIdentifier = (text: string) =>
 
 /** A setting's key: an identifier one of whose words says what it measures ("DB_POOL_MAX", "statement_timeout", "maxReplicas"). */
 function isSetting(w: Word): boolean {
-  // Joined by dots, underscores or case; by hyphens only a measure and its unit ("timeout-minutes", a YAML key).
-  if ((!/[_.]|[a-z][A-Z]/.test(w.text) && !(/^[a-z]+(?:-[a-z]+)+$/.test(w.text) && measureAndUnit(w.text))) || /^https?:/.test(w.text)) return false;
+  // Joined by dots, underscores or case; by hyphens only a measure and its unit ("timeout-minutes", a YAML key) or its extreme
+  // ("maximum-pool-size").
+  if ((!/[_.]|[a-z][A-Z]/.test(w.text) && !(/^[a-z]+(?:-[a-z]+)+$/.test(w.text) && (measureAndUnit(w.text) || boundedMeasure(w.text)))) || /^https?:/.test(w.text)) return false;
   // Capitalised words run together are a product's name ("CircleCI", "LaunchDarkly"), not a key, unless code quotes or an
   // assignment ("VisibilityTimeout=90s") say they are one.
   if (/^\p{Lu}\p{Ll}+(?:\p{Lu}+\p{Ll}*)+$/u.test(w.text) && w.previous !== '`' && w.nextPos !== 'SYM') return false;
@@ -672,6 +673,9 @@ function measureAndUnit(key: string): boolean {
   const parts = splitIdentifier(key);
   return parts.length >= 2 && unitOf(parts.at(-1)!) !== undefined && parts.slice(0, -1).every((p) => ANY_MEASURE_WORD.has(p));
 }
+
+/** Is a key an extreme of a measure and nothing else ("maximum-pool-size", "min-replicas"; not a job's name, "invoice-run")? */
+const boundedMeasure = (key: string) => measureOnlyKey(key) && splitIdentifier(key).some((p) => EXTREMES.word(p) !== undefined);
 
 /** Does a key name only what is measured ("resources.limits.memory", "max_memory"), nothing it is measured of? */
 function measureOnlyKey(key: string): boolean {
