@@ -752,6 +752,9 @@ describe('claims', () => {
     expect(claim('Audit log: entries are kept for 400 days', 'duration').mode).toBeUndefined();
     // A change on a date is a change, and a value holding since a date holds now.
     expect(claim('Raised the kiosk-app pool to 40 on 2026-03-03', 'number').mode).toBeUndefined();
+    // Also with its ticket and a colon before the reason: the clause is the change, not a dated record's label.
+    expect(claim('Raised the kiosk-events retention from 3 days to 7 days on 2026-03-03, OPS-14: replays needed more history.', 'duration')).toMatchObject({ values: ['604800'], previous: ['259200'], cue: 'change' });
+    expect(claim('Raised the kiosk-events retention from 3 days to 7 days on 2026-03-03, OPS-14: replays needed more history.', 'duration').mode).toBeUndefined();
     expect(claim('The kiosk-app pool is 40 since 2026-03-03', 'number').mode).toBeUndefined();
   });
 

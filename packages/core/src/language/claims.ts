@@ -1156,7 +1156,9 @@ export function readFactText(content: string): FactEntity[] {
     const next = views.slice(i + 1).find((o) => o.clause.subordinator !== '(');
     if (view.clause.subordinator === '(' || next?.clause.subordinator !== ':' || next.clause.sentence !== view.clause.sentence || labels.has(view.clause.sentence)) return;
     const env = ENVIRONMENTS.all(view.clause.words).find((m) => namesEnvironment(view.clause.words[m.index]!.lower, view.clause.words[m.index - 1]?.lower))?.value;
-    const dated = datedIn(view.clause.start, next.clause.start);
+    // Not a clause announcing a change, with its date and a colon before the reason ("Raised X to 7 days on 03-02, OPS-4: ..."):
+    // that is the change, not a record's label.
+    const dated = view.cue === null && datedIn(view.clause.start, next.clause.start);
     // Or a past period ("Exports last week: ...", "Over the past 30 days: ...", "Seen last Friday: ...").
     const words = view.clause.words;
     const past = words.some((w, k) => w.lower === 'yesterday' || (['last', 'past', 'previous'].includes(w.lower) && words.slice(k + 1, k + 3).some((x) => TIME_NOUNS.has(x.lemma) || WEEKDAYS.includes(x.lower))));
