@@ -1257,6 +1257,8 @@ describe('alignment', () => {
     expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at 33.333333 requests per second'))).toBe(false);
     expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at ~33 req/s'))).toBe(false);
     expect(disagree(stored('The gateway caps each user at 2,000 requests per minute'), stored('The gateway caps each user at 40 req/s'))).toBe(true);
+    // Not a whole figure that a converted one only rounds to: 100 a minute is not 120 a minute (2 a second).
+    expect(disagree(stored('The gateway caps each user at 100 requests per minute'), stored('The gateway caps each user at 120 requests per minute'))).toBe(true);
   });
 
   it('finds disagreement in the values, after units are normalized, and none in a plan, a denial or a bound', () => {

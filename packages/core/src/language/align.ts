@@ -368,7 +368,9 @@ export function sameValue(kind: string, x: string, y: string): boolean {
       if (Math.abs(lx! - ly!) <= 1e-6 * Math.max(Math.abs(lx!), Math.abs(ly!))) return true;
       const places = (v: string) => /\.(\d+)/.exec(v.split(' ')[0]!)?.[1]?.length ?? 0;
       const [fine, coarse] = places(x) >= places(y) ? [lx!, y] : [ly!, x];
-      return Math.max(places(x), places(y)) >= 4 && Number(fine.toFixed(places(coarse))) === Number(coarse.split(' ')[0]);
+      // (Within 5% of it: a whole figure is no rounding of a third of one, "2/s" of 100 a minute.)
+      const rough = Number(coarse.split(' ')[0]);
+      return Math.max(places(x), places(y)) >= 4 && Number(fine.toFixed(places(coarse))) === rough && Math.abs(fine - rough) <= 0.05 * Math.abs(rough);
     }
   }
 }
