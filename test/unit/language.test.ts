@@ -506,6 +506,8 @@ describe('claims', () => {
     // A change verb of two words ("went up to", "go down to") as one of one word.
     expect(claim('Seat pricing on the Growth plan went up to $39', 'money')).toMatchObject({ values: ['39 usd'], cue: 'change' });
     expect(claim('Seat pricing on the Growth plan is up to $39 in the new tier table', 'money')).not.toHaveProperty('cue');
+    // Instances are upsized and downsized: a change of their size.
+    expect(claimsIn('Upsized the orders-db instance from `db.r6g.large` to `db.r6g.xlarge`').find((c) => c.kind === 'machine')).toMatchObject({ values: ['r6g.xlarge'], previous: ['r6g.large'], cue: 'change' });
   });
 
   it('reads the value a fact names as replaced: "from 3.1 to 3.2" is 3.2, previously 3.1', () => {

@@ -947,10 +947,11 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       // Where a thing is kept may move from a product to a path or an address ("moved the design docs from Notion into `docs/design/`").
       const place = !kin && ['name', 'technology'].includes(a.kind) && ['path', 'url'].includes(b.kind);
       if ((!kin && !place) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
-      // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction.
-      const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '');
+      // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction, nor a
+      // prefix written onto it that the value leaves out ("from `db.r6g.large` to `db.r6g.xlarge`").
+      const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '').replace(/(\s)[a-z]+\.$/i, '$1');
       if (place && !/\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before)) continue;
-      const between = text.slice(a.end, b.start).replace(/`/g, '');
+      const between = text.slice(a.end, b.start).replace(/`/g, '').replace(/(\s)[a-z]+\.$/i, '$1');
       if (between.length > 60) continue;
       // "from Saturday 02:00 to Sunday 04:00" is a span of time; it is a change only after a word for one ("moved from Saturday to Sunday").
       const lead = /^(.*)\bfrom\s+$/is.exec(text.slice(Math.max(0, a.start - 60), a.start))?.[1] ?? '';
