@@ -528,6 +528,9 @@ describe('claims', () => {
     expect(claim('Receipts are sent from `billing@shop.test`', 'email')).toMatchObject({ measure: 'sender', values: ['billing@shop.test'] });
     expect(claim('Moved the receipt From address to `orders@mail.shop.test`', 'email')).toMatchObject({ measure: 'sender', values: ['orders@mail.shop.test'], cue: 'change' });
     expect(claim('Receipts are sent to `finance@shop.test` too', 'email')).toMatchObject({ measure: 'destination' });
+    // What a delivery targets is where it goes.
+    expect(claim('Refund webhooks now target `/v3/refunds/events`', 'path')).toMatchObject({ measure: 'destination', cue: 'change' });
+    expect(claim('Refund event delivery goes to `/v3/refunds/events`', 'path')).toMatchObject({ measure: 'destination' });
     expect(claim('We replaced Firebase Crashlytics with Bugsnag in the kiosk app', 'technology')).toMatchObject({ measure: 'error_tracking', values: ['bugsnag'], previous: ['crashlytics'] });
     expect(claim('Shipping alerts now go to #ship-ops instead of #ops', 'channel')).toMatchObject({ values: ['#ship-ops'], previous: ['#ops'] });
     expect(claim('Checkout now charges cards through Adyen instead of Stripe', 'technology')).toMatchObject({ values: ['adyen'], previous: ['stripe'] });
