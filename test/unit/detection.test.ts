@@ -234,6 +234,12 @@ describe('settling: only what cannot be a mistake', () => {
     expect(analyze([a, b])).toMatchObject({ retirements: [], conflicts: [] });
   });
 
+  it('takes a hosting platform and a serverless runtime as answers to one question: where a thing runs', () => {
+    const older = fact('The admin dashboard is deployed to Netlify', { scope: 'apps/admin', hoursAgo: 300 });
+    const moved = fact('The admin dashboard moved to Cloud Run behind the shared load balancer', { scope: 'apps/admin', hoursAgo: 10 });
+    expect(analyzeAll([older, moved]).conflicts).toMatchObject([{ kind: 'probable_update', factIds: [older.id, moved.id] }]);
+  });
+
   it('asks whether the older value still holds when a change is announced without naming it', () => {
     const older = fact('The loyalty-api connection pool size is 20', { scope: 'loyalty', hoursAgo: 300 });
     const bumped = fact('We raised the loyalty-api connection pool size to 40', { scope: 'loyalty', hoursAgo: 10 });
