@@ -1136,6 +1136,11 @@ describe('explicit replacements and contrasts', () => {
 });
 
 describe('alignment', () => {
+  it('meets a directory by what it holds, and a backend as a server: `services/quotes` is "the quotes backend"', () => {
+    expect(same('`services/quotes` allows 40 req/s per client IP', 'The quotes backend allows 90 requests per second per IP', 'quotes', 'web')).toBe(true);
+    expect(same('`services/quotes` allows 40 req/s per client IP', 'The billing backend allows 90 requests per second per IP', 'quotes', 'web')).toBe(false);
+  });
+
   it('keeps numbered or lettered things apart: Module 0 and Module 1, Service A and Service B', () => {
     expect(same('Module 2 is written in Kotlin', 'Module 3 is written in Rust')).toBe(false);
     expect(same('Worker A listens on port 7070', 'Worker B listens on port 7171')).toBe(false);

@@ -224,8 +224,8 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // Where a value is set (a file, "the helm values") is no thing of its own.
   // Nor, beside a product, is another product its fact states ("talks to MySQL through Knex": the query builder's database).
   const otherProduct = (x: Claim, w: string) => x.kind === 'technology' && (kindIn(x.view, w) ?? x.measure) !== x.measure;
-  // (An API path is met by the resource it ends in: `/v1/invoices` by "invoice".)
-  const resource = (w: string, view: FactView) => /^\/[\w/{}:-]*[a-z]$/.test(w) && view.mentions.has(singular(w.split('/').at(-1)!));
+  // (An API path is met by the resource it ends in: `/v1/invoices` by "invoice"; a directory by what it holds: `services/search` by "search".)
+  const resource = (w: string, view: FactView) => (/^\/[\w/{}:-]*[a-z]$/.test(w) || /^[a-z][\w-]*\/[a-z][\w-]*$/.test(w)) && view.mentions.has(singular(w.split('/').at(-1)!));
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
     !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w) && !resource(w, y.view));
   const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
