@@ -229,6 +229,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const namesOwn = (x: Claim, y: Claim) => x.specificAnchors.some((w) => !SETTING_PLACES.has(w) && !y.view.scopeWords.has(w) && !y.view.scopeWords.has(singular(w)) &&
     !bareFileName(w) && !meets(y.view, w, x.view) && !partOf(w, y.parts) && !short(w, x, y) && !otherProduct(x, w) && !resource(w, y.view));
   const [ownA, ownB] = [namesOwn(a, b), namesOwn(b, a)];
+  const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
   const sharedComponent = a.components.length > 0 && a.components.some((c) => b.components.includes(c));
   // One side naming more is the same thing only when they share two things besides components ("App logs in Loki" / "Loki's log chunks").
   const sharedWords = shared.filter((x) => !a.components.includes(x) && !b.components.includes(x)).length;
@@ -236,7 +237,9 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const oneSetting = a.kind === 'technology' && a.fact.scope === b.fact.scope && a.components.length + b.components.length === 0 && sharedWords >= 1;
   // Each names a thing of its own the other never mentions: two things.
   if (ownA && ownB) return false;
-  if ((ownA || ownB) && sharedWords < 2 && !oneSetting) return false;
+  // (A version one side says plainly is weighed below, by what the other names.)
+  const plainVersion = a.kind === 'version' && (namesNothing(a) || namesNothing(b));
+  if ((ownA || ownB) && sharedWords < 2 && !oneSetting && !plainVersion) return false;
   // No measure word on either side: the things named must be the same, not merely overlap.
   if (a.measure === '' && (ownA || ownB)) return false;
   if (shared.length > 0 || sharedComponent || anchorsA.some((x) => partsB.has(x)) || anchorsB.some((x) => partsA.has(x))) return true;
@@ -244,12 +247,16 @@ export function sameThing(a: Claim, b: Claim): boolean {
   // also when one names a component the other fact mentions and nothing else of its own ("`pg-main`, which is on 14" / "pg-main: 16.2").
   if (!ownA && !ownB && ((anchorsA.length > 0 && anchorsB.length > 0) || (a.kind === 'version' && a.components.length + b.components.length > 0))) return true;
   // Neither names anything: one thing when their scopes are one; one names nothing: when its scope names what the other does.
-  const namesNothing = (x: Claim) => x.specificAnchors.length === 0 && x.components.length === 0;
   // (What names nothing is about its fact's subject: two tracked items, none in common, are two subjects. A day or a time
   // that names nothing and no measure is only a moment, a bare figure only a figure: a scope holds many.)
   if (namesNothing(a) && namesNothing(b)) return a.fact.scope === b.fact.scope && !namesOtherItems(va, vb) && !(a.measure === '' && (CALENDAR.has(a.kind) || a.kind === 'number'));
   const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
+  // A version said plainly in one scope is of the install another scope names only by products and their kinds ("prod runs
+  // Postgres 16" / "the production database is Aurora PostgreSQL 15.4"): one install.
+  const productWord = (x: string) => TECHNOLOGIES.word(x) !== undefined || (a.of !== undefined && TECHNOLOGY_KIND_OF_WORD.get(x) === TECHNOLOGIES.word(a.of)?.kind);
+  const beyondScope = [...named.specificAnchors, ...named.components].filter((x) => !named.view.scopeWords.has(x) && !named.view.scopeWords.has(singular(x)));
+  if (a.kind === 'version' && beyondScope.length > 0 && beyondScope.every(productWord)) return true;
   // Everything the named side names is its scope's or said by its fact.
   const inScope = (x: string) => bare.view.scopeWords.has(x) || bare.view.scopeWords.has(singular(x));
   const things = [...named.specificAnchors, ...named.components];
