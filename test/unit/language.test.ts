@@ -369,6 +369,8 @@ describe('claims', () => {
     // A label's extreme is every listed value's; a request names the floor of each resource after it.
     expect(claimsIn('worker limits: memory 2Gi, cpu 2').map((c) => c.extreme)).toEqual(['max', 'max']);
     expect(claimsIn('worker prod: 3 pods, requests cpu 500m / memory 1Gi per pod').map((c) => [c.measure, c.extreme])).toEqual([['replicas', undefined], ['cpu', 'min'], ['memory', 'min']]);
+    // How long a thing lives is its lifetime, a timeout as a TTL is.
+    expect(claim('Kiosk access tokens live for 15 minutes', 'duration').measure).toBe('timeout');
     // A lead time is no measure of the event it leads.
     expect(claim('The session token is refreshed 30s before expiry', 'duration').measure).not.toBe('timeout');
     // A YAML key joined by hyphens names its measure and unit, however the value is given.
