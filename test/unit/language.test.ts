@@ -327,6 +327,8 @@ describe('claims', () => {
     expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer takes at most 8000 rows (`IMPORT_ROW_LIMIT`).')).toBe(true);
     expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer takes at most 8000 rows (`IMPORT_ROW_LIMIT`).', 'svc/a', 'svc/b')).toBe(false);
     expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'staging `IMPORT_ROW_LIMIT` is 8000')).toBe(false);
+    // A value said with no environment meets prod's.
+    expect(same('Importer cap: `IMPORT_ROW_LIMIT=5000`.', 'The importer `IMPORT_ROW_LIMIT` is 8000 in the prod chart')).toBe(true);
     expect(same('`lock_timeout` is 2s', 'The `reporting` role has lock_timeout 30s')).toBe(false);
   });
 

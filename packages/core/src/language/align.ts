@@ -167,12 +167,12 @@ function periodOf(c: Claim, view: FactView): string | undefined {
 
 /** Are two claims about one thing (see the module's header)? */
 export function sameThing(a: Claim, b: Claim): boolean {
-  // Values written with one setting's key ("`POOL_MAX=20`" / "`POOL_MAX` is 40") in one scope and environment are that
+  // Values written with one setting's key ("`POOL_MAX=20`" / "`POOL_MAX` is 40") in one scope and environment (or none said on one side) are that
   // setting's, whatever measure the words around them suggest, unless either fact names a thing the other does not (the
   // `reporting` role's `lock_timeout` is not the app's; each service sets its own `db_pool_max`).
   if (a.setting && a.setting === b.setting && a.fact.scope === b.fact.scope) {
     const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w) && !SETTING_PLACES.has(w));
-    return familyOf(a.kind) === familyOf(b.kind) && a.env === b.env && own(a, b.view).length === 0 && own(b, a.view).length === 0;
+    return familyOf(a.kind) === familyOf(b.kind) && envsMeet(a, b) && own(a, b.view).length === 0 && own(b, a.view).length === 0;
   }
   if ((familyOf(a.kind) !== familyOf(b.kind) && !holderKinds(a, b)) || a.measure !== b.measure || !qualifiersMeet(a, b)) return false;
   // A share no measure word names ("62% of requests are polls") is a share of what its own words say: the same only of one component.
