@@ -1142,7 +1142,7 @@ describe('explicit replacements and contrasts', () => {
 describe('alignment', () => {
   it('takes a version said plainly in one scope as of the install another names only by products: one database, two versions', () => {
     const version = (text: string, scope: string, hoursAgo: number) => claimsOf(text, scope, hoursAgo).find((c) => c.kind === 'version')!;
-    expect(sameThing(version('The production database is Aurora PostgreSQL 15.4', 'infra', 10), version('Prod runs Postgres 16', 'services/api', 1))).toBe(true);
+    expect(sameThing(version('Our database is RDS MySQL 8.0, writer plus two readers', 'infra', 10), version('Prod runs MySQL 8.4', 'services/api', 1))).toBe(true);
     // Not a service's own build, named by its scope: two services, two toolchains.
     expect(sameThing(version('tracking builds with Go 1.23', 'services/tracking', 10), version('notify is a Go 1.24 service', 'services/notify', 1))).toBe(false);
   });

@@ -253,7 +253,7 @@ export function sameThing(a: Claim, b: Claim): boolean {
   const [bare, named] = namesNothing(a) ? [a, b] : namesNothing(b) ? [b, a] : [null, null];
   if (!bare || !named) return false;
   // A version said plainly in one scope is of the install another scope names only by products and their kinds ("prod runs
-  // Postgres 16" / "the production database is Aurora PostgreSQL 15.4"): one install.
+  // MySQL 8.4" / "our database is RDS MySQL 8.0"): one install.
   const productWord = (x: string) => TECHNOLOGIES.word(x) !== undefined || (a.of !== undefined && TECHNOLOGY_KIND_OF_WORD.get(x) === TECHNOLOGIES.word(a.of)?.kind);
   const beyondScope = [...named.specificAnchors, ...named.components].filter((x) => !named.view.scopeWords.has(x) && !named.view.scopeWords.has(singular(x)));
   if (a.kind === 'version' && beyondScope.length > 0 && beyondScope.every(productWord)) return true;
