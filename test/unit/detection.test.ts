@@ -236,7 +236,7 @@ describe('settling: only what cannot be a mistake', () => {
 
   it('takes a hosting platform and a serverless runtime as answers to one question: where a thing runs', () => {
     const older = fact('The admin dashboard is deployed to Netlify', { scope: 'apps/admin', hoursAgo: 300 });
-    const moved = fact('The admin dashboard moved to Cloud Run behind the shared load balancer', { scope: 'apps/admin', hoursAgo: 10 });
+    const moved = fact('The admin dashboard moved over to Cloud Run behind the shared load balancer', { scope: 'apps/admin', hoursAgo: 10 });
     expect(analyzeAll([older, moved]).conflicts).toMatchObject([{ kind: 'probable_update', factIds: [older.id, moved.id] }]);
   });
 

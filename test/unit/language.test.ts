@@ -379,7 +379,7 @@ describe('claims', () => {
     expect(claim('The `lint` job has `timeout-minutes: 15`')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['900'] });
     expect(claim('lint job timeout-minutes is 25 now')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['1500'] });
     // Or its measure and extreme, as a Spring or Helm key writes it; a job's name of measure words stays a name.
-    expect(claim('Raised the ledger `maximum-pool-size` from 20 to 40 per pod')).toMatchObject({ measure: 'pool', extreme: 'max', values: ['40'], previous: ['20'] });
+    expect(claim('Raised the ledger `maximum-pool-size` from 16 to 32 on each pod')).toMatchObject({ measure: 'pool', extreme: 'max', values: ['32'], previous: ['16'] });
     expect(claim('The `invoice-run` job starts at 06:00 UTC', 'time').components).toContain('invoice-run');
     // A camel-case key ending in its unit or naming a port (Kubernetes, JSON): the figure in that unit, the port as a port.
     expect(claim('ledger-api readinessProbe timeoutSeconds: 5')).toMatchObject({ kind: 'duration', measure: 'timeout', values: ['5'] });
@@ -762,8 +762,8 @@ describe('claims', () => {
     // A change on a date is a change, and a value holding since a date holds now.
     expect(claim('Raised the kiosk-app pool to 40 on 2026-03-03', 'number').mode).toBeUndefined();
     // Also with its ticket and a colon before the reason: the clause is the change, not a dated record's label.
-    expect(claim('Raised the kiosk-events retention from 3 days to 7 days on 2026-03-03, OPS-14: replays needed more history.', 'duration')).toMatchObject({ values: ['604800'], previous: ['259200'], cue: 'change' });
-    expect(claim('Raised the kiosk-events retention from 3 days to 7 days on 2026-03-03, OPS-14: replays needed more history.', 'duration').mode).toBeUndefined();
+    expect(claim('Raised the kiosk-events retention from 2 days to 5 days on 2026-03-03, OPS-14: replays needed more history.', 'duration')).toMatchObject({ values: ['432000'], previous: ['172800'], cue: 'change' });
+    expect(claim('Raised the kiosk-events retention from 2 days to 5 days on 2026-03-03, OPS-14: replays needed more history.', 'duration').mode).toBeUndefined();
     expect(claim('The kiosk-app pool is 40 since 2026-03-03', 'number').mode).toBeUndefined();
   });
 
