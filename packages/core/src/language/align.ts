@@ -167,9 +167,9 @@ function periodOf(c: Claim, view: FactView): string | undefined {
 
 /** Are two claims about one thing (see the module's header)? */
 export function sameThing(a: Claim, b: Claim): boolean {
-  // Values written with one setting's key ("`POOL_MAX=20`" / "`POOL_MAX` is 40") in one scope and environment (or none said on one side) are that
-  // setting's, whatever measure the words around them suggest, unless either fact names a thing the other does not (the
-  // `reporting` role's `lock_timeout` is not the app's; each service sets its own `db_pool_max`).
+  // Values written with one setting's key ("`POOL_MAX=20`" / "`POOL_MAX` is 40") in one scope and environment (or with none
+  // said on one side) are that setting's, whatever measure the words around them suggest, unless either fact names a thing
+  // the other does not (the `reporting` role's `lock_timeout` is not the app's; each service sets its own `db_pool_max`).
   if (a.setting && a.setting === b.setting && a.fact.scope === b.fact.scope) {
     const own = (x: Claim, other: FactView) => [...x.components, ...x.specificAnchors].filter((w) => !mentions(other, w) && !other.scopeWords.has(w) && !isFileName(w) && !SETTING_PLACES.has(w));
     return familyOf(a.kind) === familyOf(b.kind) && envsMeet(a, b) && own(a, b.view).length === 0 && own(b, a.view).length === 0;
