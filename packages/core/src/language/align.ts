@@ -254,9 +254,12 @@ export function sameThing(a: Claim, b: Claim): boolean {
   if (!bare || !named) return false;
   // A version said plainly in one scope is of the install another scope names only by products and their kinds ("prod runs
   // MySQL 8.4" / "our database is RDS MySQL 8.0"): one install.
-  const productWord = (x: string) => TECHNOLOGIES.word(x) !== undefined || (a.of !== undefined && TECHNOLOGY_KIND_OF_WORD.get(x) === TECHNOLOGIES.word(a.of)?.kind);
-  const beyondScope = [...named.specificAnchors, ...named.components].filter((x) => !named.view.scopeWords.has(x) && !named.view.scopeWords.has(singular(x)));
-  if (a.kind === 'version' && beyondScope.length > 0 && beyondScope.every(productWord)) return true;
+  if (a.kind === 'version') {
+    const productKind = a.of === undefined ? undefined : TECHNOLOGIES.word(a.of)?.kind;
+    const productWord = (x: string) => TECHNOLOGIES.word(x) !== undefined || (productKind !== undefined && TECHNOLOGY_KIND_OF_WORD.get(x) === productKind);
+    const beyondScope = [...named.specificAnchors, ...named.components].filter((x) => !named.view.scopeWords.has(x) && !named.view.scopeWords.has(singular(x)));
+    if (beyondScope.length > 0 && beyondScope.every(productWord)) return true;
+  }
   // Everything the named side names is its scope's or said by its fact.
   const inScope = (x: string) => bare.view.scopeWords.has(x) || bare.view.scopeWords.has(singular(x));
   const things = [...named.specificAnchors, ...named.components];

@@ -218,6 +218,9 @@ function negatedVerb(words: readonly Word[], i: number): boolean {
 const removalDone = (words: readonly Word[], i: number) =>
   CHANGE.removal.has(words[i]!) && changeDone(words, i) && !/ing$/.test(words[i + 1]?.lower ?? '');
 
+/** Does the clause ask a question (a question mark in code quotes is part of a query, "`?page=2`": see reader.ts)? */
+const asks = (words: readonly Word[]) => words.some((w) => w.text === '?' && w.pos === 'PUNCT');
+
 function readClause(clause: Clause, index: number, conditionalSentences: ReadonlySet<number>, plannedSentences: ReadonlySet<number>): ClauseView {
   const tokens = tokensOf(clause);
   const words = clause.words;
@@ -225,9 +228,9 @@ function readClause(clause: Clause, index: number, conditionalSentences: Readonl
   const unmodal = tokens.filter((t) => !MODALS.has(t.lower));
   // "Evaluate" is a plan when someone intends it ("we evaluate", "evaluating", "to evaluate"), not as what a thing does ("services evaluate flags").
   const intended = (t: Token) => t.lemma !== 'evaluate' || t.word.pos !== 'VERB' || /ing$/.test(t.lower) || ['to', "'ll"].includes(t.word.previous ?? '') || MODALS.has(t.word.previous ?? '') || FIRST_PERSON.has(t.word.previous ?? '');
-  // A question is no statement; a question mark in code quotes is part of a query ("`?page=2`": see reader.ts).
+  // A question is no statement.
   let plan = plannedSentences.has(clause.sentence) || CHANGE.plan.all(unmodal).some((m) => m.length > 1 || intended(unmodal[m.index]!)) || has(CHANGE.progress, tokens) ||
-    words.some((w) => w.text === '?' && w.pos === 'PUNCT');
+    asks(words);
   words.forEach((w, i) => {
     if ((MODALS.has(w.lower) || w.lower === "'ll") && words.slice(i + 1, i + 4).some((x) => x.pos === 'VERB' && isChangeWord(x))) plan = true;
     // "is migrating", "Upgrading the build agents": a change under way.
@@ -937,6 +940,9 @@ function aboutTokens(v: Value, view: ClauseView, values: readonly Value[]): numb
  * Values named as replaced by an explicit construction between two values of one family ("from X to Y", "X → Y",
  * "replaced X with Y", "Y instead of X", "Y (was X)", ...): each maps to the value that replaces it.
  */
+/** Text before or between values as a construction reads it: without code quotes or a prefix written onto the next value. */
+const constructionText = (text: string) => text.replace(/`/g, '').replace(/(\s)[a-z]+\.$/i, '$1');
+
 function replacedValues(text: string, values: readonly Value[]): Map<Value, Value> {
   const replaced = new Map<Value, Value>();
   for (let i = 0; i < values.length; i++) {
@@ -949,9 +955,9 @@ function replacedValues(text: string, values: readonly Value[]): Map<Value, Valu
       if ((!kin && !place) || a.value === b.value || (a.of && b.of && a.of !== b.of && a.kind === 'version')) continue;
       // Code quotes around either value ("from `ubuntu-22.04` to `ubuntu-24.04`") are not words of the construction, nor a
       // prefix written onto it that the value leaves out ("from `db.r6g.large` to `db.r6g.xlarge`").
-      const before = text.slice(Math.max(0, a.start - 40), a.start).replace(/`/g, '').replace(/(\s)[a-z]+\.$/i, '$1');
+      const before = constructionText(text.slice(Math.max(0, a.start - 40), a.start));
       if (place && !/\b(?:mov|migrat)\w*\s+(?:\S+\s+){0,4}?from\s+(?:the\s+|our\s+)?$/i.test(before)) continue;
-      const between = text.slice(a.end, b.start).replace(/`/g, '').replace(/(\s)[a-z]+\.$/i, '$1');
+      const between = constructionText(text.slice(a.end, b.start));
       if (between.length > 60) continue;
       // "from Saturday 02:00 to Sunday 04:00" is a span of time; it is a change only after a word for one ("moved from Saturday to Sunday").
       const lead = /^(.*)\bfrom\s+$/is.exec(text.slice(Math.max(0, a.start - 60), a.start))?.[1] ?? '';
@@ -1074,7 +1080,7 @@ export function readFactText(content: string): FactEntity[] {
   const views = reading.clauses.map((c, i) => readClause(c, i, conditional, planned));
   // A question states nothing, nor what it asks about in the same sentence ("I'm sizing a pool of 40, can you check it?"),
   // unless that reports a change made ("I've raised the pool to 40, can you check it?").
-  const asked = new Set(views.filter((v) => v.mode === 'plan' && v.clause.words.some((w) => w.text === '?' && w.pos === 'PUNCT')).map((v) => v.clause.sentence));
+  const asked = new Set(views.filter((v) => v.mode === 'plan' && asks(v.clause.words)).map((v) => v.clause.sentence));
   for (const view of views) if (asked.has(view.clause.sentence) && !view.mode && !view.cue) view.mode = 'plan';
   // A sentence opening as a write-up ("Postmortem (...): ...", "Changelog v2.1: ...") is history: its figures held then.
   // A fact that opens as one is a write-up to its end ("INC-9 root cause: ... . Rolled back at 09:58.").
